@@ -1,0 +1,42 @@
+"""ψ(Q, M): answer a standing query from its final memories, naming the memory shas used."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from poimen.domain import Level
+from poimen.errors import PoimenError
+from poimen.llm.client import ModelClient
+from poimen.log.store import EventLog
+from poimen.prompts import render, unescape
+from poimen.runner import sealed_summaries
+
+_ANSWER = re.compile(r"<answer>(.*?)</answer>", re.S)
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+    memory_shas: tuple[str, ...]
+    model_id: str
+    prompt_sha: str
+
+
+def final_memories(log: EventLog, query: str) -> list[tuple[str, str]]:
+    """(sha, text) of the query's final memories: its latest L2 memory if there is one, else its L1 memories."""
+    runs = [s for s in sealed_summaries(log) if query in (s.query_id, s.query_text) and s.final_memory]
+    l2 = [s for s in runs if s.level == Level.L2]
+    chosen = l2[-1:] if l2 else list({s.stream_id: s for s in runs if s.level == Level.L1}.values())
+    return [(s.final_memory_sha, s.final_memory) for s in chosen]
+
+
+async def ask(log: EventLog, query: str, client: ModelClient) -> Answer:
+    memories = final_memories(log, query)
+    if not memories:
+        raise PoimenError(f"--query {query!r}: no sealed run of this query in {log.root}; run `mem run` first")
+    rendered = render("answer", question=query, memory="\n\n".join(t for _, t in memories))
+    completion = await client.complete(rendered.system, rendered.user, 1024)
+    m = _ANSWER.search(completion.text)
+    text = unescape(m.group(1).strip()) if m else completion.text.strip()
+    return Answer(text, tuple(s for s, _ in memories), completion.model_id, rendered.sha)

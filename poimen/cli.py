@@ -1,0 +1,206 @@
+"""``mem``: poimen from the command line. A thin layer: parse options, call the core, print.
+
+User errors print one line to stderr and exit 1; nothing prints a traceback
+for a bad input.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from poimen.errors import PoimenError
+
+app = typer.Typer(help="poimen: gated memory over long streams, with evidence.", no_args_is_help=True,
+                  add_completion=False, pretty_exceptions_enable=False)
+log_app = typer.Typer(help="Read the event log.", no_args_is_help=True)
+app.add_typer(log_app, name="log")
+out = Console()
+err = Console(stderr=True)
+
+LogOpt = typer.Option(None, "--log", help="Event log folder (default: $POIMEN_HOME or ./.poimen).")
+
+
+def _root(log: Optional[Path]) -> Path:
+    from poimen.log.store import default_root
+
+    return Path(log) if log else default_root()
+
+
+def fail(message: str) -> None:
+    err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(1)
+
+
+def _quiet_litellm() -> None:
+    for name in ("LiteLLM", "litellm", "httpx"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
+@app.command()
+def run(
+    sources: list[Path] = typer.Argument(None, help="Source files (.md .txt .log .jsonl); none at --level L2."),
+    log: Optional[Path] = LogOpt,
+    model: Optional[str] = typer.Option(None, help="litellm model string (default: $POIMEN_MODEL, else poimen/extractive)."),
+    api_base: Optional[str] = typer.Option(None, help="API base URL for an OpenAI-compatible server."),
+    query: Optional[str] = typer.Option(None, help="One standing query, as text."),
+    queries: Optional[Path] = typer.Option(None, help="queries.yaml with the standing queries."),
+    level: str = typer.Option("L1", help="L1 reads sources; L2 reads the L1 memories of each query."),
+    use_exit_gate: bool = typer.Option(False, "--use-exit-gate", help="Stop a run when the model signals it has enough."),
+    resume: bool = typer.Option(False, "--resume", help="Continue runs that were interrupted."),
+    concurrency: int = typer.Option(4, min=1, help="Runs in flight at once."),
+    max_tokens: int = typer.Option(5000, "--chunk-tokens", min=16, help="Token bound per chunk."),
+    memory_budget: int = typer.Option(1024, min=16, help="Token budget of a memory."),
+) -> None:
+    """Read sources with the gated loop and record every turn in the event log.
+
+    Example: mem run --queries examples/queries.yaml examples/sources/*
+    """
+    from poimen.core import RunRequest, run_loops
+
+    _quiet_litellm()
+    if bool(query) == bool(queries):
+        fail("give exactly one of --query TEXT or --queries FILE")
+    if level not in ("L1", "L2"):
+        fail(f"--level {level}: expected L1 or L2")
+    req = RunRequest(root=_root(log), sources=list(sources or []), query=query, queries=queries, level=level,
+                     model=model, api_base=api_base, use_exit_gate=use_exit_gate, resume=resume,
+                     concurrency=concurrency, chunk_tokens=max_tokens, memory_budget=memory_budget)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=False, disable=not err.is_terminal) as progress:
+        task = progress.add_task("reading", total=None)
+        stats = {"opened": 0, "tokens": 0}
+
+        def on_start(total: int) -> None:
+            progress.update(task, total=total)
+
+        def on_turn(_plan, _t: int, opened: bool, memory_tokens: int) -> None:
+            stats["opened"] += opened
+            stats["tokens"] = max(stats["tokens"], memory_tokens)
+            progress.update(task, advance=1, description=f"chunks read · gates opened {stats['opened']} · memory ≤{stats['tokens']} tok")
+
+        try:
+            result = run_loops(req, on_start=on_start, on_turn=on_turn)
+        except PoimenError as exc:
+            fail(str(exc))
+    for line in result.source_errors:
+        err.print(f"[red]error:[/red] {line}", highlight=False, soft_wrap=True)
+    table = Table("run", "level", "query", "stream", "status", "seen", "used", "memory sha")
+    for o in result.outcomes:
+        table.add_row(o.run_id[:12], str(o.level), o.query_id, o.stream_id, o.status, str(o.chunks_seen),
+                      str(o.chunks_used), o.final_memory_sha[:12])
+    out.print(table)
+    for o in result.outcomes:
+        if o.error:
+            err.print(f"[red]error:[/red] {o.error}", highlight=False, soft_wrap=True)
+    if not result.ok:
+        raise typer.Exit(1)
+
+
+@app.command()
+def verify(log: Optional[Path] = LogOpt) -> None:
+    """Check the hash chains, parents, shas and that every run is sealed or resumable.
+
+    Example: mem verify --log .poimen
+    """
+    from poimen.log.verify import verify as run_verify
+
+    report = run_verify(_root(log))
+    for note in report.notes:
+        out.print(f"note: {note}", highlight=False)
+    if not report.ok:
+        fail(f"verify failed: {report.first}")
+    out.print(f"ok: {report.sealed_runs} sealed runs, {report.resumable_runs} resumable, {report.events} events", highlight=False)
+
+
+@log_app.command("show")
+def log_show(log: Optional[Path] = LogOpt, run_id: Optional[str] = typer.Option(None, "--run", help="Run id or unique prefix.")) -> None:
+    """List runs, or show one run turn by turn: gate, exit flag, memory tokens, parse failures.
+
+    Example: mem log show --run 3fa2
+    """
+    from poimen.log.store import EventLog, read_journal
+    from poimen.runner import sealed_summaries
+    from poimen.timeline import resolve_run, turn_rows
+
+    elog = EventLog(_root(log))
+    try:
+        if not run_id:
+            table = Table("run", "level", "query", "stream", "seen", "used", "final memory")
+            for s in sealed_summaries(elog):
+                table.add_row(s.run_id[:12], s.level, s.query_id, s.stream_id, str(s.chunks_seen), str(s.chunks_used),
+                              s.final_memory_sha[:12] or "-")
+            for p in elog.journals():
+                table.add_row(p.stem[:12], "", "", "", "", "", "(unfinished)")
+            out.print(table)
+            return
+        rid = resolve_run(elog, run_id)
+        events = elog.run_events(rid) if elog.is_sealed(rid) else read_journal(elog.journal_dir / f"{rid}.jsonl")[0]
+    except PoimenError as exc:
+        fail(str(exc))
+    start = events[0].attributes
+    out.print(f"run {rid}\nlevel {events[0].level} · query {start.get('query_id')}: {start.get('query_text')}\n"
+              f"stream {start.get('stream_id')} · model {events[0].model_id}", highlight=False)
+    table = Table("turn", "chunk", "gate", "exit", "memory tok", "note")
+    for r in turn_rows(events):
+        table.add_row(str(r["turn"]), r["chunk"], r["gate"], r["exit"], str(r["memory_tokens"]), r["note"])
+    out.print(table)
+    if events[-1].kind == "run_end":
+        out.print(f"run_end: {events[-1].attributes}", highlight=False)
+
+
+@app.command()
+def ask(
+    query: str = typer.Option(..., help="The standing query (its text or id)."),
+    log: Optional[Path] = LogOpt,
+    model: Optional[str] = typer.Option(None, help="litellm model string for the answer."),
+) -> None:
+    """Answer a standing query from its final memories, with the memory shas used.
+
+    Example: mem ask --query "What caused each failure or outage, and how was it fixed?"
+    """
+    from poimen.answer import ask as run_ask
+    from poimen.llm import make_client
+    from poimen.log.store import EventLog
+
+    _quiet_litellm()
+    try:
+        answer = asyncio.run(run_ask(EventLog(_root(log)), query, make_client(model)))
+    except PoimenError as exc:
+        fail(str(exc))
+    out.print(answer.text, highlight=False)
+    for sha in answer.memory_shas:
+        out.print(f"memory {sha}", highlight=False)
+
+
+def _register_commands() -> None:
+    import importlib
+    import pkgutil
+
+    import poimen.commands
+
+    for info in sorted(pkgutil.iter_modules(poimen.commands.__path__), key=lambda i: i.name):
+        importlib.import_module(f"poimen.commands.{info.name}").register(app)
+
+
+_register_commands()
+
+
+def main() -> None:
+    try:
+        app()
+    except PoimenError as exc:  # a last net: user errors never show a traceback
+        err.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

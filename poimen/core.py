@@ -1,0 +1,73 @@
+"""The write-path facade: what ``mem run`` and the Dagster L1/L2 assets call."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from poimen.domain import Level, Query
+from poimen.llm.client import ModelClient, make_client
+from poimen.log.store import EventLog
+from poimen.loop import LoopConfig, RunOutcome
+from poimen.queries import adhoc_query, load_queries
+from poimen.runner import RunPlan, execute, l2_stream, open_sources
+
+
+@dataclass
+class RunRequest:
+    root: Path
+    sources: list[Path] = field(default_factory=list)
+    query: str | None = None
+    queries: Path | None = None
+    level: str = "L1"
+    model: str | None = None
+    api_base: str | None = None
+    use_exit_gate: bool = False
+    resume: bool = False
+    concurrency: int = 4
+    chunk_tokens: int = 5000
+    memory_budget: int = 1024
+    sources_root: Path | None = None
+
+
+@dataclass
+class RunResult:
+    outcomes: list[RunOutcome]
+    source_errors: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return not self.source_errors and all(o.status in ("sealed", "skipped") for o in self.outcomes)
+
+
+def plan_runs(req: RunRequest, log: EventLog) -> tuple[list[RunPlan], list[str]]:
+    qs: list[Query] = load_queries(req.queries) if req.queries else [adhoc_query(req.query or "")]
+    if req.level == "L2":
+        plans = [RunPlan(Level.L2, q, s) for q in qs if (s := l2_stream(log, q)) is not None]
+        return plans, []
+    streams, errors = open_sources(req.sources, req.chunk_tokens, req.sources_root)
+    return [RunPlan(Level.L1, q, s) for s in streams for q in qs], errors
+
+
+def run_loops(
+    req: RunRequest,
+    client: ModelClient | None = None,
+    on_start: Callable[[int], None] | None = None,
+    on_turn: Callable[[RunPlan, int, bool, int], None] | None = None,
+) -> RunResult:
+    """Plan and execute runs under the log's writer lock. Bad sources are reported and skipped."""
+    if req.level == "L1" and not req.sources:
+        from poimen.errors import PoimenError
+
+        raise PoimenError("no sources given (L1 reads source files)")
+    client = client or make_client(req.model, req.api_base)
+    log = EventLog(req.root)
+    cfg = LoopConfig(memory_budget=req.memory_budget, use_exit_gate=req.use_exit_gate)
+    with log.writer():
+        plans, errors = plan_runs(req, log)
+        if on_start:
+            on_start(sum(len(p.stream.chunk_shas) for p in plans))
+        outcomes = asyncio.run(execute(log, plans, client, cfg, req.concurrency, req.resume, on_turn))
+    return RunResult(outcomes, errors)

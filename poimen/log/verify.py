@@ -1,0 +1,145 @@
+"""``mem verify``: check the chain, the parents, every sha against its text, and that each run is sealed or resumable.
+
+Checks run from the finest grain up, so a flipped byte is reported as the
+event it altered rather than only as a segment whose file hash changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from poimen.domain import sha256_text
+from poimen.errors import LogCorrupt
+from poimen.log.events import Event, genesis
+from poimen.log.store import INDEX_GENESIS, EventLog, file_sha256, index_entry_hash, read_journal, read_parquet
+
+CONTENT_KINDS = {"evidence", "memory"}
+
+
+@dataclass(frozen=True)
+class Problem:
+    where: str  # file
+    run_id: str
+    seq: int | None
+    what: str
+
+    def __str__(self) -> str:
+        at = f" seq {self.seq}" if self.seq is not None else ""
+        return f"{self.where}: run {self.run_id[:16]}{at}: {self.what}"
+
+
+@dataclass
+class VerifyReport:
+    sealed_runs: int = 0
+    resumable_runs: int = 0
+    events: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def first(self) -> Problem | None:
+        return self.problems[0] if self.problems else None
+
+
+def check_run_events(events: list[Event], run_id: str, where: str, sealed: bool) -> list[Problem]:
+    """Problems in one run's events, in order; each names the event."""
+    problems: list[Problem] = []
+    prev = genesis(run_id)
+    known: set[str] = set()
+    for i, e in enumerate(events):
+        def bad(what: str) -> None:
+            problems.append(Problem(where, run_id, e.seq, what))
+
+        if e.run_id != run_id:
+            bad(f"belongs to run {e.run_id[:16]}")
+        if e.seq != i:
+            bad(f"out of order: expected seq {i}")
+        if e.prev_hash != prev:
+            bad("prev_hash does not continue the chain (rows reordered, removed or inserted)")
+        if e.hash != e.expected_hash():
+            bad(f"{e.kind} event altered: its hash does not match its contents")
+        if e.kind in CONTENT_KINDS and e.sha != sha256_text(e.text):
+            bad(f"{e.kind} sha does not match its text")
+        if e.kind == "memory":
+            missing = [p for p in e.parents if p not in known]
+            if missing:
+                bad(f"memory parent {missing[0][:16]} is not an earlier evidence or memory of this run")
+        if e.kind in CONTENT_KINDS:
+            known.add(e.sha)
+        prev = e.hash
+        if problems:
+            return problems
+    if not events:
+        problems.append(Problem(where, run_id, None, "no events"))
+    elif events[0].kind != "run_start" and events[0].kind not in ("store_write", "symptom"):
+        problems.append(Problem(where, run_id, 0, f"first event is {events[0].kind}, not run_start"))
+    elif sealed and events[0].kind == "run_start" and events[-1].kind != "run_end":
+        problems.append(Problem(where, run_id, events[-1].seq, "sealed run does not end with run_end"))
+    return problems
+
+
+def verify(root: str | Path) -> VerifyReport:
+    log = EventLog(root)
+    report = VerifyReport()
+    if not log.root.exists():
+        report.problems.append(Problem(str(log.root), "-", None, "no event log here"))
+        return report
+    prev = INDEX_GENESIS
+    indexed: set[str] = set()
+    try:
+        entries = log.index()
+    except ValueError as exc:
+        report.problems.append(Problem(str(log.index_path), "-", None, f"index unreadable: {exc}"))
+        return report
+    for entry in entries:
+        run_id = entry.get("run_id", "?")
+        where = str(log.root / entry.get("file", "?"))
+        if entry.get("prev") != prev or entry.get("hash") != index_entry_hash(entry):
+            report.problems.append(Problem(str(log.index_path), run_id, None, f"index entry {entry.get('n')} breaks the segment chain"))
+            return report
+        prev = entry["hash"]
+        indexed.add(entry["file"])
+        path = log.root / entry["file"]
+        if not path.exists():
+            report.problems.append(Problem(where, run_id, None, "sealed segment is missing"))
+            return report
+        try:
+            events = read_parquet(path)
+        except Exception as exc:  # a damaged file can fail anywhere inside pyarrow
+            report.problems.append(Problem(where, run_id, None, f"segment unreadable: {type(exc).__name__}"))
+            return report
+        problems = check_run_events(events, run_id, where, sealed=True)
+        if not problems and events and events[-1].hash != entry["last_hash"]:
+            problems.append(Problem(where, run_id, events[-1].seq, "segment ends on another event than the index records"))
+        if not problems and file_sha256(path) != entry["file_sha256"]:
+            problems.append(Problem(where, run_id, None, "segment file bytes differ from the index (metadata altered)"))
+        if problems:
+            report.problems.extend(problems)
+            return report
+        report.sealed_runs += 1
+        report.events += len(events)
+    if log.segment_dir.exists():
+        for path in sorted(log.segment_dir.glob("*.parquet")):
+            if f"segments/{path.name}" not in indexed:
+                report.problems.append(Problem(str(path), path.stem, None, "segment is not in the index"))
+                return report
+    for path in log.journals():
+        run_id = path.stem
+        try:
+            events, _, torn = read_journal(path)
+        except LogCorrupt as exc:
+            report.problems.append(Problem(str(path), run_id, None, str(exc).split(": ", 1)[-1]))
+            return report
+        problems = check_run_events(events, run_id, str(path), sealed=False) if events else []
+        if problems:
+            report.problems.extend(problems)
+            return report
+        report.resumable_runs += 1
+        report.events += len(events)
+        report.notes.append(f"run {run_id[:16]} is unfinished ({len(events)} events){'; ' + torn if torn else ''}: resumable with --resume")
+    return report

@@ -1,0 +1,235 @@
+"""The gated recurrent memory loop (GRU-Mem, Algorithm 1), with the level as a parameter.
+
+    U_t, M̂_t, E_t = φ(Q, C_t, M_{t-1})
+    U_t  → M_t = M̂_t          else M_t = M_{t-1}, byte for byte
+    E_t  → recorded always; acted on only when use_exit_gate
+
+The loop decides; a ``TurnSink`` records. A turn's events reach the sink
+together and only after the turn has resolved (the model answered and the
+rule was applied), so an interrupted run never leaves a memory event without
+its gate event. The same function runs L1 (chunks of a source) and L2 (the L1
+memories of a query): only ``level`` differs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Protocol
+
+from poimen.domain import Chunk, EventKind, Level, Query, sha256_json, sha256_text
+from poimen.errors import ParseError
+from poimen.gate_parser import parse_gate_reply
+from poimen.llm.client import ModelClient
+from poimen.log.events import Event, EventDraft
+from poimen.prompts import load, render
+from poimen.tokens import count_tokens
+
+
+@dataclass(frozen=True)
+class LoopConfig:
+    memory_budget: int = 1024
+    use_exit_gate: bool = False
+    max_attempts: int = 3  # one call plus two retries per chunk on unparseable replies
+    reply_tokens: int = 0  # 0: the budget plus room for the tags
+
+    @property
+    def max_reply_tokens(self) -> int:
+        return self.reply_tokens or self.memory_budget + 256
+
+
+@dataclass(frozen=True)
+class Stream:
+    """An ordered stream of chunks whose shas are known before reading starts (they name the run)."""
+
+    id: str
+    chunk_shas: tuple[str, ...]
+    open: Callable[[], Iterable[Chunk]]
+
+    @classmethod
+    def of(cls, stream_id: str, chunks: Sequence[Chunk]) -> "Stream":
+        chunks = list(chunks)
+        return cls(stream_id, tuple(c.sha for c in chunks), lambda: iter(chunks))
+
+    @property
+    def sha(self) -> str:
+        return sha256_json(list(self.chunk_shas))
+
+
+class TurnSink(Protocol):
+    events: list[Event]
+
+    def append(self, drafts: list[EventDraft]) -> list[Event]: ...
+
+    def seal(self, drafts: list[EventDraft]) -> list[Event]: ...
+
+
+class ListSink:
+    """Events kept in memory, chained exactly as the log would chain them (tests, dry runs)."""
+
+    def __init__(self, run_id: str = "", events: list[Event] | None = None):
+        self.run_id = run_id
+        self.events: list[Event] = list(events or [])
+        self.sealed = False
+
+    def append(self, drafts: list[EventDraft]) -> list[Event]:
+        from poimen.log.events import chain, genesis
+
+        prev = self.events[-1].hash if self.events else genesis(self.run_id)
+        placed = chain(drafts, self.run_id, start_seq=len(self.events), prev_hash=prev)
+        self.events.extend(placed)
+        return placed
+
+    def seal(self, drafts: list[EventDraft]) -> list[Event]:
+        placed = self.append(drafts)
+        self.sealed = True
+        return placed
+
+
+def run_id_for(level: Level, query: Query, stream: Stream, cfg: LoopConfig, model_id: str) -> str:
+    """A hash of everything that determines a run, so the same inputs name the same run."""
+    return sha256_json({
+        "level": str(level), "query": query.sha, "use_exit_gate": query.use_exit_gate or cfg.use_exit_gate,
+        "stream": stream.sha, "config": asdict(cfg), "model": model_id, "prompt": load("gate").sha,
+    })
+
+
+@dataclass
+class RunOutcome:
+    run_id: str
+    level: Level
+    query_id: str
+    stream_id: str
+    status: str  # "sealed" | "skipped" (already sealed) | "interrupted" (model unavailable)
+    chunks_seen: int = 0
+    chunks_used: int = 0
+    final_memory: str = ""
+    final_memory_sha: str = ""
+    events: list[Event] = field(default_factory=list)
+    error: str = ""
+
+
+@dataclass
+class _State:
+    memory: str = ""
+    memory_sha: str = ""
+    turn: int = 0
+    used: int = 0
+    exited: bool = False
+    parse_failures: int = 0
+    over_budget: int = 0
+
+
+def _replay(events: list[Event]) -> _State:
+    """Fold recorded events back into loop state: resuming needs no model."""
+    state = _State()
+    for e in events:
+        if e.kind in (EventKind.GATE, EventKind.PARSE_FAILED):
+            state.turn = e.turn
+            if e.kind == EventKind.GATE and e.exit and e.attributes.get("acted_on_exit"):
+                state.exited = True
+        state.parse_failures += e.kind == EventKind.PARSE_FAILED
+        state.over_budget += e.kind == EventKind.BUDGET_EXCEEDED
+        if e.kind == EventKind.MEMORY:
+            state.memory, state.memory_sha, state.used = e.text, e.sha, state.used + 1
+    return state
+
+
+async def _ask(client: ModelClient, rendered, cfg: LoopConfig) -> tuple[list[str], list[str], object]:
+    """Call until a reply parses or attempts run out. Transport failures propagate: they are not gate decisions."""
+    replies, reasons = [], []
+    for _ in range(cfg.max_attempts):
+        completion = await client.complete(rendered.system, rendered.user, cfg.max_reply_tokens)
+        replies.append(completion.text)
+        try:
+            return replies, reasons, parse_gate_reply(completion.text)
+        except ParseError as exc:
+            reasons.append(exc.reason)
+    return replies, reasons, None
+
+
+def _skip(chunks: Iterable[Chunk], n: int) -> Iterator[Chunk]:
+    it = iter(chunks)
+    for _ in range(n):
+        next(it, None)
+    return it
+
+
+async def run_loop(
+    level: Level,
+    query: Query,
+    stream: Stream,
+    client: ModelClient,
+    sink: TurnSink,
+    cfg: LoopConfig = LoopConfig(),
+    on_turn: Callable[[int, bool, int], None] | None = None,
+) -> RunOutcome:
+    """Read ``stream`` for ``query`` at ``level``, emitting each resolved turn to ``sink``.
+
+    Resumes from whatever whole turns ``sink`` already holds. ``ModelUnavailable``
+    from the client propagates after the last resolved turn is recorded, leaving
+    a resumable run.
+    """
+    level = Level(level)
+    use_exit = query.use_exit_gate or cfg.use_exit_gate
+    model_id = client.model_id
+    run_id = run_id_for(level, query, stream, cfg, model_id)
+    if not getattr(sink, "run_id", ""):
+        sink.run_id = run_id
+    elif sink.run_id != run_id:
+        raise ValueError(f"sink is for run {sink.run_id[:16]}, but these inputs name run {run_id[:16]}")
+    base = {"level": str(level), "model_id": model_id}
+    if not sink.events:
+        sink.append([EventDraft(kind=EventKind.RUN_START, **base, attrs={
+            "query_id": query.id, "query_text": query.text, "query_sha": query.sha, "store": query.store,
+            "stream_id": stream.id, "stream_sha": stream.sha, "chunks": len(stream.chunk_shas),
+            "config": asdict(cfg), "use_exit_gate": use_exit, "prompt_template_sha": load("gate").sha,
+        })])
+    state = _replay(sink.events)
+    for chunk in _skip(stream.open(), state.turn):
+        if state.exited:
+            break
+        t = state.turn + 1
+        if chunk.sha != stream.chunk_shas[t - 1]:
+            raise ValueError(f"stream {stream.id}: chunk {t} changed since the run started (sha differs)")
+        rendered = render("gate", question=query.text, memory=state.memory, chunk=chunk.text, budget=cfg.memory_budget)
+        replies, reasons, reply = await _ask(client, rendered, cfg)
+        where = {"source": chunk.source, "position": chunk.position, "chunk_tokens": chunk.tokens}
+        common = dict(base, turn=t, prompt_sha=rendered.sha)
+        if reply is None:
+            drafts = [EventDraft(kind=EventKind.PARSE_FAILED, **common, sha=chunk.sha, text=replies[-1], update=False,
+                                 attrs={**where, "replies": replies, "reasons": reasons, "attempts": len(replies)})]
+            state.parse_failures += 1
+        else:
+            candidate_tokens = count_tokens(reply.memory) if reply.update else 0
+            over = reply.update and candidate_tokens > cfg.memory_budget
+            accept = reply.update and not over
+            acted = bool(use_exit and reply.exit)
+            gate_attrs = {**where, "attempts": len(replies), "replies": replies[:-1], "reasons": reasons,
+                          "model_update": reply.update, "acted_on_exit": acted,
+                          "memory_tokens": candidate_tokens if accept else count_tokens(state.memory)}
+            drafts = [EventDraft(kind=EventKind.GATE, **common, sha=chunk.sha, text=replies[-1],
+                                 update=accept, exit=reply.exit, attrs=gate_attrs)]
+            if over:
+                drafts.append(EventDraft(kind=EventKind.BUDGET_EXCEEDED, **common, sha=sha256_text(reply.memory),
+                                         attrs={"candidate_tokens": candidate_tokens, "budget": cfg.memory_budget}))
+                state.over_budget += 1
+            if accept:
+                parents = (chunk.sha,) + ((state.memory_sha,) if state.memory_sha else ())
+                drafts.append(EventDraft(kind=EventKind.EVIDENCE, **dict(common, level=str(chunk.level)),
+                                         sha=chunk.sha, text=chunk.text, attrs=where))
+                drafts.append(EventDraft(kind=EventKind.MEMORY, **common, sha=sha256_text(reply.memory),
+                                         parents=parents, text=reply.memory,
+                                         attrs={"tokens": candidate_tokens, "query_id": query.id}))
+                state.memory, state.memory_sha, state.used = reply.memory, sha256_text(reply.memory), state.used + 1
+            state.exited = acted
+        sink.append(drafts)
+        state.turn = t
+        if on_turn:
+            on_turn(t, bool(reply and reply.update and drafts[-1].kind == EventKind.MEMORY), count_tokens(state.memory))
+    sink.seal([EventDraft(kind=EventKind.RUN_END, **base, turn=state.turn, sha=state.memory_sha, text=state.memory,
+                          attrs={"chunks_seen": state.turn, "chunks_used": state.used,
+                                 "final_memory_sha": state.memory_sha, "stopped_by_exit": state.exited,
+                                 "parse_failed": state.parse_failures, "budget_exceeded": state.over_budget})])
+    return RunOutcome(run_id, level, query.id, stream.id, "sealed", state.turn, state.used,
+                      state.memory, state.memory_sha, list(sink.events))

@@ -1,0 +1,130 @@
+"""Plan and execute many loop runs (queries × streams) against one event log, concurrently with a limit.
+
+Runs are independent, so they go concurrently under a semaphore; one run's
+turns stay in order because each run is one coroutine. A sealed run with the
+same ``run_id`` is skipped (idempotent); an unfinished one continues only when
+``resume`` is set; a run whose model stops answering is left resumable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from poimen.chunking import DEFAULT_MAX_TOKENS, iter_chunks, source_id
+from poimen.domain import Chunk, EventKind, Level, Query
+from poimen.errors import ModelUnavailable, SourceError
+from poimen.llm.client import ModelClient
+from poimen.log.store import EventLog
+from poimen.loop import LoopConfig, RunOutcome, Stream, run_id_for, run_loop
+from poimen.tokens import count_tokens
+
+
+def source_stream(path: str | Path, max_tokens: int = DEFAULT_MAX_TOKENS, root: Path | None = None) -> Stream:
+    """A source as a stream: a first pass validates it whole and records chunk shas; reading re-chunks lazily."""
+    path = Path(path)
+    shas = tuple(c.sha for c in iter_chunks(path, max_tokens, root))
+    return Stream(source_id(path, root), shas, lambda: iter_chunks(path, max_tokens, root))
+
+
+def open_sources(paths: Sequence[str | Path], max_tokens: int = DEFAULT_MAX_TOKENS,
+                 root: Path | None = None) -> tuple[list[Stream], list[str]]:
+    """Streams for the readable sources and one error line for each unreadable one; one bad file stops nothing."""
+    streams, errors = [], []
+    for p in paths:
+        try:
+            streams.append(source_stream(p, max_tokens, root))
+        except SourceError as exc:
+            errors.append(str(exc))
+    return streams, errors
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a sealed run concluded, read back from its segment."""
+
+    run_id: str
+    level: str
+    query_id: str
+    query_text: str
+    store: str
+    stream_id: str
+    chunks_seen: int
+    chunks_used: int
+    final_memory: str
+    final_memory_sha: str
+
+
+def sealed_summaries(log: EventLog) -> list[RunSummary]:
+    """One summary per sealed loop run, in index order."""
+    out = []
+    for run_id in log.sealed_run_ids():
+        events = log.run_events(run_id)
+        if not events or events[0].kind != EventKind.RUN_START:
+            continue
+        start, end = events[0].attributes, events[-1]
+        a = end.attributes
+        out.append(RunSummary(run_id, events[0].level, start["query_id"], start["query_text"], start.get("store", ""),
+                              start["stream_id"], a["chunks_seen"], a["chunks_used"], end.text, a["final_memory_sha"]))
+    return out
+
+
+def l2_stream(log: EventLog, query: Query) -> Stream | None:
+    """The L1 memories of one query as a stream of L1 chunks: the latest sealed run per source, by source."""
+    latest: dict[str, RunSummary] = {}
+    for s in sealed_summaries(log):
+        if s.level == Level.L1 and s.query_id == query.id and s.final_memory:
+            latest[s.stream_id] = s
+    if not latest:
+        return None
+    chunks = [
+        Chunk(text=s.final_memory, source=f"L1:{s.stream_id}", position=i, tokens=count_tokens(s.final_memory),
+              level=Level.L1)
+        for i, s in enumerate(latest[k] for k in sorted(latest))
+    ]
+    return Stream.of(f"L1-memories:{query.id}", chunks)
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    level: Level
+    query: Query
+    stream: Stream
+
+
+async def execute(
+    log: EventLog,
+    plans: Sequence[RunPlan],
+    client: ModelClient,
+    cfg: LoopConfig = LoopConfig(),
+    concurrency: int = 4,
+    resume: bool = False,
+    on_turn: Callable[[RunPlan, int, bool, int], None] | None = None,
+) -> list[RunOutcome]:
+    """Run every plan; the caller must hold ``log.writer()``."""
+    sem = asyncio.Semaphore(max(1, concurrency))
+    sealed = set(log.sealed_run_ids())
+
+    async def one(plan: RunPlan) -> RunOutcome:
+        run_id = run_id_for(plan.level, plan.query, plan.stream, cfg, client.model_id)
+        outcome = RunOutcome(run_id, plan.level, plan.query.id, plan.stream.id, "skipped")
+        if run_id in sealed:
+            end = log.run_events(run_id)[-1]
+            outcome.chunks_seen, outcome.chunks_used = end.attributes["chunks_seen"], end.attributes["chunks_used"]
+            outcome.final_memory, outcome.final_memory_sha = end.text, end.sha
+            return outcome
+        if log.has_journal(run_id) and not resume:
+            outcome.status, outcome.error = "unfinished", f"run {run_id[:16]} ({plan.query.id} × {plan.stream.id}) was interrupted; rerun with --resume"
+            return outcome
+        async with sem:
+            journal = log.open_run(run_id)
+            hook = (lambda t, u, m: on_turn(plan, t, u, m)) if on_turn else None
+            try:
+                return await run_loop(plan.level, plan.query, plan.stream, client, journal, cfg, on_turn=hook)
+            except ModelUnavailable as exc:
+                outcome.status, outcome.error = "interrupted", f"{exc}; {len(journal.events)} events kept, resume with --resume"
+                return outcome
+
+    return list(await asyncio.gather(*(one(p) for p in plans)))

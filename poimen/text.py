@@ -1,0 +1,47 @@
+"""Small text utilities shared by the offline engine, keyword search and the router."""
+
+from __future__ import annotations
+
+import re
+
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each either else ever every few for from further
+    had has have having he her here hers herself him himself his how i if in into is it its itself just least
+    less let like may me might more most much must my myself neither no nor not now of off on once one only or
+    other ought our ours ourselves out over own per quite rather really same shall she should so some such than
+    that the their theirs them themselves then there these they this those though through thus to too under
+    until up upon us very via was we well were what whatever when whenever where whether which while who whom
+    whose why will with within without would yet you your yours yourself yourselves
+    each during which what how when why who where did does done get got make made use used using""".split()
+)
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*|\d+(?:[.:]\d+)*")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9`<-])|\n+")
+
+
+def words(text: str) -> list[str]:
+    return [w.lower().strip("'-") for w in _WORD.findall(text)]
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper: enough to match 'failures'/'failure'/'failed', never a full stemmer."""
+    for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            base = word[: -len(suffix)]
+            return base + "y" if suffix in ("ies", "ied") else base
+    return word
+
+
+def content_terms(text: str) -> list[str]:
+    """Stemmed content words in order of first appearance, stop-words removed."""
+    seen: dict[str, None] = {}
+    for w in words(text):
+        if w not in STOPWORDS and len(w) > 1:
+            seen.setdefault(stem(w), None)
+    return list(seen)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences (or lines, for logs and lists) of a text, trimmed and non-empty."""
+    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
