@@ -29,10 +29,11 @@ _JAVA_HEADER = re.compile(
     re.MULTILINE,
 )
 _JAVA_FRAME = re.compile(r"^[ \t]+at (?:[\w.$-]+(?:@[\w.-]+)?/)*(?P<method>[\w$.<>]+)\((?P<where>[^)\n]*)\)[ \t]*$")
+_JAVA_PLUMBING = ("jdk.internal.reflect.", "sun.reflect.", "java.lang.reflect.", "jdk.proxy")
 _JAVA_MORE = re.compile(r"^[ \t]+\.\.\. \d+ (?:more|common frames omitted)")
 
 _GO_PANIC = re.compile(r"^(?P<cls>panic|fatal error): (?P<msg>[^\n]*)$", re.MULTILINE)
-_GO_FUNC = re.compile(r"^(?P<func>[\w./*()\-\[\]{}]+?)\((?:[^\n]*)\)$")
+_GO_FUNC = re.compile(r"^(?P<func>\S+?)\([^()\n]*\)$")
 _GO_FILE = re.compile(r"^\t(?P<file>[^\s:]+\.go):\d+")
 
 _JS_HEADER = re.compile(
@@ -115,7 +116,9 @@ def _java_block(lines: list[tuple[int, str]]) -> tuple[list[str], int]:
     frames, end = [], lines[0][0] + len(lines[0][1])
     for offset, line in lines[1:]:
         frame = _JAVA_FRAME.match(line)
-        if frame:
+        if frame and frame["method"].startswith(_JAVA_PLUMBING):
+            pass  # reflection frames carry generated, per-run class names (GeneratedMethodAccessor12)
+        elif frame:
             method = re.sub(r"\$\$[\w$]*|\$\d+", "", frame["method"])  # proxy and anonymous-class suffixes
             method = re.sub(r"lambda\$(\w+)\$\d+", r"lambda$\1", method)
             frames.append(method)
@@ -151,6 +154,8 @@ def go_panics(text: str) -> tuple[list[Found], Consumed]:
         lines = _lines_from(text, match.end() + 1)
         end, in_goroutine, pending = match.end(), False, None
         for offset, line in lines:
+            if not in_goroutine and offset - match.end() > 400:
+                break  # no goroutine dump follows this panic
             if line.startswith("goroutine "):
                 if in_goroutine:
                     break
@@ -183,13 +188,14 @@ def javascript_errors(text: str) -> tuple[list[Found], Consumed]:
         for offset, line in _lines_from(text, match.end() + 1):
             frame = _JS_FRAME.match(line)
             if frame:
+                seen_frame = True
                 file = frame["file"] or frame["anon"]
                 if not file.startswith(("node:", "internal/")):
                     frames.append(f"{_basename(file)}:{frame['func'] or '<anonymous>'}")
             elif not _JS_OTHER_FRAME.match(line):
                 break
-            seen_frame, end = True, offset + len(line)
-        if not seen_frame or _JAVA_FRAME.match(text[match.end() + 1 : end].split("\n", 1)[0] or "x"):
+            end = offset + len(line)
+        if not seen_frame:  # Java's "at a.B.c(B.java:1)" frames do not count
             continue
         for sig in _sigs("javascript", match["cls"], match["msg"], frames, text[match.start() : end]):
             found.append((match.start(), sig))
@@ -211,8 +217,11 @@ def rust_panics(text: str) -> tuple[list[Found], Consumed]:
     return found, consumed
 
 
+_JVM_PACKAGES = ("java.", "javax.", "jakarta.", "org.", "com.", "io.", "net.", "kotlin.", "scala.", "akka.")
+
+
 def _bare_tool(cls: str, message: str) -> str:
-    if "." in cls and cls.split(".", 1)[0].islower() and not cls.startswith(("requests.", "urllib3.", "sqlalchemy.")):
+    if cls.startswith(_JVM_PACKAGES):
         return "java"
     if cls in _PY_ONLY:
         return "python"
@@ -224,9 +233,9 @@ def _bare_tool(cls: str, message: str) -> str:
 def bare_exceptions(text: str, consumed: Consumed) -> list[Found]:
     """An exception named outside any trace ("KeyError: 'user_id'" pasted as a query): class + shape only.
 
-    The runtime is a guess from the class name (dotted lower-case package:
-    Java; a Python builtin: Python; a JS-only class or JS wording:
-    JavaScript), because a pasted line must yield the key its full trace did.
+    The runtime is a guess from the class name (a JVM package prefix: Java; a
+    JS-only class or JS wording: JavaScript; otherwise Python), because a
+    pasted line must yield the key its full trace did.
     """
     found: list[Found] = []
     for match in _BARE.finditer(text):

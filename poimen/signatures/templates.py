@@ -1,0 +1,63 @@
+"""Error-level log lines reduced to drain3 templates.
+
+A line qualifies when it carries an error level (ERROR, FATAL, CRITICAL,
+nginx's ``[error]``, klog's ``E0312``, git's ``fatal:``) or, when it looks like
+a log line at all, says ``failed`` / ``Exception``. A line with an explicit
+INFO/DEBUG/TRACE level never qualifies, and prose ("the deploy failed
+because…") is not a log line. The template starts at the level word, so the
+timestamp and host in front of it never reach the key.
+"""
+
+from __future__ import annotations
+
+import re
+
+from poimen.signatures.masking import span, template
+
+_LEVEL = re.compile(
+    r"\b(?:ERROR|ERR|FATAL|CRITICAL|CRIT|SEVERE|PANIC|EMERG|ALERT)\b"
+    r"|\[(?:error|crit|alert|emerg|fatal)\]"
+    r"|\blevel\"?[=:]\s*\"?(?:error|fatal|critical|crit|panic)\b"
+    r"|^(?:error|fatal|Error|Fatal):\s"
+    r"|^[EF]\d{4} \d{2}:\d{2}:\d{2}"
+)
+_QUIET = re.compile(
+    r"\b(?:INFO|DEBUG|TRACE|NOTICE)\b|\[(?:info|debug|notice)\]|\blevel\"?[=:]\s*\"?(?:info|debug|trace)\b"
+    r"|^[ID]\d{4} \d{2}:\d{2}:\d{2}"
+)
+_FAILURE_WORD = re.compile(r"\b(?:[Ff]ailed|FAILED|[Ff]ailure)\b|Exception\b")
+# What makes a line a log line rather than prose: a timestamp in front, a
+# bracketed prefix, a "program[pid]:" prefix, or key=value fields.
+_LOGLIKE = re.compile(
+    r"^\s*(?:\d{4}[-/]\d{2}[-/]\d{2}|\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}|\[|[\w.\-/]+(?:\[\d+\])?: )"
+    r"|\b\w+=\S"
+)
+_FRAME_LINE = re.compile(r"^\s+(?:at |File \"|\.\.\. \d+ more)|^\t")
+
+
+def _template_start(line: str) -> int | None:
+    """Where the template begins in ``line``, or None if the line is not an error line."""
+    if _FRAME_LINE.match(line):
+        return None
+    level = _LEVEL.search(line)
+    if level:
+        return level.start()
+    if _QUIET.search(line) or not _FAILURE_WORD.search(line) or not _LOGLIKE.search(line):
+        return None
+    return 0
+
+
+def log_templates(text: str, consumed: list[tuple[int, int]]):
+    """(offset, template, raw line) for each error line not already read as part of a trace."""
+    offset = 0
+    for line in text.split("\n"):
+        start = offset + len(line) - len(line.lstrip())
+        offset += len(line) + 1
+        if any(lo <= start < hi for lo, hi in consumed):
+            continue
+        begin = _template_start(line)
+        if begin is None:
+            continue
+        shaped = template(line[begin:])
+        if shaped:
+            yield start, shaped, span(line)
