@@ -23,19 +23,20 @@ class Answer:
     prompt_sha: str
 
 
-def final_memories(log: EventLog, query: str) -> list[tuple[str, str]]:
-    """(sha, text) of the query's final memories: its latest L2 memory if there is one, else its L1 memories."""
+def final_memories(log: EventLog, query: str) -> tuple[str, list[tuple[str, str]]]:
+    """The query's text and (sha, text) of its final memories: its latest L2 memory if any, else its L1 memories."""
     runs = [s for s in sealed_summaries(log) if query in (s.query_id, s.query_text) and s.final_memory]
     l2 = [s for s in runs if s.level == Level.L2]
     chosen = l2[-1:] if l2 else list({s.stream_id: s for s in runs if s.level == Level.L1}.values())
-    return [(s.final_memory_sha, s.final_memory) for s in chosen]
+    text = chosen[0].query_text if chosen else query
+    return text, [(s.final_memory_sha, s.final_memory) for s in chosen]
 
 
 async def ask(log: EventLog, query: str, client: ModelClient) -> Answer:
-    memories = final_memories(log, query)
+    question, memories = final_memories(log, query)
     if not memories:
         raise PoimenError(f"--query {query!r}: no sealed run of this query in {log.root}; run `mem run` first")
-    rendered = render("answer", question=query, memory="\n\n".join(t for _, t in memories))
+    rendered = render("answer", question=question, memory="\n\n".join(t for _, t in memories))
     completion = await client.complete(rendered.system, rendered.user, 1024)
     m = _ANSWER.search(completion.text)
     text = unescape(m.group(1).strip()) if m else completion.text.strip()

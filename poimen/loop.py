@@ -13,6 +13,7 @@ memories of a query): only ``level`` differs.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Protocol
@@ -223,11 +224,12 @@ async def run_loop(
                                          attrs={"tokens": candidate_tokens, "query_id": query.id}))
                 state.memory, state.memory_sha, state.used = reply.memory, sha256_text(reply.memory), state.used + 1
             state.exited = acted
-        sink.append(drafts)
+        # fsync happens off the event loop so that concurrent runs keep their model calls in flight
+        await asyncio.to_thread(sink.append, drafts)
         state.turn = t
         if on_turn:
             on_turn(t, bool(reply and reply.update and drafts[-1].kind == EventKind.MEMORY), count_tokens(state.memory))
-    sink.seal([EventDraft(kind=EventKind.RUN_END, **base, turn=state.turn, sha=state.memory_sha, text=state.memory,
+    await asyncio.to_thread(sink.seal, [EventDraft(kind=EventKind.RUN_END, **base, turn=state.turn, sha=state.memory_sha, text=state.memory,
                           attrs={"chunks_seen": state.turn, "chunks_used": state.used,
                                  "final_memory_sha": state.memory_sha, "stopped_by_exit": state.exited,
                                  "parse_failed": state.parse_failures, "budget_exceeded": state.over_budget})])

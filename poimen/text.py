@@ -27,18 +27,29 @@ def words(text: str) -> list[str]:
 def stem(word: str) -> str:
     """A light suffix stripper: enough to match 'failures'/'failure'/'failed', never a full stemmer."""
     for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             base = word[: -len(suffix)]
             return base + "y" if suffix in ("ies", "ied") else base
     return word
 
 
+def term_key(word: str) -> str:
+    """The matching key of a word: its light stem, cut to four letters when longer.
+
+    Four-letter prefixes join a word family ('decided'/'decision', 'caused'/'cause',
+    'failure'/'failed') at the price of rare collisions; numbers and short words
+    are kept whole. It is a baseline's heuristic, chosen for recall.
+    """
+    base = stem(word)
+    return base[:4] if len(base) >= 5 and base.isalpha() else base
+
+
 def content_terms(text: str) -> list[str]:
-    """Stemmed content words in order of first appearance, stop-words removed."""
+    """Content-word keys in order of first appearance, stop-words removed."""
     seen: dict[str, None] = {}
     for w in words(text):
         if w not in STOPWORDS and len(w) > 1:
-            seen.setdefault(stem(w), None)
+            seen.setdefault(term_key(w), None)
     return list(seen)
 
 

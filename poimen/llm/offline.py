@@ -47,8 +47,13 @@ def _score(sentence: str, terms: set[str]) -> int:
 
 
 def relevance_threshold(terms: set[str]) -> int:
-    """A sentence is relevant when it shares two query terms (one for a one- or two-term query)."""
-    return 1 if len(terms) <= 2 else 2
+    """How many query terms a sentence must share to be relevant.
+
+    Short standing questions ('What caused each failure, and how was it
+    fixed?') rarely see two of their words in one sentence, so one suffices;
+    longer, specific questions (most QA benchmarks) need two.
+    """
+    return 1 if len(terms) <= 4 else 2
 
 
 def gate(system: str, user: str) -> str:
@@ -83,11 +88,17 @@ def gate(system: str, user: str) -> str:
 
 
 def answer(system: str, user: str) -> str:
+    """The memory sentences that best cover the question, weighting rare terms above common ones."""
+    import math
+
     data = sections(user)
     terms = set(content_terms(data["question"]))
     sentences = split_sentences(data.get("memory", ""))
+    keys = [terms.intersection(content_terms(s)) for s in sentences]
+    df = {t: sum(t in k for k in keys) for t in terms}
+    weight = {t: math.log(1 + len(sentences) / df[t]) if df[t] else 0.0 for t in terms}
     ranked = sorted(
-        ((i, s, _score(s, terms)) for i, s in enumerate(sentences)), key=lambda t: (-t[2], t[0])
+        ((i, s, sum(weight[t] for t in keys[i])) for i, s in enumerate(sentences)), key=lambda t: (-t[2], t[0])
     )
     best = [t for t in ranked[:3] if t[2] > 0]
     if not best:

@@ -19,6 +19,7 @@ import fcntl
 import hashlib
 import json
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -148,6 +149,7 @@ class EventLog:
         self.segment_dir = self.root / "segments"
         self.index_path = self.root / "index.jsonl"
         self._lock_fh = None
+        self._index_lock = threading.Lock()  # runs seal from worker threads; the index is appended in order
 
     # -- writing -----------------------------------------------------------
     @contextmanager
@@ -197,6 +199,10 @@ class EventLog:
         self._require_lock()
         path = self.segment_dir / f"{run_id}.parquet"
         write_parquet(path, events)
+        with self._index_lock:
+            self._append_index(run_id, path, events)
+
+    def _append_index(self, run_id: str, path: Path, events: list[Event]) -> None:
         entries = self.index()
         prev = entries[-1]["hash"] if entries else INDEX_GENESIS
         entry = {
