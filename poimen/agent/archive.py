@@ -1,0 +1,94 @@
+"""The archival tier: a search the typed memory calls and never looks inside.
+
+``Archive`` is the whole interface: ``search(query, k)`` returning hits that
+carry a sha, a text and a score. The real one is poimen's tiered lookup
+(``poimen.index``: exact failure signature, symptom vectors, text vectors and
+keywords, fused) over the pipeline's memories and the reference docs; it is
+a shared corpus, not any agent's namespace, and it is only ever read here.
+``StaticArchive`` is a small keyword archive over given texts, for tests and
+for running without an index.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from poimen.domain import sha256_text
+from poimen.text import content_terms
+
+
+@dataclass(frozen=True)
+class ArchiveHit:
+    sha: str
+    text: str
+    score: float
+    source: str = ""  # level/kind/tier as the archive names them, for the trace
+
+
+class Archive(Protocol):
+    def search(self, query: str, k: int) -> Sequence[Any]: ...
+
+
+def as_hit(hit: Any) -> ArchiveHit:
+    """Any hit with ``sha``, ``text`` and ``score`` (a lookup ``Hit``, an ``ArchiveHit``) as an ``ArchiveHit``."""
+    if isinstance(hit, ArchiveHit):
+        return hit
+    parts = [str(getattr(hit, name)) for name in ("level", "kind", "tier") if getattr(hit, name, None)]
+    return ArchiveHit(str(hit.sha), str(hit.text), float(hit.score), "/".join(parts))
+
+
+class NoArchive:
+    """No archival tier configured: every search is empty."""
+
+    def search(self, query: str, k: int) -> list[ArchiveHit]:
+        return []
+
+
+class StaticArchive:
+    """Keyword search over a fixed list of texts: the share of the query's terms a text holds."""
+
+    def __init__(self, texts: Sequence[str]):
+        self.texts = list(texts)
+
+    def search(self, query: str, k: int) -> list[ArchiveHit]:
+        terms = set(content_terms(query))
+        scored = []
+        for i, text in enumerate(self.texts):
+            overlap = len(terms.intersection(content_terms(text)))
+            if overlap:
+                scored.append((round(overlap / max(1, len(terms)), 2), i, text))
+        scored.sort(key=lambda t: (-t[0], t[1]))
+        return [ArchiveHit(sha256_text(t), t, s, "static") for s, _, t in scored[:k]]
+
+
+class IndexArchive:
+    """The tiered lookup over the DuckDB projection, used as a black box (opened on first search)."""
+
+    def __init__(self, db_path: str | Path, embedder: Any = None):
+        self.db_path = Path(db_path)
+        self.embedder = embedder
+        self._index = None
+
+    def search(self, query: str, k: int) -> list[ArchiveHit]:
+        if self._index is None:
+            from poimen.index import MemoryIndex
+
+            embedder = self.embedder
+            if embedder is None:
+                from poimen.embedding import SentenceTransformerEmbedder
+
+                embedder = SentenceTransformerEmbedder()
+            self._index = MemoryIndex.open(self.db_path, embedder)
+        return [as_hit(h) for h in self._index.search(query, k)]
+
+
+def load_factory(spec: str) -> Archive:
+    """``module:callable`` returning an Archive: bring your own archival tier to the CLI and MCP server."""
+    module, _, name = spec.partition(":")
+    if not module or not name:
+        raise ValueError(f"--archive {spec!r}: expected module:callable")
+    return getattr(importlib.import_module(module), name)()

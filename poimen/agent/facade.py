@@ -1,0 +1,241 @@
+"""``Memory``: typed memory for one agent or user, the one class an agent (or its host) talks to.
+
+    mem = Memory("dana", root="/tmp/poimen")
+    mem.remember("Hi, I'm Dana and I prefer email contact.").store   # 'semantic'
+    mem.replace("user_profile", "prefers email", "prefers phone")
+    print(mem.compose("refund for ORD-3300").text)
+
+Every write becomes an event in the event log before it is visible; every read
+comes from the store projection of that log and names the store and sha of
+what it returns. A ``Memory`` sees its own namespace only.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from poimen.agent import projection as proj
+from poimen.agent.archive import Archive, ArchiveHit, NoArchive, as_hit
+from poimen.agent.profile import merge_profile, profile_facts
+from poimen.agent.router import RouteDecision, Router
+from poimen.agent.stores import (CORE_BLOCKS, MemoryRefused, StoreWrite, appended, check_block, check_namespace,
+                                 replaced)
+from poimen.agent.writer import append_write, writer_lock
+from poimen.llm.client import ModelClient
+from poimen.log.events import Event
+from poimen.log.store import EventLog, default_root
+
+
+@dataclass(frozen=True)
+class Block:
+    """A labelled core block: always in the agent's context. ``version`` 0 means never written."""
+
+    label: str
+    store: str
+    text: str
+    sha: str
+    version: int
+
+
+@dataclass(frozen=True)
+class Item:
+    """One fact, event or rule. ``ts`` is when it was written; ``source`` the pipeline run it came from, if any."""
+
+    store: str
+    sha: str
+    text: str
+    ts: str
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """Where ``remember`` put an item: the store, the block or collection, and the written content's sha."""
+
+    store: str
+    where: str
+    sha: str
+    text: str
+    route: RouteDecision
+    event_hash: str
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def model_client(model: str | None) -> ModelClient | None:
+    """The router's client: none (rules) unless a non-offline model is named here or in ``POIMEN_MODEL``."""
+    chosen = model or os.environ.get("POIMEN_MODEL") or ""
+    if not chosen or chosen.startswith("poimen/"):
+        return None
+    from poimen.llm.client import make_client
+
+    return make_client(chosen)
+
+
+class Memory:
+    """Typed memory of one namespace: core blocks, recall, facts and rules, and an archival search.
+
+    Args:
+        namespace: the user or agent this memory belongs to; nothing outside it is read or written.
+        root: the event log folder (default ``$POIMEN_HOME`` or ``./.poimen``).
+        db_path: the store projection (default ``<root>/projections/stores.duckdb``).
+        archive: the archival tier, anything with ``search(query, k)`` (default: none).
+        model / client: the router's model; rules when neither is given (or the model is offline).
+        clock: returns the time stamp for a write (default: UTC now, ISO 8601).
+        wait: seconds a write waits for a busy log before refusing (default ``$POIMEN_STORE_WAIT`` or 10).
+    """
+
+    def __init__(self, namespace: str, root: str | Path | None = None, db_path: str | Path | None = None,
+                 archive: Archive | None = None, model: str | None = None, client: ModelClient | None = None,
+                 clock: Callable[[], str] | None = None, wait: float | None = None):
+        self.namespace = check_namespace(namespace)
+        self.root = Path(root) if root else default_root()
+        self.db_path = Path(db_path) if db_path else proj.default_db(self.root)
+        self.log = EventLog(self.root)
+        self.archive = archive or NoArchive()
+        self.router = Router(client or model_client(model))
+        self.clock = clock or utc_now
+        self.wait = wait
+
+    # -- plumbing ------------------------------------------------------------
+    @contextmanager
+    def _read(self) -> Iterator[Any]:
+        with proj.open_projection(self.db_path) as con:
+            proj.catch_up(con, self.log)
+            yield con
+
+    def _write(self, build: Callable[[Any], StoreWrite]) -> tuple[StoreWrite, Event]:
+        """Build the write from the current state and seal it, all under the writer lock (no lost update)."""
+        with writer_lock(self.log, self.wait), proj.open_projection(self.db_path) as con:
+            proj.catch_up(con, self.log)
+            write = build(con)
+            event = append_write(self.log, write)
+            proj.catch_up(con, self.log)
+        return write, event
+
+    def _block(self, con: Any, label: str) -> Block:
+        store, text, sha, version, _ = proj.block_rows(con, self.namespace)[label]
+        return Block(label, store, text, sha, version)
+
+    def _block_write(self, con: Any, label: str, op: str, text: str, detail: dict, route: RouteDecision | None = None
+                     ) -> StoreWrite:
+        current = self._block(con, label)
+        extra = route.attrs() if route else {}
+        return StoreWrite(self.namespace, CORE_BLOCKS[label], op, text, self.clock(), block=label,
+                          parents=(current.sha,) if current.version else (), detail={**detail, **extra},
+                          model_id=route.model_id if route else "", prompt_sha=route.prompt_sha if route else "")
+
+    # -- reading -------------------------------------------------------------
+    def blocks(self) -> dict[str, Block]:
+        """The core blocks (``user_profile``: semantic, ``task_state``: working), always in context."""
+        with self._read() as con:
+            return {label: self._block(con, label) for label in CORE_BLOCKS}
+
+    def recall(self, n: int = 5, page: int = 0) -> list[Item]:
+        """The ``n`` most recent episodic events, newest first; ``page`` 1 gives the ``n`` before those."""
+        with self._read() as con:
+            rows = proj.item_rows(con, self.namespace, "episodic", n, n * page)
+        return [Item("episodic", *r[:3], source=r[4]) for r in rows]
+
+    def items(self, store: str) -> list[Item]:
+        """Every item of ``semantic`` (facts), ``episodic`` (events) or ``procedural`` (rules), newest first."""
+        with self._read() as con:
+            return [Item(store, *r[:3], source=r[4]) for r in proj.item_rows(con, self.namespace, store)]
+
+    def search(self, query: str, k: int = 3) -> list[ArchiveHit]:
+        """Archival search: the shared lookup over pipeline memories and reference docs, best first."""
+        return [as_hit(h) for h in self.archive.search(query, k)][:k]
+
+    def compose(self, query: str, budget: int = 1000):
+        """The context block for ``query``: core blocks, then recent episodes, matching rules and facts and
+        archival hits, most relevant first, within ``budget`` tokens; each line names its store and sha."""
+        from poimen.agent.compose import compose
+
+        return compose(self, query, budget)
+
+    def dump(self) -> dict[str, bytes]:
+        """This namespace's rows per store, as canonical JSON lines (what a rebuild must reproduce)."""
+        with self._read() as con:
+            return proj.dump(con, self.namespace)
+
+    # -- writing -------------------------------------------------------------
+    def remember(self, text: str) -> Remembered:
+        """File ``text`` in exactly one store (the router decides) and say which.
+
+        Self-introductions and preferences are normalised into ``user_profile`` (``name: Dana; prefers
+        email``); other durable facts join the semantic facts; events go to episodic, how-to rules to
+        procedural, the current focus replaces ``task_state``.
+        """
+        text = text.strip()
+        if not text:
+            raise MemoryRefused("nothing to remember: the text is empty")
+        decision = self.router.route(text)
+        detail = {"item": text}
+
+        def build(con: Any) -> StoreWrite:
+            if decision.store == "working":
+                return self._block_write(con, "task_state", "set", text, detail, decision)
+            facts = profile_facts(text) if decision.store == "semantic" else []
+            if facts:
+                merged = merge_profile(self._block(con, "user_profile").text, facts)
+                return self._block_write(con, "user_profile", "merge", merged, {**detail, "facts": facts}, decision)
+            return StoreWrite(self.namespace, decision.store, "add", text, self.clock(), detail=decision.attrs(),
+                              model_id=decision.model_id, prompt_sha=decision.prompt_sha)
+
+        write, event = self._write(build)
+        where = write.block or {"semantic": "facts", "episodic": "events", "procedural": "rules"}[write.store]
+        return Remembered(write.store, where, write.sha, write.text, decision, event.hash)
+
+    def append(self, block: str, text: str) -> Block:
+        """Add ``text`` to the end of a core block (joined with ``; ``), keeping what is there."""
+        check_block(block)
+        if not text.strip():
+            raise MemoryRefused("memory_append: text is empty")
+
+        def build(con: Any) -> StoreWrite:
+            return self._block_write(con, block, "append", appended(self._block(con, block).text, text), {"appended": text})
+
+        self._write(build)
+        return self.blocks()[block]
+
+    def replace(self, block: str, old: str, new: str) -> Block:
+        """Replace ``old`` with ``new`` in a core block; ``old`` must occur exactly once, else nothing changes."""
+        check_block(block)
+        if not old:
+            raise MemoryRefused("memory_replace: old text is empty")
+
+        def build(con: Any) -> StoreWrite:
+            current = self._block(con, block).text
+            return self._block_write(con, block, "replace", replaced(block, current, old, new), {"old": old, "new": new})
+
+        self._write(build)
+        return self.blocks()[block]
+
+    def add(self, store: str, text: str, source: str = "", parents: tuple[str, ...] = ()) -> Item:
+        """Add one item to ``semantic``, ``episodic`` or ``procedural`` directly, with no routing."""
+        if store not in ("semantic", "episodic", "procedural"):
+            raise MemoryRefused(f"unknown item store {store!r}")
+        detail = {"source_run_id": source} if source else {}
+        op = "import" if source else "add"
+        write, _ = self._write(lambda con: StoreWrite(self.namespace, store, op, text, self.clock(), parents=parents,
+                                                      detail=detail))
+        return Item(store, write.sha, write.text, write.ts, source)
+
+    def rebuild(self) -> proj.RebuildReport:
+        """Drop the store projection and replay it from the log (all namespaces share the projection file)."""
+        return proj.rebuild(self.root, self.db_path)
+
+    # -- tools ---------------------------------------------------------------
+    def call(self, name: str, arguments: Any) -> str:
+        """Run one memory tool call and return its observation; a bad call returns ``[error] …``, never raises."""
+        from poimen.agent.tools import call_tool
+
+        return call_tool(self, name, arguments)
