@@ -1,0 +1,170 @@
+"""``mem rebuild``, ``mem lookup``, ``mem sql``, ``mem reference``: the DuckDB projection and the read path."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+DbOpt = typer.Option(None, "--db", help="DuckDB index file (default: <log>/index.duckdb).")
+EmbedderOpt = typer.Option(None, "--embedder", envvar="POIMEN_EMBEDDER",
+                           help="Embedding model id, e.g. sentence-transformers/all-MiniLM-L6-v2 or poimen/hash-bow-384 "
+                                "(default: the one the manifest records, else all-MiniLM-L6-v2).")
+
+
+def _paths(log: Optional[Path], db: Optional[Path]) -> tuple[Path, Path]:
+    from poimen.cli import _root
+    from poimen.index import default_db
+
+    root = _root(log)
+    return root, Path(db) if db else default_db(root)
+
+
+def _embedder(model_id: Optional[str], root: Path):
+    from poimen.embedding import DEFAULT_MODEL
+    from poimen.index import embedder_for, read_manifest
+
+    if not model_id:
+        stored = read_manifest(root)
+        model_id = (stored[0].get("model_ids", {}).get("embedder") if stored else None) or DEFAULT_MODEL
+    return embedder_for(model_id, cache_dir=root / "cache" / "embeddings")
+
+
+def register(app: typer.Typer) -> None:
+    from poimen.cli import LogOpt, err, fail, out
+    from poimen.errors import PoimenError
+
+    @app.command()
+    def rebuild(
+        from_log: bool = typer.Option(True, "--from-log", help="Rebuild from the event log (the only source)."),
+        log: Optional[Path] = LogOpt,
+        db: Optional[Path] = DbOpt,
+        embedder: Optional[str] = EmbedderOpt,
+        accept: bool = typer.Option(False, "--accept", help="Record this build as the manifest, even if it differs."),
+    ) -> None:
+        """Drop every projection, rebuild it from the sealed log, and compare with the hashes beside the log.
+
+        Exits 1 and names the differing rows when anything changed (model id, embedder, projection code).
+        The first build, or --accept, records the manifest.
+
+        Example: mem rebuild --from-log --log .poimen
+        """
+        from poimen.index import rebuild as run_rebuild
+
+        root, db_path = _paths(log, db)
+        if not (root / "index.jsonl").exists():
+            fail(f"{root}: no event log here (no index.jsonl); run `mem run` first or pass --log")
+        try:
+            with err.status("rebuilding projections from the log"):
+                report = run_rebuild(root, db_path, _embedder(embedder, root), accept=accept)
+        except PoimenError as exc:
+            fail(str(exc))
+        out.print(str(report), highlight=False, soft_wrap=True)
+        out.print(f"index: {db_path}", highlight=False)
+        if not report.ok and not accept:
+            raise typer.Exit(1)
+
+    @app.command()
+    def lookup(
+        text: str = typer.Argument(..., help="What you are looking for: a question, an error message, a log line."),
+        db: Optional[Path] = DbOpt,
+        log: Optional[Path] = LogOpt,
+        k: int = typer.Option(10, "-k", min=1, max=1000, help="Hits to return."),
+        explain: bool = typer.Option(False, "--explain", help="Show why each hit ranked where it did."),
+        as_json: bool = typer.Option(False, "--json", help="One JSON object per hit, for tools."),
+        embedder: Optional[str] = typer.Option(None, "--embedder", envvar="POIMEN_EMBEDDER",
+                                               help="Query embedder (default: the one that built the index)."),
+    ) -> None:
+        """Find memories and reference chunks for TEXT, each with its provenance (level, query, run, evidence).
+
+        Example: mem lookup "413 Request Entity Too Large on upload" --explain
+        """
+        from dataclasses import asdict
+
+        from poimen.index import lookup as run_lookup
+
+        root, db_path = _paths(log, db)
+        try:
+            emb = _embedder(embedder, root) if embedder else None
+            hits = run_lookup(db_path, text, k=k, embedder=emb, explain=explain)
+        except PoimenError as exc:
+            fail(str(exc))
+        if as_json:
+            for h in hits:
+                out.print(json.dumps(asdict(h), ensure_ascii=False), highlight=False, soft_wrap=True)
+            return
+        if not hits:
+            out.print("no hits", highlight=False)
+            return
+        for n, h in enumerate(hits, start=1):
+            where = f"query {h.query_id} · run {h.run_id[:12]}" if h.kind == "memory" else f"run {h.run_id[:12]}"
+            out.print(f"[bold]{n}. {h.level} {h.kind} {h.sha[:12]}[/bold] · {where} · {h.tier} {h.score:.4f}",
+                      highlight=False)
+            body = h.text if len(h.text) <= 600 else h.text[:600] + "…"
+            out.print("   " + body.replace("\n", "\n   "), highlight=False, markup=False, soft_wrap=True)
+            if h.via:
+                out.print("   via L1 " + ", ".join(v[:12] for v in h.via), highlight=False)
+            for p in h.evidence[:8]:
+                out.print(f"   evidence {p.source}#{p.position} ({p.sha[:12]})", highlight=False, markup=False)
+            if len(h.evidence) > 8:
+                out.print(f"   … {len(h.evidence) - 8} more evidence chunks", highlight=False)
+            if explain:
+                out.print(f"   why: {h.why}", highlight=False, markup=False, soft_wrap=True)
+
+    @app.command()
+    def sql(
+        query: Optional[str] = typer.Argument(None, help="SQL to run; read from stdin when omitted."),
+        db: Optional[Path] = DbOpt,
+        log: Optional[Path] = LogOpt,
+        csv: bool = typer.Option(False, "--csv", help="Print CSV instead of a table."),
+    ) -> None:
+        """Run read-only DuckDB SQL on the index (SELECT, EXPLAIN, PRAGMA; writes are refused).
+
+        Example: mem sql "SELECT query_id, avg(acceptance_rate) FROM run WHERE level = 'L1' GROUP BY 1"
+        """
+        import csv as csvlib
+
+        from poimen.index.sql import run_sql
+
+        _, db_path = _paths(log, db)
+        text = query if query is not None else sys.stdin.read()
+        try:
+            results = run_sql(db_path, text)
+        except PoimenError as exc:
+            fail(str(exc))
+        for cols, rows in results:
+            if not cols:
+                out.print("ok", highlight=False)
+            elif csv:
+                writer = csvlib.writer(sys.stdout)
+                writer.writerow(cols)
+                writer.writerows(rows)
+            else:
+                table = Table(*cols)
+                for row in rows:
+                    table.add_row(*("" if v is None else str(v) for v in row))
+                out.print(table)
+
+    @app.command()
+    def reference(
+        paths: list[Path] = typer.Argument(..., help="Reference documents (.md .txt …): runbooks, READMEs."),
+        log: Optional[Path] = LogOpt,
+        max_tokens: int = typer.Option(1000, "--chunk-tokens", min=16, help="Token bound per chunk."),
+    ) -> None:
+        """Record reference docs (tier R) in the log: chunked, never run through the loop. Idempotent.
+
+        Example: mem reference examples/reference/*.md && mem rebuild --from-log
+        """
+        from poimen.cli import _root
+        from poimen.reference import ingest_reference
+
+        try:
+            run_ids = ingest_reference(_root(log), list(paths), max_tokens)
+        except PoimenError as exc:
+            fail(str(exc))
+        for path, run_id in zip(paths, run_ids):
+            out.print(f"{run_id[:12]} {path}", highlight=False)

@@ -1,0 +1,82 @@
+"""BM25 over memory and reference text: exact words (error codes, hostnames, flags) that vectors blur.
+
+A small in-memory inverted index, built once when the index opens. Tokens are
+lowercase runs of letters and digits, also kept joined across ``-_.:/`` so
+``oom-killed`` and ``nginx.conf`` match as written; a short stopword list
+keeps question words from ranking anything.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+
+_WORD = re.compile(r"[a-z0-9]+(?:[-_.:/][a-z0-9]+)*")
+STOPWORDS = frozenset(
+    "a an and are as at be by did do does for from had has have how i in is it its of on or that the this to "
+    "was were what when where which who why will with".split()
+)
+
+
+def tokenize(text: str) -> list[str]:
+    out = []
+    for word in _WORD.findall(text.lower()):
+        parts = re.split(r"[-_.:/]", word)
+        if len(parts) > 1:
+            out.append(word)
+        out.extend(p for p in parts if p and p not in STOPWORDS)
+    return out
+
+
+class BM25:
+    """Okapi BM25 (k1=1.2, b=0.75) with a non-negative idf."""
+
+    def __init__(self, texts: Sequence[str], k1: float = 1.2, b: float = 0.75):
+        self.n = len(texts)
+        self.k1, self.b = k1, b
+        lengths = np.zeros(self.n, dtype=np.float32)
+        postings: dict[str, tuple[list[int], list[int]]] = {}
+        for i, text in enumerate(texts):
+            counts = Counter(tokenize(text))
+            lengths[i] = sum(counts.values())
+            for term, tf in counts.items():
+                docs, tfs = postings.setdefault(term, ([], []))
+                docs.append(i)
+                tfs.append(tf)
+        avg = float(lengths.mean()) if self.n and lengths.mean() > 0 else 1.0
+        self._norm = k1 * (1 - b + b * lengths / avg)
+        self._postings = {t: (np.asarray(d, dtype=np.int64), np.asarray(f, dtype=np.float32)) for t, (d, f) in postings.items()}
+
+    def idf(self, term: str) -> float:
+        df = len(self._postings[term][0]) if term in self._postings else 0
+        return math.log(1 + (self.n - df + 0.5) / (df + 0.5))
+
+    def _has(self, term: str, doc: int) -> bool:
+        docs = self._postings[term][0]  # ascending: documents were added in order
+        j = int(np.searchsorted(docs, doc))
+        return j < len(docs) and int(docs[j]) == doc
+
+    def search(self, query: str, k: int) -> list[tuple[int, float, tuple[str, ...]]]:
+        """Top ``k`` (doc index, score, matched terms), best first; ties broken by doc index."""
+        terms = sorted(set(tokenize(query)))
+        if not self.n or not terms:
+            return []
+        scores = np.zeros(self.n, dtype=np.float32)
+        for term in terms:
+            if term not in self._postings:
+                continue
+            docs, tfs = self._postings[term]
+            scores[docs] += self.idf(term) * tfs * (self.k1 + 1) / (tfs + self._norm[docs])
+        hits = np.flatnonzero(scores > 0)
+        if not len(hits):
+            return []
+        order = hits[np.lexsort((hits, -scores[hits]))][:k]
+        out = []
+        for i in order:
+            matched = tuple(t for t in terms if t in self._postings and self._has(t, int(i)))
+            out.append((int(i), float(scores[i]), matched))
+        return out

@@ -1,0 +1,233 @@
+"""The projections: DuckDB tables replayed from the sealed events of the log.
+
+To add a projection, write one function ``rows(ctx) -> list[dict]`` and append
+a ``Projection`` to ``PROJECTIONS`` below (its place in the list is its build
+order; a later projection may read ``ctx.table(name)`` of an earlier one).
+``build_projections`` then creates, fills, hashes, exports and checks it like
+every other table; nothing else needs to change. The tool-context work fills
+``symptom`` and ``failure_signature`` (already declared, empty) and adds
+``kind='symptom'`` rows to ``memory_vector``; the typed stores add their own
+tables the same way.
+
+Which memories get a text vector: the *final* memory of each *current* run
+(the latest sealed run per level, query and stream, in log order), plus every
+R chunk of each current reference document. Intermediate memory versions stay
+in ``memory`` and ``edge`` for lineage but get no vector: they are drafts of
+the final memory and would crowd it out of lookup results; an older run of the
+same (query, stream) is superseded by the newer one (a changed source or model).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import pyarrow as pa
+
+from poimen.domain import EventKind, Level
+from poimen.index.schema import Projection, Rows, fixed, vector
+from poimen.log.events import Event
+from poimen.log.store import EventLog
+
+S, I, B, D = pa.string(), pa.int64(), pa.bool_(), pa.float64()
+LEVEL_ORDER = {"L0": 0, "L1": 1, "L2": 2, "R": 3}
+
+
+@dataclass(frozen=True)
+class SealedRun:
+    n: int  # position in the log's index: later runs supersede earlier ones
+    run_id: str
+    events: tuple[Event, ...]
+
+    @property
+    def start(self) -> dict[str, Any]:
+        return self.events[0].attributes if self.is_loop_run else {}
+
+    @property
+    def end(self) -> dict[str, Any]:
+        return self.events[-1].attributes if self.events and self.events[-1].kind == EventKind.RUN_END else {}
+
+    @property
+    def is_loop_run(self) -> bool:
+        """A run with run_start/run_end (L1, L2, R); symptom and store writes are not."""
+        return bool(self.events) and self.events[0].kind == EventKind.RUN_START
+
+    @property
+    def level(self) -> str:
+        return self.events[0].level
+
+
+@dataclass
+class BuildContext:
+    """The sealed log, read once, and what earlier projections produced."""
+
+    runs: list[SealedRun]
+    embedder: Any
+    built: dict[str, pa.Table] = field(default_factory=dict)
+
+    @classmethod
+    def from_log(cls, log_root, embedder) -> "BuildContext":
+        log = EventLog(log_root)
+        runs = [SealedRun(e["n"], e["run_id"], tuple(log.run_events(e["run_id"]))) for e in log.index()]
+        return cls(runs, embedder)
+
+    @property
+    def dim(self) -> int:
+        return int(self.embedder.dim)
+
+    def table(self, name: str) -> pa.Table:
+        return self.built[name]
+
+    def events(self, *kinds: str):
+        for run in self.runs:
+            for e in run.events:
+                if e.kind in kinds:
+                    yield run, e
+
+    @cached_property
+    def current_runs(self) -> set[str]:
+        """The latest sealed loop run per (level, query, stream): the ones lookup should read."""
+        latest: dict[tuple, str] = {}
+        for run in self.runs:
+            if run.is_loop_run:
+                latest[(run.level, run.start.get("query_id", ""), run.start.get("stream_id", ""))] = run.run_id
+        return set(latest.values())
+
+
+# -- the projections ---------------------------------------------------------
+
+def evidence_rows(ctx: BuildContext) -> Rows:
+    """L0 chunks the loop accepted and R chunks: one row per sha, at its first (level, source, position)."""
+    best: dict[str, dict] = {}
+    for _, e in ctx.events(EventKind.EVIDENCE):
+        if e.level not in (Level.L0, Level.R):
+            continue  # at L2 the "evidence" is an L1 memory: it lives in `memory`
+        a = e.attributes
+        row = {"sha": e.sha, "level": e.level, "source": a.get("source", ""), "position": a.get("position", 0),
+               "tokens": a.get("chunk_tokens", 0), "text": e.text}
+        old = best.get(e.sha)
+        if old is None or (row["level"], row["source"], row["position"]) < (old["level"], old["source"], old["position"]):
+            best[e.sha] = row
+    return list(best.values())
+
+
+def memory_rows(ctx: BuildContext) -> Rows:
+    """Every memory version the loop accepted, one row per (sha, run), at its first turn."""
+    rows: dict[tuple, dict] = {}
+    for run, e in ctx.events(EventKind.MEMORY):
+        if (e.sha, run.run_id) in rows:
+            continue
+        a = e.attributes
+        rows[(e.sha, run.run_id)] = {
+            "sha": e.sha, "level": e.level, "query_id": a.get("query_id", run.start.get("query_id", "")),
+            "store": run.start.get("store", ""), "run_id": run.run_id, "turn": e.turn, "tokens": a.get("tokens", 0),
+            "text": e.text, "final": e.sha == run.end.get("final_memory_sha"),
+        }
+    return list(rows.values())
+
+
+def edge_rows(ctx: BuildContext) -> Rows:
+    """Memory → its chunk ('evidence': L0, or an L1 memory at L2) and → the memory it replaced ('previous')."""
+    rows = set()
+    for run, e in ctx.events(EventKind.MEMORY):
+        for i, parent in enumerate(e.parents):
+            rows.add((e.sha, parent, run.run_id, "evidence" if i == 0 else "previous"))
+    return [dict(zip(("child_sha", "parent_sha", "run_id", "kind"), r)) for r in rows]
+
+
+def run_rows(ctx: BuildContext) -> Rows:
+    rows = []
+    for run in ctx.runs:
+        if not run.is_loop_run:
+            continue
+        s, end = run.start, run.end
+        seen, used = end.get("chunks_seen", 0), end.get("chunks_used", 0)
+        rows.append({
+            "run_id": run.run_id, "level": run.level, "query_id": s.get("query_id", ""),
+            "query_text": s.get("query_text", ""), "stream_id": s.get("stream_id", ""),
+            "model_id": run.events[0].model_id, "prompt_template_sha": s.get("prompt_template_sha", ""),
+            "chunks_seen": seen, "chunks_used": used, "final_memory_sha": end.get("final_memory_sha", ""),
+            # R runs index every chunk; they have no gate, so no acceptance rate.
+            "acceptance_rate": None if run.level == Level.R else (used / seen if seen else 0.0),
+            "log_position": run.n, "current": run.run_id in ctx.current_runs,
+        })
+    return rows
+
+
+def gate_rows(ctx: BuildContext) -> Rows:
+    """One row per turn: the gate decision (or the parse failure) and where its chunk came from."""
+    over = {(run.run_id, e.turn) for run, e in ctx.events(EventKind.BUDGET_EXCEEDED)}
+    rows = []
+    for run, e in ctx.events(EventKind.GATE, EventKind.PARSE_FAILED):
+        a = e.attributes
+        rows.append({
+            "run_id": run.run_id, "turn": e.turn, "kind": e.kind, "chunk_sha": e.sha, "source": a.get("source", ""),
+            "position": a.get("position", 0), "update": bool(e.update), "exit": e.exit,
+            "memory_tokens": a.get("memory_tokens"), "attempts": a.get("attempts", 0),
+            "budget_exceeded": (run.run_id, e.turn) in over,
+        })
+    return rows
+
+
+def text_vector_rows(ctx: BuildContext) -> Rows:
+    """A 'text' vector per distinct text lookup should find (see the module docstring for which)."""
+    docs: dict[str, tuple[str, str]] = {}  # sha -> (level, text)
+    current = ctx.current_runs
+    for run, e in ctx.events(EventKind.EVIDENCE):
+        if e.level == Level.R and run.run_id in current:
+            docs.setdefault(e.sha, (Level.R.value, e.text))
+    for run, e in ctx.events(EventKind.MEMORY):
+        if run.run_id in current and e.sha == run.end.get("final_memory_sha"):
+            old = docs.get(e.sha)
+            if old is None or old[0] == Level.R or LEVEL_ORDER[e.level] > LEVEL_ORDER[old[0]]:
+                docs[e.sha] = (e.level, e.text)  # a memory that is also final at L2 is listed once, as L2
+    shas = sorted(docs)
+    vectors = ctx.embedder.embed([docs[s][1] for s in shas]) if shas else []
+    model = ctx.embedder.model_id
+    return [{"sha": s, "level": docs[s][0], "kind": "text", "model_id": model, "text_sha": s, "vector": v}
+            for s, v in zip(shas, vectors)]
+
+
+def none(_ctx: BuildContext) -> Rows:
+    return []
+
+
+PROJECTIONS: list[Projection] = [
+    Projection("evidence", fixed(("sha", S), ("level", S), ("source", S), ("position", I), ("tokens", I), ("text", S)),
+               ("sha",), evidence_rows, "L0 evidence chunks the loop accepted, and R reference chunks"),
+    Projection("memory", fixed(("sha", S), ("level", S), ("query_id", S), ("store", S), ("run_id", S), ("turn", I),
+                               ("tokens", I), ("text", S), ("final", B)),
+               ("sha", "run_id"), memory_rows, "every accepted L1/L2 memory version; final marks a run's last"),
+    Projection("edge", fixed(("child_sha", S), ("parent_sha", S), ("run_id", S), ("kind", S)),
+               ("child_sha", "parent_sha", "run_id", "kind"), edge_rows, "memory lineage: evidence and previous"),
+    Projection("run", fixed(("run_id", S), ("level", S), ("query_id", S), ("query_text", S), ("stream_id", S),
+                            ("model_id", S), ("prompt_template_sha", S), ("chunks_seen", I), ("chunks_used", I),
+                            ("final_memory_sha", S), ("acceptance_rate", D), ("log_position", I), ("current", B)),
+               ("run_id",), run_rows, "one row per sealed run; current marks the latest per (level, query, stream)"),
+    Projection("gate", fixed(("run_id", S), ("turn", I), ("kind", S), ("chunk_sha", S), ("source", S),
+                             ("position", I), ("update", B), ("exit", B), ("memory_tokens", I), ("attempts", I),
+                             ("budget_exceeded", B)),
+               ("run_id", "turn"), gate_rows, "the gate timeline: one row per turn"),
+    Projection("memory_vector", lambda dim: pa.schema([("sha", S), ("level", S), ("kind", S), ("model_id", S),
+                                                       ("text_sha", S), ("vector", vector(dim))]),
+               ("sha", "kind", "text_sha"), text_vector_rows, "embeddings: kind 'text' now, 'symptom' with tool context"),
+    # Filled by the tool-context projections; declared now so readers can rely on them.
+    Projection("symptom", fixed(("memory_sha", S), ("text", S), ("model_id", S), ("prompt_sha", S)),
+               ("memory_sha", "model_id", "prompt_sha"), none, "symptoms an accepted memory would explain"),
+    Projection("failure_signature", fixed(("key", S), ("kind", S), ("tool", S), ("span", S), ("memory_sha", S),
+                                          ("evidence_sha", S)),
+               ("key", "memory_sha", "evidence_sha"), none, "normalised error signatures → the memory they point to"),
+]
+
+
+def projection(name: str) -> Projection:
+    for p in PROJECTIONS:
+        if p.name == name:
+            return p
+    raise KeyError(name)
+
+
+def table_names(projections: Sequence[Projection] = PROJECTIONS) -> tuple[str, ...]:
+    return tuple(p.name for p in projections)

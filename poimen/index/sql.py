@@ -1,0 +1,40 @@
+"""Read-only ad hoc SQL over the projection: only queries run, on a read-only connection."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from poimen.errors import PoimenError
+from poimen.index.lookup import _connect
+
+# COPY ... TO and EXPORT write files even on a read-only database; SET could lift limits.
+ALLOWED = {"SELECT", "EXPLAIN", "PRAGMA"}
+
+
+def run_sql(db_path: Path, query: str) -> list[tuple[list[str], list[tuple]]]:
+    """Run each statement of ``query``; returns (column names, rows) per statement. Writes are refused."""
+    con = _connect(Path(db_path))
+    try:
+        try:
+            statements = con.extract_statements(query)
+        except duckdb.Error as exc:
+            raise PoimenError(f"sql: {str(exc).splitlines()[0]}") from None
+        if not statements:
+            raise PoimenError("sql: no statement given")
+        for s in statements:
+            kind = s.type.name
+            if kind not in ALLOWED:
+                raise PoimenError(f"sql: {kind} statements are refused; `mem sql` is read-only (SELECT, EXPLAIN, PRAGMA)")
+        results = []
+        for s in statements:
+            try:
+                cur = con.execute(s.query)
+                cols = [d[0] for d in cur.description] if cur.description else []
+                results.append((cols, cur.fetchall() if cols else []))
+            except duckdb.Error as exc:
+                raise PoimenError(f"sql: {str(exc).splitlines()[0]}") from None
+        return results
+    finally:
+        con.close()

@@ -1,0 +1,62 @@
+"""Tier R: reference documentation (runbooks, READMEs) chunked and recorded in the log, never run through the loop.
+
+Each document becomes its own sealed run: ``run_start``, one ``evidence`` event
+per chunk at level R, ``run_end``. The run id is a hash of the document's
+source name and chunk shas, so ingesting the same text again writes nothing,
+and an edited document gets a new run that supersedes the old one in lookup.
+R chunks get a text vector but never a symptom projection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from poimen.chunking import iter_chunks, source_id
+from poimen.domain import Chunk, EventKind, Level, sha256_json
+from poimen.log.events import EventDraft
+from poimen.log.store import EventLog
+
+REFERENCE_KIND = "reference"
+
+
+def reference_run_id(source: str, chunks: Sequence[Chunk], max_tokens: int) -> str:
+    return sha256_json({"kind": REFERENCE_KIND, "source": source, "chunks": [c.sha for c in chunks],
+                        "max_tokens": max_tokens})
+
+
+def reference_drafts(source: str, chunks: Sequence[Chunk], max_tokens: int) -> list[EventDraft]:
+    """The events of one reference document's run. ``query_*`` keys are empty: no standing query reads R."""
+    level = str(Level.R)
+    shas = [c.sha for c in chunks]
+    drafts = [EventDraft(kind=EventKind.RUN_START, level=level, attrs={
+        "kind": REFERENCE_KIND, "query_id": "", "query_text": "", "query_sha": "", "store": "",
+        "stream_id": source, "stream_sha": sha256_json(shas), "chunks": len(chunks), "max_tokens": max_tokens,
+    })]
+    for turn, c in enumerate(chunks, start=1):
+        drafts.append(EventDraft(kind=EventKind.EVIDENCE, level=level, turn=turn, sha=c.sha, text=c.text,
+                                 attrs={"source": c.source, "position": c.position, "chunk_tokens": c.tokens}))
+    drafts.append(EventDraft(kind=EventKind.RUN_END, level=level, turn=len(chunks), attrs={
+        "chunks_seen": len(chunks), "chunks_used": len(chunks), "final_memory_sha": "",
+    }))
+    return drafts
+
+
+def ingest_reference(log_root: Path, paths: list[Path], max_tokens: int = 1000, root: Path | None = None) -> list[str]:
+    """Chunk each document and record it as a sealed R run; returns the run ids, written or already there.
+
+    Every file is read and chunked before anything is written, so a bad file
+    (raising ``SourceError`` with its name) leaves the log untouched.
+    """
+    docs = []
+    for path in paths:
+        path = Path(path)
+        chunks = list(iter_chunks(path, max_tokens, root))
+        source = source_id(path, root)
+        docs.append((reference_run_id(source, chunks, max_tokens), source, chunks))
+    log = EventLog(log_root)
+    with log.writer():
+        for run_id, source, chunks in docs:
+            if not log.is_sealed(run_id):
+                log.append_run(run_id, reference_drafts(source, chunks, max_tokens))
+    return [run_id for run_id, _, _ in docs]
