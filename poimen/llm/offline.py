@@ -138,3 +138,6 @@ def register() -> None:
     providers = [p for p in (litellm.custom_provider_map or []) if p.get("provider") != "poimen"]
     litellm.custom_provider_map = providers + [{"provider": "poimen", "custom_handler": handler}]
     _registered = True
+
+# Tasks defined in their own modules register themselves on import.
+from poimen.llm import offline_symptom  # noqa: E402,F401
