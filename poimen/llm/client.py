@@ -51,11 +51,13 @@ class LiteLLMClient:
         api_key_env: str | None = None,
         timeout: float = 120.0,
         num_retries: int = 3,
+        api_key: str | None = None,
     ):
         self.model = model
         self.model_id = model
         self.api_base = api_base
         self.api_key_env = api_key_env
+        self.api_key = api_key  # a resolved secret (e.g. from dg.EnvVar); never logged or recorded
         self.timeout = timeout
         self.num_retries = num_retries
         if model.startswith("poimen/"):
@@ -69,7 +71,9 @@ class LiteLLMClient:
         kwargs = {}
         if self.api_base:
             kwargs["api_base"] = self.api_base
-        if self.api_key_env:
+        if self.api_key:
+            kwargs["api_key"] = self.api_key
+        elif self.api_key_env:
             key = os.environ.get(self.api_key_env)
             if not key:
                 raise ModelUnavailable(f"model {self.model}: environment variable {self.api_key_env} is not set")
