@@ -20,7 +20,8 @@ import pyarrow.parquet as pq
 
 from poimen.domain import canonical_json
 from poimen.errors import PoimenError
-from poimen.index.project import PROJECTIONS, BuildContext
+from poimen.index import project
+from poimen.index.project import BuildContext
 from poimen.index.schema import RowHash, content_hash, create_table_sql, row_hashes, to_table
 from poimen.log.store import EventLog, file_sha256
 
@@ -71,7 +72,7 @@ def build_projections(log_root: Path, db_path: Path, embedder, projections: Sequ
     Only sealed runs are read: an unfinished run is invisible until it seals.
     """
     log_root, db_path = Path(log_root), Path(db_path)
-    projections = list(projections or PROJECTIONS)
+    projections = list(projections or project.PROJECTIONS)  # read at call time: the list may have grown
     ctx = BuildContext.from_log(log_root, embedder)
     out_dir = log_root / PROJECTION_DIR
     out_dir.mkdir(parents=True, exist_ok=True)

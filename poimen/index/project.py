@@ -229,5 +229,5 @@ def projection(name: str) -> Projection:
     raise KeyError(name)
 
 
-def table_names(projections: Sequence[Projection] = PROJECTIONS) -> tuple[str, ...]:
-    return tuple(p.name for p in projections)
+def table_names(projections: Sequence[Projection] | None = None) -> tuple[str, ...]:
+    return tuple(p.name for p in (PROJECTIONS if projections is None else projections))

@@ -1,0 +1,97 @@
+"""A small real event log for the index tests: L1 over two sources, L2 over the L1 memories, two runbooks as R.
+
+The scripted model decides from the chunk alone (never from call order), so the
+runs are deterministic however the runner interleaves them.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from helpers import reply
+
+from poimen.core import RunRequest, run_loops
+from poimen.embedding import HashEmbedder
+from poimen.index import build_projections, default_db, write_manifest
+from poimen.llm.client import ScriptedClient
+from poimen.reference import ingest_reference
+
+FACTS = {
+    "413": "Uploads failed with HTTP 413 Request Entity Too Large: the ingress body limit was 10k.",
+    "proxy-body-size": "Raising nginx.ingress.kubernetes.io/proxy-body-size to 50m fixed the uploads.",
+    "OOMKilled": "payments-worker pods were OOMKilled (exit code 137) after batch size 5000.",
+    "batch size 500": "Setting batch size 500 mitigated the OOMKilled workers.",
+}
+
+INCIDENT_LOG = """\
+2026-11-13T09:10:01Z deploy ingress chart 4.2 rolled out
+2026-11-13T09:14:07Z upload-api POST /v1/files 413 Request Entity Too Large
+2026-11-13T09:20:00Z on-call paged, looking at ingress annotations
+2026-11-13T09:43:12Z applied proxy-body-size 50m annotation, uploads recover
+2026-11-13T10:00:00Z all quiet, nothing to report
+"""
+
+WORKER_NOTES = """\
+# Night of the settlement job
+
+The nightly settlement started at 02:00 as usual.
+
+Pods of payments-worker restarted: OOMKilled, exit code 137.
+
+We rolled out batch size 500 at 02:36 and the restarts stopped.
+
+Lunch was pizza.
+"""
+
+RUNBOOK = """\
+# Runbook: ingress limits
+
+If uploads fail with 413, check the proxy-body-size annotation on the ingress.
+
+Raise it with kubectl annotate ingress upload-api nginx.ingress.kubernetes.io/proxy-body-size=50m.
+"""
+
+QUERIES = """\
+queries:
+  - id: root-causes
+    text: "What caused each failure, and how was it fixed?"
+    store: semantic
+"""
+
+
+def gate(system: str, user: str) -> str:
+    chunk = re.search(r"<chunk>\n(.*)\n</chunk>", user, re.S).group(1)
+    memory = re.search(r"<memory>\n(.*)\n</memory>", user, re.S).group(1)
+    new = [fact for key, fact in FACTS.items() if key in chunk and fact not in memory]
+    if not new:
+        return reply("no")
+    return reply("yes", "\n".join(([memory] if memory else []) + new))
+
+
+def make_log(root: Path) -> Path:
+    """Write the sources, run L1 and L2 with the scripted model, ingest the runbook; returns the log root."""
+    src = root / "sources"
+    src.mkdir(parents=True)
+    (src / "incident.log").write_text(INCIDENT_LOG)
+    (src / "worker-notes.md").write_text(WORKER_NOTES)
+    (root / "queries.yaml").write_text(QUERIES)
+    (root / "runbook-ingress.md").write_text(RUNBOOK)
+    log = root / "log"
+    client = ScriptedClient([gate], repeat_last=True)
+    base = dict(root=log, queries=root / "queries.yaml", chunk_tokens=32, concurrency=2)
+    assert run_loops(RunRequest(sources=sorted(src.iterdir()), **base), client).ok
+    assert run_loops(RunRequest(level="L2", **base), client).ok
+    ingest_reference(log, [root / "runbook-ingress.md"], max_tokens=40)
+    return log
+
+
+def built(root: Path, template: Path, embedder=None) -> tuple[Path, Path]:
+    """A private copy of the template log, built and recorded in its manifest; returns (log, db)."""
+    log = root / "log"
+    shutil.copytree(template, log)
+    db = default_db(log)
+    stats = build_projections(log, db, embedder or HashEmbedder(64))
+    write_manifest(log, stats, stats.row_hashes)
+    return log, db
