@@ -100,6 +100,7 @@ class Memory:
         self.root = Path(root) if root else default_root()
         self.db_path = Path(db_path) if db_path else proj.default_db(self.root)
         self.log = EventLog(self.root)
+        self.projection = proj.StoreProjection.for_log(self.root)
         self.archive = archive or NoArchive()
         self.router = Router(client or model_client(model))
         self.clock = clock or utc_now
@@ -108,17 +109,15 @@ class Memory:
     # -- plumbing ------------------------------------------------------------
     @contextmanager
     def _read(self) -> Iterator[Any]:
-        with proj.open_projection(self.db_path) as con:
-            proj.catch_up(con, self.log)
+        with self.projection.session() as con:
             yield con
 
     def _write(self, build: Callable[[Any], StoreWrite]) -> tuple[StoreWrite, Event]:
         """Build the write from the current state and seal it, all under the writer lock (no lost update)."""
-        with writer_lock(self.log, self.wait), proj.open_projection(self.db_path) as con:
-            proj.catch_up(con, self.log)
+        with writer_lock(self.log, self.wait), self.projection.session() as con:
             write = build(con)
             event = append_write(self.log, write)
-            proj.catch_up(con, self.log)
+            self.projection.refresh()
         return write, event
 
     def _block(self, con: Any, label: str) -> Block:
@@ -230,7 +229,8 @@ class Memory:
         return Item(store, write.sha, write.text, write.ts, source)
 
     def rebuild(self) -> proj.RebuildReport:
-        """Drop the store projection and replay it from the log (all namespaces share the projection file)."""
+        """Replay the stores from the log into the projection file ``db_path`` (every namespace) and report
+        stores whose content differs from what the file held."""
         return proj.rebuild(self.root, self.db_path)
 
     # -- tools ---------------------------------------------------------------

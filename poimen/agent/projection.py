@@ -1,4 +1,4 @@
-"""The typed stores as a DuckDB projection of the event log, kept current by replaying new segments.
+"""The typed stores as a DuckDB projection of the event log, caught up by replaying new segments.
 
 Tables (every row carries its namespace; every read filters on it)::
 
@@ -6,20 +6,22 @@ Tables (every row carries its namespace; every read filters on it)::
     store_item     namespace, store, pos, sha, text, ts, source, event_hash      (facts, events, rules)
     store_applied  entries, head    how much of the log index has been replayed, and its last entry hash
 
-``catch_up`` replays the index entries not yet applied, in index order; a full
-rebuild is the same replay from an empty database, so an incrementally kept
-projection and a rebuilt one hold the same rows. ``dump`` spells each store's
-rows as canonical JSON lines: the bytes a rebuild must reproduce.
-
-DuckDB lets one process at a time open a file for writing, so the projection
-is opened per operation under an advisory file lock (``<db>.lock``); the CLI,
-an MCP server and a Python agent can share one store folder.
+Each process keeps one in-memory replica per log (``StoreProjection.for_log``):
+built by replaying the log's store writes on first use, then caught up from
+the index before every read and after every write, so a write is read back at
+once and writes from other processes (the CLI beside an MCP server) show up
+on the next call. The log is the only thing processes share; no database file
+is ever opened by two of them. ``rebuild`` replays the log into a DuckDB file
+(``<root>/projections/stores.duckdb`` by default) for SQL readers and compares
+it with what that file held before. Replay is one fold in index order, so an
+incrementally kept replica and a rebuilt one hold the same rows; ``dump``
+spells each store's rows as canonical JSON lines, the bytes a rebuild must
+reproduce.
 """
 
 from __future__ import annotations
 
-import fcntl
-import time
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -50,28 +52,54 @@ def default_db(root: str | Path) -> Path:
     return Path(root) / "projections" / "stores.duckdb"
 
 
-@contextmanager
-def open_projection(db_path: str | Path, timeout: float = 30.0) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A connection to the store projection, held under its file lock for the length of the block."""
-    db_path = Path(db_path)
-    db_path.parent.mkdir(parents=True, exist_ok=True)
-    with (db_path.parent / f"{db_path.name}.lock").open("a") as lock:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"{db_path}: store projection stayed locked for {timeout:.0f}s") from None
-                time.sleep(0.02)
-        con = duckdb.connect(str(db_path))
+def connect(db_path: str | Path | None = None) -> duckdb.DuckDBPyConnection:
+    """A connection with the store tables: in memory, or the given DuckDB file."""
+    if db_path:
+        Path(db_path).parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(db_path) if db_path else ":memory:")
+    for statement in SCHEMA:
+        con.execute(statement)
+    return con
+
+
+class StoreProjection:
+    """The in-memory store replica of one log in this process; ``session()`` serialises threads."""
+
+    _shared: dict[Path, "StoreProjection"] = {}
+    _shared_lock = threading.Lock()
+
+    def __init__(self, log: EventLog):
+        self.log = log
+        self.con = connect()
+        self.lock = threading.RLock()
+        self._stamp: tuple[int, int] | None = None
+
+    @classmethod
+    def for_log(cls, root: str | Path) -> "StoreProjection":
+        key = Path(root).resolve()
+        with cls._shared_lock:
+            if key not in cls._shared:
+                cls._shared[key] = cls(EventLog(key))
+            return cls._shared[key]
+
+    def refresh(self) -> int:
+        """Catch up with the log unless its index is unchanged since the last look."""
         try:
-            for statement in SCHEMA:
-                con.execute(statement)
-            yield con
-        finally:
-            con.close()
+            st = self.log.index_path.stat()
+            stamp = (st.st_size, st.st_mtime_ns)
+        except FileNotFoundError:
+            stamp = (0, 0)
+        if stamp == self._stamp:
+            return 0
+        applied = catch_up(self.con, self.log)
+        self._stamp = stamp
+        return applied
+
+    @contextmanager
+    def session(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with self.lock:
+            self.refresh()
+            yield self.con
 
 
 def _state(con: duckdb.DuckDBPyConnection) -> tuple[int, str]:
@@ -107,14 +135,13 @@ def catch_up(con: duckdb.DuckDBPyConnection, log: EventLog) -> int:
     if applied == len(entries):
         return 0
     count = 0
+    writes = [e for e in entries[applied:] if e["run_id"].startswith(RUN_PREFIX)]
     con.execute("BEGIN TRANSACTION")
     try:
-        for entry in entries[applied:]:
-            if entry["run_id"].startswith(RUN_PREFIX):
-                for event in log.run_events(entry["run_id"]):
-                    if event.kind == EventKind.STORE_WRITE:
-                        apply(con, event, int(entry["n"]))
-                        count += 1
+        for pos, event in _read_writes(con, log, writes):
+            if event.kind == EventKind.STORE_WRITE:
+                apply(con, event, pos)
+                count += 1
         con.execute("DELETE FROM store_applied")
         con.execute("INSERT INTO store_applied VALUES (1, ?, ?)", [len(entries), entries[-1]["hash"]])
         con.execute("COMMIT")
@@ -122,6 +149,21 @@ def catch_up(con: duckdb.DuckDBPyConnection, log: EventLog) -> int:
         con.execute("ROLLBACK")
         raise
     return count
+
+
+def _read_writes(con: duckdb.DuckDBPyConnection, log: EventLog, entries: list[dict]) -> Iterator[tuple[int, Event]]:
+    """The events of the given index entries in index order; many segments are read in one parquet scan."""
+    if len(entries) < 16:
+        for entry in entries:
+            for event in log.run_events(entry["run_id"]):
+                yield int(entry["n"]), event
+        return
+    pos = {str((log.root / e["file"]).resolve()): int(e["n"]) for e in entries}
+    cur = con.execute("SELECT * FROM read_parquet(?, filename = true)", [list(pos)])
+    cols = [d[0] for d in cur.description]
+    rows = sorted((dict(zip(cols, r)) for r in cur.fetchall()), key=lambda r: (pos[str(Path(r["filename"]).resolve())], r["seq"]))
+    for row in rows:
+        yield pos[str(Path(row["filename"]).resolve())], Event.from_row(row)
 
 
 def reset(con: duckdb.DuckDBPyConnection) -> None:
@@ -158,14 +200,24 @@ class RebuildReport:
 
 
 def rebuild(log_root: str | Path, db_path: str | Path) -> RebuildReport:
-    """Drop the store projection and replay it from the log; report stores whose content hash changed."""
+    """Replay the log into the DuckDB file at ``db_path`` from empty; report stores whose content changed."""
     log = EventLog(log_root)
-    with open_projection(db_path) as con:
+    con = connect(db_path)
+    try:
         before = {s: sha256_text(b.decode()) for s, b in dump(con).items()}
         reset(con)
         events = catch_up(con, log)
         after = {s: sha256_text(b.decode()) for s, b in dump(con).items()}
+    finally:
+        con.close()
     return RebuildReport(events, before, after)
+
+
+def replay(log_root: str | Path) -> duckdb.DuckDBPyConnection:
+    """A fresh in-memory projection of the log (for checks: compare its ``dump`` with a live one)."""
+    con = connect()
+    catch_up(con, EventLog(log_root))
+    return con
 
 
 def block_rows(con: duckdb.DuckDBPyConnection, namespace: str) -> dict[str, tuple[str, str, str, int, str]]:

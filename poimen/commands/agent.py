@@ -1,0 +1,170 @@
+"""``mem remember | blocks | recall | tool | tools | compose | stores | serve``: typed memory from the shell.
+
+A thin layer over ``poimen.agent.Memory``: parse options, call, print. The
+namespace is ``--ns``, else ``$POIMEN_NAMESPACE``, else ``default``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+NsOpt = typer.Option(None, "--ns", help="Namespace (user or agent id; default $POIMEN_NAMESPACE or 'default').")
+LogOpt = typer.Option(None, "--log", help="Event log folder (default: $POIMEN_HOME or ./.poimen).")
+ArchiveOpt = typer.Option(None, "--archive", help="Archival tier: 'index:PATH' (the lookup's DuckDB), or "
+                          "'module:callable' returning an object with search(query, k). Default: the index "
+                          "beside the log if it exists, else none.")
+
+
+def _memory(ns: Optional[str], log: Optional[Path], archive: Optional[str] = None):
+    from poimen.agent.facade import Memory
+    from poimen.cli import fail
+    from poimen.log.store import default_root
+    from poimen.agent.stores import MemoryRefused
+
+    root = Path(log) if log else default_root()
+    try:
+        return Memory(ns or os.environ.get("POIMEN_NAMESPACE") or "default", root=root, archive=_archive(archive, root))
+    except (MemoryRefused, ValueError, ImportError) as exc:
+        fail(str(exc))
+
+
+def _archive(spec: Optional[str], root: Path):
+    from poimen.agent.archive import IndexArchive, load_factory
+
+    if spec:
+        return IndexArchive(Path(spec[len("index:"):])) if spec.startswith("index:") else load_factory(spec)
+    try:
+        from poimen.index import default_db
+    except ImportError:
+        return None
+    path = Path(default_db(root))
+    return IndexArchive(path) if path.exists() else None
+
+
+def register(app: typer.Typer) -> None:
+    from poimen.cli import err, fail, out
+
+    @app.command()
+    def remember(text: str = typer.Argument(..., help="The item to file."), ns: Optional[str] = NsOpt,
+                 log: Optional[Path] = LogOpt) -> None:
+        """File an item in exactly one typed store and print the store the router chose.
+
+        Example: mem remember --ns dana "Hi, I'm Dana and I prefer email contact."
+        """
+        from poimen.agent.stores import MemoryRefused
+
+        try:
+            r = _memory(ns, log).remember(text)
+        except MemoryRefused as exc:
+            fail(str(exc))
+        out.print(r.store, highlight=False)
+        err.print(f"{r.where} sha:{r.sha[:12]} ({r.route.by}: {r.route.reason})", highlight=False)
+
+    @app.command()
+    def blocks(ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt) -> None:
+        """Print the core blocks (always in context) with their store, version and sha.
+
+        Example: mem blocks --ns dana
+        """
+        for b in _memory(ns, log).blocks().values():
+            out.print(f"{b.label} ({b.store}, v{b.version}, sha:{b.sha[:12] or '-'}): {b.text!r}", highlight=False)
+
+    @app.command()
+    def recall(ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt,
+               n: int = typer.Option(5, "-n", min=1, help="How many events."),
+               page: int = typer.Option(0, min=0, help="0: the newest n; 1: the n before those.")) -> None:
+        """Print recent episodic memories, newest first.
+
+        Example: mem recall --ns dana -n 3
+        """
+        items = _memory(ns, log).recall(n, page)
+        for i in items:
+            out.print(f"{i.ts}  sha:{i.sha[:12]}  {i.text}", highlight=False)
+        if not items:
+            err.print("no episodic memories", highlight=False)
+
+    @app.command()
+    def tool(name: str = typer.Argument(..., help="memory_append, memory_replace, recall, archival_search or remember."),
+             json_args: str = typer.Argument("{}", metavar="JSON_ARGS", help="The arguments as a JSON object."),
+             ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt, archive: Optional[str] = ArchiveOpt) -> None:
+        """Run one memory tool call and print its observation ([error] ... for a bad call, exit status 1).
+
+        Example: mem tool --ns dana memory_replace '{"block": "user_profile", "old": "prefers email", "new": "prefers phone"}'
+        """
+        observation = _memory(ns, log, archive).call(name, json_args)
+        out.print(observation, highlight=False, markup=False, soft_wrap=True)
+        if observation.startswith("[error]"):
+            raise typer.Exit(1)
+
+    @app.command()
+    def tools(fmt: str = typer.Option("openai", "--format", help="openai (tools= list) or mcp (name, inputSchema).")) -> None:
+        """Print the memory tools' JSON schemas.
+
+        Example: mem tools --format openai > tools.json
+        """
+        from poimen.agent.tools import TOOLS, openai_tools
+
+        if fmt == "openai":
+            data = openai_tools()
+        elif fmt == "mcp":
+            data = [{"name": t["name"], "description": t["description"], "inputSchema": t["parameters"]} for t in TOOLS]
+        else:
+            fail(f"--format {fmt}: expected openai or mcp")
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+
+    @app.command()
+    def compose(query: str = typer.Argument(..., help="What the agent is about to answer."),
+                ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt, archive: Optional[str] = ArchiveOpt,
+                budget: int = typer.Option(1000, min=1, help="Token budget of the context block.")) -> None:
+        """Print the context block for a query: core blocks, then the most relevant memories within a budget.
+
+        Example: mem compose --ns dana "refund for ORD-3300 returned after the window"
+        """
+        ctx = _memory(ns, log, archive).compose(query, budget)
+        out.print(ctx.text, highlight=False, markup=False, soft_wrap=True)
+        err.print(f"{len(ctx.lines)} lines, {ctx.tokens} tokens (budget {budget}), {len(ctx.dropped)} left out",
+                  highlight=False)
+
+    @app.command("stores")
+    def stores(action: str = typer.Argument(..., help="rebuild (replay the stores from the log) or import "
+                                            "(copy final pipeline memories into --ns)."),
+               ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt,
+               queries: Optional[Path] = typer.Option(None, help="queries.yaml naming each query's store (import).")) -> None:
+        """Rebuild the typed stores from the log, or import pipeline memories into them.
+
+        Example: mem stores rebuild
+        """
+        memory = _memory(ns, log)
+        if action == "rebuild":
+            report = memory.rebuild()
+            for store in report.differing:
+                err.print(f"differs after rebuild: {store}", highlight=False)
+            out.print(f"{'ok' if report.ok else 'changed'}: {report.events} store writes replayed", highlight=False)
+            if not report.ok:
+                raise typer.Exit(1)
+        elif action == "import":
+            from poimen.agent.pipeline import import_pipeline
+
+            for i in import_pipeline(memory, queries):
+                out.print(f"{'skip' if i.skipped else 'add '} {i.level} {i.query_id} -> {i.store} sha:{i.sha[:12]}",
+                          highlight=False)
+        else:
+            fail(f"stores {action}: expected rebuild or import")
+
+    @app.command()
+    def serve(mcp: bool = typer.Option(False, "--mcp", help="Serve the memory tools over MCP on stdio."),
+              ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt, archive: Optional[str] = ArchiveOpt) -> None:
+        """Serve the memory tools of one namespace to an agent host.
+
+        Example: mem serve --mcp --ns dana
+        """
+        if not mcp:
+            fail("choose a transport: --mcp (stdio)")
+        from poimen.agent.mcp_server import run
+
+        run(_memory(ns, log, archive))
