@@ -1,0 +1,11 @@
+"""The Dagster assets of poimen, one module per stage; bodies stay thin and call the framework-free core."""
+
+from assets.checks import CHECKS
+from assets.chunks import chunks
+from assets.index import memory_index
+from assets.memories import l1_memories, l2_memories
+from assets.reference import reference_docs
+
+ASSETS = [chunks, reference_docs, l1_memories, l2_memories, memory_index]
+
+__all__ = ["ASSETS", "CHECKS", "chunks", "l1_memories", "l2_memories", "memory_index", "reference_docs"]

@@ -1,0 +1,132 @@
+"""Asset checks: thin wrappers over pure validators of the log and the index (the validators are tested directly)."""
+
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import dagster as dg
+from dagster_duckdb import DuckDBResource
+
+from assets.index import memory_index
+from assets.memories import l1_memories, l2_memories
+from poimen.domain import EventKind, Level
+from poimen.index import rebuild
+from poimen.index.rebuild import RebuildReport
+from poimen.log.events import Event
+from poimen.log.store import EventLog
+from poimen.log.verify import VerifyReport, verify
+from poimen.timeline import markdown_table
+from poimen.tokens import count_tokens
+from resources import EmbedderResource, EventLogResource
+
+ACCEPTANCE_LIMIT = 0.30
+LISTED = 50
+
+
+@dataclass
+class Verdict:
+    """A validator's answer in plain data; multi-line strings in ``metadata`` are markdown."""
+
+    passed: bool
+    description: str
+    metadata: dict = field(default_factory=dict)
+
+
+def log_integrity(report: VerifyReport) -> Verdict:
+    """The log verifies as `mem verify` would: chain, parents, shas, every run sealed or resumable."""
+    meta = {"sealed_runs": report.sealed_runs, "resumable_runs": report.resumable_runs, "events": report.events}
+    if report.ok:
+        return Verdict(True, f"{report.sealed_runs} sealed runs, {report.events} events verify", meta)
+    return Verdict(False, f"first bad event: {report.first}", {**meta, "problems": len(report.problems)})
+
+
+def acceptance_within(runs: Iterable[list[Event]], limit: float = ACCEPTANCE_LIMIT) -> Verdict:
+    """Gates opened over chunks seen in the latest run of each (query, stream): a gate open on most chunks is not gating."""
+    latest: dict[tuple[str, str], dict] = {}
+    for events in runs:
+        start, end = events[0].attributes, events[-1].attributes
+        latest[(start.get("query_id", ""), start.get("stream_id", ""))] = end
+    per_query: dict[str, list[int]] = {}
+    for (query_id, _), end in latest.items():
+        counts = per_query.setdefault(query_id, [0, 0])
+        counts[0] += end.get("chunks_used", 0)
+        counts[1] += end.get("chunks_seen", 0)
+    used = sum(u for u, _ in per_query.values())
+    seen = sum(n for _, n in per_query.values())
+    rate = used / seen if seen else 0.0
+    rows = [{"query": q, "opened": u, "chunks": n, "rate": f"{u / n:.0%}" if n else "-"} for q, (u, n) in sorted(per_query.items())]
+    return Verdict(rate < limit, f"acceptance {rate:.1%} ({used}/{seen} chunks) against a limit of {limit:.0%}",
+                   {"acceptance_rate": round(rate, 4), "gates_opened": used, "chunks": seen,
+                    "per_query": markdown_table(rows) + "\n"})
+
+
+def memories_within_budget(runs: Iterable[list[Event]]) -> Verdict:
+    """Every stored memory fits the budget its run was given (recounted from the text, not taken from attrs)."""
+    over, checked, retained = [], 0, 0
+    for events in runs:
+        if not events or events[0].kind != EventKind.RUN_START:
+            continue
+        budget = events[0].attributes.get("config", {}).get("memory_budget", 0)
+        for e in events:
+            retained += e.kind == EventKind.BUDGET_EXCEEDED
+            if e.kind == EventKind.MEMORY:
+                checked += 1
+                tokens = count_tokens(e.text)
+                if tokens > budget:
+                    over.append({"run": e.run_id[:16], "turn": e.turn, "sha": e.sha[:16], "tokens": tokens, "budget": budget})
+    meta = {"memories": checked, "over_budget": len(over), "candidates_retained_over_budget": retained}
+    if over:
+        meta["rows"] = markdown_table(over[:LISTED])
+    return Verdict(not over, f"{len(over)} of {checked} memories over budget", meta)
+
+
+def rebuild_matches(report: RebuildReport) -> Verdict:
+    """A rebuild from the log reproduces every stored table hash and Parquet file; differing rows are named."""
+    rows = [{"table": t, "key": k, "what": w} for t, k, w in report.differing_rows]
+    meta = {"tables": len(report.tables), "differing_rows": len(rows),
+            "report": f"```\n{report}\n```"}
+    if rows:
+        meta["rows"] = markdown_table(rows[:LISTED])
+    first = "; ".join(f"{t} {k}: {w}" for t, k, w in report.differing_rows[:3])
+    return Verdict(report.ok, "rebuild matches the manifest" if report.ok else f"rebuild differs: {first or report.notes}", meta)
+
+
+def _result(verdict: Verdict, severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR) -> dg.AssetCheckResult:
+    metadata = {k: dg.MetadataValue.md(v) if isinstance(v, str) and "\n" in v else v for k, v in verdict.metadata.items()}
+    return dg.AssetCheckResult(passed=verdict.passed, severity=severity, description=verdict.description, metadata=metadata)
+
+
+def _level_runs(log: EventLog, level: str) -> list[list[Event]]:
+    """The sealed loop runs of one level, in log order (so the last run of a (query, stream) is its latest)."""
+    return [events for run_id in log.sealed_run_ids()
+            if (events := log.run_events(run_id)) and events[0].kind == EventKind.RUN_START and events[0].level == level
+            and events[-1].kind == EventKind.RUN_END]
+
+
+@dg.asset_check(asset=l1_memories, description="L1 gates open on under 30% of chunks (warn).")
+def l1_acceptance_rate(event_log: EventLogResource) -> dg.AssetCheckResult:
+    return _result(acceptance_within(_level_runs(event_log.log(), Level.L1.value)), dg.AssetCheckSeverity.WARN)
+
+
+@dg.asset_check(asset=l1_memories, description="No L1 memory is over its run's token budget.")
+def l1_memory_budget(event_log: EventLogResource) -> dg.AssetCheckResult:
+    return _result(memories_within_budget(_level_runs(event_log.log(), Level.L1.value)))
+
+
+@dg.asset_check(asset=l2_memories, description="No L2 memory is over its run's token budget.")
+def l2_memory_budget(event_log: EventLogResource) -> dg.AssetCheckResult:
+    return _result(memories_within_budget(_level_runs(event_log.log(), Level.L2.value)))
+
+
+@dg.asset_check(asset=memory_index, description="The event log verifies (the same check as `mem verify`).")
+def log_integrity_check(event_log: EventLogResource) -> dg.AssetCheckResult:
+    return _result(log_integrity(verify(event_log.path)))
+
+
+@dg.asset_check(asset=memory_index, description="Rebuilding every projection from the log matches the stored hashes.")
+def rebuild_hashes_match(event_log: EventLogResource, embedder: EmbedderResource, duckdb: DuckDBResource) -> dg.AssetCheckResult:
+    return _result(rebuild_matches(rebuild(event_log.path, Path(duckdb.database), embedder.get_embedder())))
+
+
+CHECKS = [l1_acceptance_rate, l1_memory_budget, l2_memory_budget, log_integrity_check, rebuild_hashes_match]

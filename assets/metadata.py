@@ -1,0 +1,107 @@
+"""Materialization metadata read back from the log: counts, acceptance, memory sizes, model and prompt ids, timelines.
+
+Plain functions over the event log (no Dagster here), so the asset checks and
+the tests call exactly what the assets report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from poimen.domain import EventKind, sha256_json
+from poimen.log.events import Event
+from poimen.log.store import EventLog
+from poimen.loop import RunOutcome
+from poimen.timeline import markdown_table, turn_rows
+from poimen.tokens import count_tokens
+
+TIMELINE_ROWS = 400  # past this a UI table stops being readable; the log keeps everything
+
+
+@dataclass
+class RunStats:
+    """What a set of sealed runs holds, in the terms the issue asks every materialization to report."""
+
+    runs: int = 0
+    events: int = 0
+    chunks_seen: int = 0
+    gates_opened: int = 0
+    memories: int = 0
+    memory_tokens: list[int] = field(default_factory=list)
+    model_ids: set[str] = field(default_factory=set)
+    prompt_shas: set[str] = field(default_factory=set)
+    content_hash: str = ""
+
+    @property
+    def acceptance_rate(self) -> float:
+        return self.gates_opened / self.chunks_seen if self.chunks_seen else 0.0
+
+    def as_metadata(self) -> dict:
+        tokens = self.memory_tokens or [0]
+        return {
+            "runs": self.runs,
+            "rows": self.events,
+            "chunks": self.chunks_seen,
+            "gates_opened": self.gates_opened,
+            "acceptance_rate": round(self.acceptance_rate, 4),
+            "memory_tokens_max": max(tokens),
+            "memory_tokens_mean": round(sum(tokens) / len(tokens), 1),
+            "model_id": ", ".join(sorted(self.model_ids)) or "-",
+            "prompt_shas": ", ".join(sorted(self.prompt_shas)) or "-",
+            "content_hash": self.content_hash,
+        }
+
+
+def sealed_events(log: EventLog, run_ids: Iterable[str]) -> dict[str, list[Event]]:
+    sealed = set(log.sealed_run_ids())
+    return {r: log.run_events(r) for r in run_ids if r in sealed}
+
+
+def run_stats(runs: dict[str, list[Event]]) -> RunStats:
+    """Acceptance is gates opened over chunks seen; memory tokens are those of each run's final memory."""
+    stats = RunStats(runs=len(runs))
+    for events in runs.values():
+        stats.events += len(events)
+        for e in events:
+            if e.model_id:
+                stats.model_ids.add(e.model_id)
+            if e.kind == EventKind.RUN_START:
+                stats.prompt_shas.add(e.attributes.get("prompt_template_sha", ""))
+            elif e.kind in (EventKind.GATE, EventKind.PARSE_FAILED):
+                stats.chunks_seen += 1
+                stats.gates_opened += bool(e.update)
+            elif e.kind == EventKind.MEMORY:
+                stats.memories += 1
+        end = events[-1] if events else None
+        if end is not None and end.kind == EventKind.RUN_END and end.text:
+            stats.memory_tokens.append(count_tokens(end.text))
+    stats.prompt_shas.discard("")
+    stats.content_hash = sha256_json(sorted([r, ev[-1].hash if ev else ""] for r, ev in runs.items()))
+    return stats
+
+
+def outcome_counts(outcomes: Sequence[RunOutcome]) -> dict[str, int]:
+    """Runs sealed by this materialization versus runs found already sealed (same run id) and skipped."""
+    return {"runs_new": sum(o.status == "sealed" for o in outcomes),
+            "runs_skipped": sum(o.status == "skipped" for o in outcomes)}
+
+
+def gate_timeline(runs: dict[str, list[Event]], limit: int = TIMELINE_ROWS) -> str:
+    """One markdown table per run (query × stream), turn by turn: chunk, gate, exit, memory size, notes."""
+    parts, shown = [], 0
+    ordered = sorted(runs.items(), key=lambda kv: _title(kv[1]))
+    for run_id, events in ordered:
+        rows = turn_rows(events)
+        if shown + len(rows) > limit:
+            parts.append(f"_{len(ordered) - len(parts)} more runs not shown; `mem log show --run <id>` prints any run._")
+            break
+        shown += len(rows)
+        parts.append(f"**{_title(events)}** — run `{run_id[:16]}`\n\n"
+                     + markdown_table(rows, ["turn", "chunk", "gate", "exit", "memory_tokens", "note"]))
+    return "\n\n".join(parts) or "(no runs)"
+
+
+def _title(events: list[Event]) -> str:
+    a = events[0].attributes if events else {}
+    return f"{a.get('query_id', '?')} × {a.get('stream_id', '?')}"
