@@ -49,6 +49,10 @@ def _archive(spec: Optional[str], root: Path):
 def register(app: typer.Typer) -> None:
     from poimen.cli import err, fail, out
 
+    def say(text: str, to=None) -> None:
+        """Memory text verbatim: no rich markup (it holds [store/...] tags), no wrapping."""
+        (to or out).print(text, highlight=False, markup=False, soft_wrap=True)
+
     @app.command()
     def remember(text: str = typer.Argument(..., help="The item to file."), ns: Optional[str] = NsOpt,
                  log: Optional[Path] = LogOpt) -> None:
@@ -62,8 +66,8 @@ def register(app: typer.Typer) -> None:
             r = _memory(ns, log).remember(text)
         except MemoryRefused as exc:
             fail(str(exc))
-        out.print(r.store, highlight=False)
-        err.print(f"{r.where} sha:{r.sha[:12]} ({r.route.by}: {r.route.reason})", highlight=False)
+        say(r.store)
+        say(f"{r.where} sha:{r.sha[:12]} ({r.route.by}: {r.route.reason})", err)
 
     @app.command()
     def blocks(ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt) -> None:
@@ -72,7 +76,7 @@ def register(app: typer.Typer) -> None:
         Example: mem blocks --ns dana
         """
         for b in _memory(ns, log).blocks().values():
-            out.print(f"{b.label} ({b.store}, v{b.version}, sha:{b.sha[:12] or '-'}): {b.text!r}", highlight=False)
+            say(f"{b.label} ({b.store}, v{b.version}, sha:{b.sha[:12] or '-'}): {b.text!r}")
 
     @app.command()
     def recall(ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt,
@@ -84,9 +88,9 @@ def register(app: typer.Typer) -> None:
         """
         items = _memory(ns, log).recall(n, page)
         for i in items:
-            out.print(f"{i.ts}  sha:{i.sha[:12]}  {i.text}", highlight=False)
+            say(f"{i.ts}  sha:{i.sha[:12]}  {i.text}")
         if not items:
-            err.print("no episodic memories", highlight=False)
+            say("no episodic memories", err)
 
     @app.command()
     def tool(name: str = typer.Argument(..., help="memory_append, memory_replace, recall, archival_search or remember."),
@@ -97,7 +101,7 @@ def register(app: typer.Typer) -> None:
         Example: mem tool --ns dana memory_replace '{"block": "user_profile", "old": "prefers email", "new": "prefers phone"}'
         """
         observation = _memory(ns, log, archive).call(name, json_args)
-        out.print(observation, highlight=False, markup=False, soft_wrap=True)
+        say(observation)
         if observation.startswith("[error]"):
             raise typer.Exit(1)
 
@@ -126,9 +130,8 @@ def register(app: typer.Typer) -> None:
         Example: mem compose --ns dana "refund for ORD-3300 returned after the window"
         """
         ctx = _memory(ns, log, archive).compose(query, budget)
-        out.print(ctx.text, highlight=False, markup=False, soft_wrap=True)
-        err.print(f"{len(ctx.lines)} lines, {ctx.tokens} tokens (budget {budget}), {len(ctx.dropped)} left out",
-                  highlight=False)
+        say(ctx.text)
+        say(f"{len(ctx.lines)} lines, {ctx.tokens} tokens (budget {budget}), {len(ctx.dropped)} left out", err)
 
     @app.command("stores")
     def stores(action: str = typer.Argument(..., help="rebuild (replay the stores from the log) or import "
@@ -143,16 +146,15 @@ def register(app: typer.Typer) -> None:
         if action == "rebuild":
             report = memory.rebuild()
             for store in report.differing:
-                err.print(f"differs after rebuild: {store}", highlight=False)
-            out.print(f"{'ok' if report.ok else 'changed'}: {report.events} store writes replayed", highlight=False)
+                say(f"differs after rebuild: {store}", err)
+            say(f"{'ok' if report.ok else 'changed'}: {report.events} store writes replayed")
             if not report.ok:
                 raise typer.Exit(1)
         elif action == "import":
             from poimen.agent.pipeline import import_pipeline
 
             for i in import_pipeline(memory, queries):
-                out.print(f"{'skip' if i.skipped else 'add '} {i.level} {i.query_id} -> {i.store} sha:{i.sha[:12]}",
-                          highlight=False)
+                say(f"{'skip' if i.skipped else 'add '} {i.level} {i.query_id} -> {i.store} sha:{i.sha[:12]}")
         else:
             fail(f"stores {action}: expected rebuild or import")
 
