@@ -134,7 +134,11 @@ class RunJournal:
 
     def seal(self, drafts: list[EventDraft]) -> list[Event]:
         """Append the closing events, write the immutable segment, index it, drop the journal."""
-        closing = self.append(drafts)
+        if self.events and self.events[-1].kind == "run_end":
+            # Killed while sealing: the journal already holds run_end; finish the seal, never close a run twice.
+            closing = [self.events[-1]]
+        else:
+            closing = self.append(drafts)
         self.log._seal(self.run_id, self.events)
         self.path.unlink()
         return closing
@@ -169,11 +173,19 @@ class EventLog:
         fh.write(str(os.getpid()))
         fh.flush()
         self._lock_fh = fh
+        self._drop_sealed_journals()
         try:
             yield self
         finally:
             self._lock_fh = None
             fh.close()
+
+    def _drop_sealed_journals(self) -> None:
+        """A writer killed after indexing a segment but before removing its journal left it behind: remove it."""
+        sealed = set(self.sealed_run_ids())
+        for path in self.journals():
+            if path.stem in sealed:
+                path.unlink()
 
     def _require_lock(self) -> None:
         if self._lock_fh is None:

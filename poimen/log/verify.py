@@ -126,10 +126,17 @@ def verify(root: str | Path) -> VerifyReport:
     if log.segment_dir.exists():
         for path in sorted(log.segment_dir.glob("*.parquet")):
             if f"segments/{path.name}" not in indexed:
+                if (log.journal_dir / f"{path.stem}.jsonl").exists():  # killed between rename and index line
+                    report.notes.append(f"run {path.stem[:16]} was killed while sealing; its journal is kept: resumable with --resume")
+                    continue
                 report.problems.append(Problem(str(path), path.stem, None, "segment is not in the index"))
                 return report
+    sealed_ids = {entry.get("run_id") for entry in entries}
     for path in log.journals():
         run_id = path.stem
+        if run_id in sealed_ids:  # killed after the index line, before the journal was removed
+            report.notes.append(f"run {run_id[:16]} is sealed; its leftover journal is removed by the next writer")
+            continue
         try:
             events, _, torn = read_journal(path)
         except LogCorrupt as exc:
