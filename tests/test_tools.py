@@ -93,6 +93,9 @@ def test_a_failing_archive_is_an_observation_not_a_raise(tmp_path):
 
     m = memory(tmp_path, archive=Broken())
     assert m.call("archival_search", {"query": "fee"}) == "[error] archival_search failed: RuntimeError: index is gone"
+    m.remember("Quoting the refund for ORD-3300 now.")
+    ctx = m.compose("refund fee")
+    assert [l.store for l in ctx.lines] == ["working"] and ctx.notes == ["archival search failed: RuntimeError: index is gone"]
 
 
 def test_schemas_are_valid_and_export_in_openai_format():
@@ -136,3 +139,23 @@ def test_cli_tool_blocks_remember_and_tools(tmp_path, monkeypatch, capsys):
     assert r.exit_code in (0, 1) and "store writes replayed" in r.stdout
     r = runner.invoke(app, ["stores", "rebuild", *log])
     assert r.exit_code == 0 and r.stdout.startswith("ok: 3 store writes replayed")
+
+
+def test_archival_search_uses_the_real_lookup_as_a_black_box(tmp_path):
+    from typed_helpers import POLICY_CHUNKS
+
+    from poimen.agent.archive import IndexArchive
+    from poimen.embedding import HashEmbedder
+    from poimen.index import build_projections
+    from poimen.reference import ingest_reference
+
+    doc = tmp_path / "docs" / "returns-policy.md"
+    doc.parent.mkdir()
+    doc.write_text("\n\n".join(POLICY_CHUNKS) + "\n")
+    ingest_reference(tmp_path / "log", [doc], max_tokens=24, root=tmp_path)
+    build_projections(tmp_path / "log", tmp_path / "index.duckdb", HashEmbedder())
+    m = memory(tmp_path / "log", archive=IndexArchive(tmp_path / "index.duckdb"))
+    hits = m.search("restocking fee returns after the window", 1)
+    assert hits[0].text == POLICY_CHUNKS[0] and hits[0].source
+    observation = m.call("archival_search", {"query": "restocking fee returns after the window", "k": 1})
+    assert observation.startswith("[archival sha:") and observation.endswith(POLICY_CHUNKS[0])

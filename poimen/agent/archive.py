@@ -77,12 +77,7 @@ class IndexArchive:
         if self._index is None:
             from poimen.index import MemoryIndex
 
-            embedder = self.embedder
-            if embedder is None:
-                from poimen.embedding import SentenceTransformerEmbedder
-
-                embedder = SentenceTransformerEmbedder()
-            self._index = MemoryIndex.open(self.db_path, embedder)
+            self._index = MemoryIndex.open(self.db_path, self.embedder)  # None: the embedder that built it
         return [as_hit(h) for h in self._index.search(query, k)]
 
 

@@ -51,6 +51,7 @@ class Context:
     budget: int
     lines: list[ContextLine]
     dropped: list[ContextLine] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -70,8 +71,10 @@ def relevance(query_terms: set[str], text: str) -> float:
     return round(len(query_terms.intersection(content_terms(text))) / len(query_terms), 4)
 
 
-def candidates(memory: "Memory", query: str, recent: int = RECENT, k: int = ARCHIVAL_K) -> list[tuple[tuple, ContextLine]]:
-    """Every non-core line that may enter the context, with its sort key."""
+def candidates(memory: "Memory", query: str, recent: int = RECENT, k: int = ARCHIVAL_K,
+               notes: list[str] | None = None) -> list[tuple[tuple, ContextLine]]:
+    """Every non-core line that may enter the context, with its sort key; problems go to ``notes``."""
+    notes = notes if notes is not None else []
     terms = set(content_terms(query))
     out = []
     for age, item in enumerate(memory.items("episodic")):
@@ -84,7 +87,12 @@ def candidates(memory: "Memory", query: str, recent: int = RECENT, k: int = ARCH
             if score > 0:
                 out.append((item, ContextLine(store, label, item.sha, item.text, score, "matched"), age))
     keyed = [((-line.score, _TIE[line.store], age), line) for _, line, age in out]
-    for rank, hit in enumerate(memory.search(query, k)):
+    try:
+        hits = memory.search(query, k)
+    except Exception as exc:  # a broken archive costs the archival lines, not the agent's context
+        notes.append(f"archival search failed: {type(exc).__name__}: {exc}")
+        hits = []
+    for rank, hit in enumerate(hits):
         line = ContextLine("archival", "chunk", hit.sha, hit.text, relevance(terms, hit.text), "archival")
         keyed.append(((-line.score, _TIE["archival"], rank), line))
     return sorted(keyed, key=lambda t: t[0])
@@ -93,10 +101,10 @@ def candidates(memory: "Memory", query: str, recent: int = RECENT, k: int = ARCH
 def compose(memory: "Memory", query: str, budget: int = 1000) -> Context:
     """Core blocks, then the most relevant other lines that fit in ``budget`` tokens."""
     core = [ContextLine(b.store, b.label, b.sha, b.text, 1.0, "core") for b in memory.blocks().values() if b.text]
-    lines, dropped = list(core), []
+    lines, dropped, notes = list(core), [], []
     used = count_tokens("\n".join(line.render() for line in lines))
     seen = {(line.store, line.sha) for line in lines}
-    for _, line in candidates(memory, query):
+    for _, line in candidates(memory, query, notes=notes):
         if (line.store, line.sha) in seen:
             continue
         cost = count_tokens(line.render()) + (1 if lines else 0)
@@ -106,4 +114,4 @@ def compose(memory: "Memory", query: str, budget: int = 1000) -> Context:
             seen.add((line.store, line.sha))
         else:
             dropped.append(line)
-    return Context(query, budget, lines, dropped)
+    return Context(query, budget, lines, dropped, notes)

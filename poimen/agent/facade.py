@@ -86,7 +86,8 @@ class Memory:
     Args:
         namespace: the user or agent this memory belongs to; nothing outside it is read or written.
         root: the event log folder (default ``$POIMEN_HOME`` or ``./.poimen``).
-        db_path: the store projection (default ``<root>/projections/stores.duckdb``).
+        db_path: the DuckDB file ``rebuild`` writes the stores to (default ``<root>/projections/stores.duckdb``);
+            reads and writes use an in-process replica of the log, never this file.
         archive: the archival tier, anything with ``search(query, k)`` (default: none).
         model / client: the router's model; rules when neither is given (or the model is offline).
         clock: returns the time stamp for a write (default: UTC now, ISO 8601).

@@ -96,7 +96,7 @@ def register(app: typer.Typer) -> None:
     def tool(name: str = typer.Argument(..., help="memory_append, memory_replace, recall, archival_search or remember."),
              json_args: str = typer.Argument("{}", metavar="JSON_ARGS", help="The arguments as a JSON object."),
              ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt, archive: Optional[str] = ArchiveOpt) -> None:
-        """Run one memory tool call and print its observation ([error] ... for a bad call, exit status 1).
+        """Run one memory tool call and print its observation (an error observation and exit 1 for a bad call).
 
         Example: mem tool --ns dana memory_replace '{"block": "user_profile", "old": "prefers email", "new": "prefers phone"}'
         """
@@ -131,6 +131,8 @@ def register(app: typer.Typer) -> None:
         """
         ctx = _memory(ns, log, archive).compose(query, budget)
         say(ctx.text)
+        for note in ctx.notes:
+            say(f"note: {note}", err)
         say(f"{len(ctx.lines)} lines, {ctx.tokens} tokens (budget {budget}), {len(ctx.dropped)} left out", err)
 
     @app.command("stores")
