@@ -1,0 +1,241 @@
+"""The Dagster code location: the whole chain under tmp_path, the rebuild job, new sources, the sensor, the checks.
+
+Offline throughout: a scripted gate (a function of the prompt, so concurrent runs
+get the same replies whatever their order) and the hash embedder.
+"""
+
+import asyncio
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import dagster as dg
+import duckdb
+import pytest
+
+from assets import chunks, l1_memories
+from assets.checks import acceptance_within, log_integrity, memories_within_budget
+from pipelines.definitions import make_definitions
+from pipelines.sensors import sources_sensor
+from poimen.domain import Level, sha256_text
+from poimen.index import TABLES
+from poimen.llm.client import ScriptedClient
+from poimen.log.store import EventLog
+from poimen.log.verify import verify
+from poimen.loop import ListSink, LoopConfig, run_loop
+from poimen.prompts import sections
+from poimen.queries import load_queries
+from poimen.runner import l2_stream
+from resources import CorpusResource, EmbedderResource, EventLogResource, ScriptedLLMResource, duckdb_resource
+
+REPO = Path(__file__).resolve().parent.parent
+LOOP_TABLES = ("evidence", "memory", "edge", "run", "gate", "memory_vector")
+KEYWORDS = ("error", "fail", "413", "timeout", "rollback", "decid")
+QUERIES = """queries:
+  - id: root-causes
+    text: "What caused each failure, and how was it fixed?"
+  - id: decisions
+    text: "Which design decisions were made, and why?"
+"""
+
+
+def gate(_system: str, user: str) -> str:
+    """Open on chunks that mention a failure word; the memory gains the chunk's first such line (bounded)."""
+    data = sections(user)
+    lines = [ln.strip() for ln in data["chunk"].splitlines() if any(k in ln.lower() for k in KEYWORDS)]
+    if not lines:
+        return "<check>no</check>\n<update></update>\n<next>continue</next>"
+    memory = (data["memory"] + "\n" + lines[0][:160]).strip()
+    escaped = memory.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return f"<check>yes</check>\n<update>{escaped}</update>\n<next>continue</next>"
+
+
+@pytest.fixture(autouse=True)
+def dagster_home(tmp_path, monkeypatch):
+    home = tmp_path / "dagster-home"
+    home.mkdir()
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def corpus(tmp_path) -> CorpusResource:
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    for name in ("postmortem-upload-413.md", "adr-007-queue-choice.md", "incident-channel.jsonl"):
+        shutil.copy(REPO / "examples" / "sources" / name, sources / name)
+    shutil.copytree(REPO / "examples" / "reference", tmp_path / "reference")
+    (tmp_path / "queries.yaml").write_text(QUERIES, encoding="utf-8")
+    return CorpusResource(sources=str(sources), reference=str(tmp_path / "reference"),
+                          queries=str(tmp_path / "queries.yaml"), chunk_tokens=400)
+
+
+def make_resources(tmp_path: Path, corpus: CorpusResource, embedder: str = "hash") -> dict:
+    return {
+        "corpus": corpus,
+        "event_log": EventLogResource(root=str(tmp_path / "log")),
+        "llm": ScriptedLLMResource.of(ScriptedClient([gate], repeat_last=True)),
+        "embedder": EmbedderResource(model=embedder),
+        "duckdb": duckdb_resource(tmp_path / "index.duckdb"),
+    }
+
+
+def full_build(resources: dict) -> dg.ExecuteInProcessResult:
+    defs = make_definitions(resources)
+    return defs.resolve_job_def("full_build").execute_in_process(instance=dg.DagsterInstance.ephemeral())
+
+
+def materialization(result, key: str) -> dict:
+    (event,) = [e for e in result.get_asset_materialization_events() if e.asset_key.path == [key]]
+    return event.step_materialization_data.materialization.metadata
+
+
+def stripped(events):
+    return [{k: v for k, v in e.to_row().items() if k not in ("level", "run_id", "prev_hash", "hash")} for e in events]
+
+
+@pytest.mark.slow
+def test_chain_materializes_every_table_with_linked_parents_and_l2_equal_to_l1_but_for_level(tmp_path, corpus):
+    resources = make_resources(tmp_path, corpus)
+    assets = make_definitions(resources).assets
+    result = dg.materialize(assets, resources=resources, selection="*")
+    assert result.success
+
+    con = duckdb.connect(str(tmp_path / "index.duckdb"), read_only=True)
+    assert set(LOOP_TABLES) <= set(TABLES)
+    for table in LOOP_TABLES:
+        assert con.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0] > 0, table
+    assert con.execute("SELECT DISTINCT kind FROM memory_vector").fetchall() == [("text",)]
+    assert {r[0] for r in con.execute("SELECT DISTINCT level FROM memory").fetchall()} == {"L1", "L2"}
+    assert con.execute("SELECT count(*) FROM evidence WHERE level = 'R'").fetchone()[0] > 0
+    dangling = con.execute("""SELECT count(*) FROM edge WHERE parent_sha NOT IN (SELECT sha FROM evidence)
+                              AND parent_sha NOT IN (SELECT sha FROM memory)""").fetchone()[0]
+    assert dangling == 0
+    l1_without_evidence = con.execute("""SELECT count(*) FROM memory m WHERE level = 'L1' AND NOT EXISTS (
+        SELECT 1 FROM edge e JOIN evidence v ON v.sha = e.parent_sha
+        WHERE e.child_sha = m.sha AND e.run_id = m.run_id AND e.kind = 'evidence' AND v.level = 'L0')""").fetchone()[0]
+    assert l1_without_evidence == 0
+    con.close()
+
+    l1 = materialization(result, "l1_memories")
+    assert l1["runs"].value == 6 and l1["runs_new"].value == 6
+    assert 0 < l1["acceptance_rate"].value < 1 and l1["model_id"].value == "scripted/test"
+    assert l1["memory_tokens_max"].value > 0 and len(l1["content_hash"].value) == 64
+    assert "| turn | chunk | gate |" in l1["gate_timeline"].value
+    assert materialization(result, "memory_index")["rows_memory_vector"].value > 0
+
+    # The L2 loop is the L1 loop: replay each L2 run's stream at level L1 with the same script.
+    log = EventLog(tmp_path / "log")
+    l2_runs = [evs for r in log.sealed_run_ids() if (evs := log.run_events(r))[0].level == "L2"]
+    assert len(l2_runs) == 2
+    for query in load_queries(corpus.queries_file):
+        stream = l2_stream(log, query)
+        (l2_events,) = [evs for evs in l2_runs if evs[0].attributes["query_id"] == query.id]
+        sink = ListSink()
+        outcome = asyncio.run(run_loop(Level.L1, query, stream, ScriptedClient([gate], repeat_last=True), sink,
+                                       LoopConfig(memory_budget=corpus.memory_budget)))
+        assert outcome.chunks_used > 0
+        assert stripped(l2_events) == stripped(sink.events)
+        assert {e.level for e in l2_events if e.kind == "memory"} == {"L2"}
+    assert verify(tmp_path / "log").ok
+
+
+@pytest.mark.slow
+def test_rebuild_job_matches_then_names_rows_when_the_embedder_changes(tmp_path, corpus):
+    resources = make_resources(tmp_path, corpus)
+    build = full_build(resources)
+    assert build.success
+    assert all(c.passed for c in build.get_asset_check_evaluations() if c.check_name != "l1_acceptance_rate")
+    projections = tmp_path / "log" / "projections"
+    before = {p.name: p.read_bytes() for p in sorted(projections.glob("*.parquet"))}
+    assert set(LOOP_TABLES) <= {n.removesuffix(".parquet") for n in before}
+
+    rebuild = make_definitions(resources).resolve_job_def("rebuild")
+    result = rebuild.execute_in_process(instance=dg.DagsterInstance.ephemeral())
+    assert result.success
+    assert {p.name: p.read_bytes() for p in sorted(projections.glob("*.parquet"))} == before
+
+    changed = dict(resources, embedder=EmbedderResource(model="hash-256"))
+    result = make_definitions(changed).resolve_job_def("rebuild").execute_in_process(
+        instance=dg.DagsterInstance.ephemeral(), raise_on_error=False)
+    assert not result.success
+    (failure,) = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"]
+    message = failure.step_failure_data.error.message
+    con = duckdb.connect(str(tmp_path / "index.duckdb"), read_only=True)
+    vector_sha = con.execute("SELECT sha FROM memory_vector ORDER BY sha LIMIT 1").fetchone()[0]
+    con.close()
+    assert "memory_vector" in message and "model_id" in message and vector_sha[:16] in message
+    assert "poimen/hash-bow-256" in message
+
+
+@pytest.mark.slow
+def test_new_source_is_picked_up_and_only_its_loops_run(tmp_path, corpus):
+    resources = make_resources(tmp_path, corpus)
+    assert full_build(resources).success
+    log = EventLog(tmp_path / "log")
+    before = set(log.sealed_run_ids())
+
+    context = dg.build_sensor_context(cursor=None, resources={"corpus": corpus})
+    first = sources_sensor(context)
+    assert len(first.run_requests) == 1
+    unchanged = sources_sensor(dg.build_sensor_context(cursor=first.cursor, resources={"corpus": corpus}))
+    assert isinstance(unchanged, dg.SkipReason)
+
+    shutil.copy(REPO / "examples" / "sources" / "deploy-tool-output.log", corpus.sources_dir / "deploy-tool-output.log")
+    picked = sources_sensor(dg.build_sensor_context(cursor=first.cursor, resources={"corpus": corpus}))
+    assert len(picked.run_requests) == 1 and picked.run_requests[0].run_key != first.run_requests[0].run_key
+
+    result = full_build(resources)
+    assert result.success
+    new = [log.run_events(r)[0] for r in log.sealed_run_ids() if r not in before]
+    new_l1 = [e for e in new if e.level == "L1"]
+    assert sorted(e.attributes["query_id"] for e in new_l1) == ["decisions", "root-causes"]
+    assert {e.attributes["stream_id"] for e in new_l1} == {"deploy-tool-output.log"}
+    assert {e.level for e in new} <= {"L1", "L2"}  # each query's L2 reads one more L1 memory; R is unchanged
+    l1 = materialization(result, "l1_memories")
+    assert (l1["runs_new"].value, l1["runs_skipped"].value) == (2, 6)
+    assert materialization(result, "chunks")["sources_changed"].value == 1
+
+
+def test_chunks_asset_writes_one_parquet_per_source(tmp_path, corpus):
+    event_log = EventLogResource(root=str(tmp_path / "log"))
+    result = chunks(dg.build_asset_context(), corpus=corpus, event_log=event_log)
+    files = sorted(p.name for p in (tmp_path / "log" / "chunks").glob("*.parquet"))
+    assert files == sorted(f"{p.name}.parquet" for p in corpus.source_files())
+    assert result.metadata["sources"] == 3 and result.metadata["rows"] >= 3
+    again = chunks(dg.build_asset_context(), corpus=corpus, event_log=event_log)
+    assert again.metadata["sources_changed"] == 0 and again.metadata["content_hash"] == result.metadata["content_hash"]
+
+
+def test_l1_asset_called_directly_with_config_scripted_replies(tmp_path, corpus):
+    reply = "<check>no</check>\n<update></update>\n<next>continue</next>"
+    llm = ScriptedLLMResource(replies=[reply])
+    result = l1_memories(dg.build_asset_context(), corpus=corpus,
+                         event_log=EventLogResource(root=str(tmp_path / "log")), llm=llm)
+    assert result.metadata["runs"] == 6 and result.metadata["acceptance_rate"] == 0.0
+    assert result.metadata["memory_tokens_max"] == 0
+
+
+@pytest.mark.slow
+def test_validators_flag_bad_logs_high_acceptance_and_over_budget_memories(tmp_path, corpus):
+    resources = make_resources(tmp_path, corpus)
+    assert full_build(resources).success
+    log = EventLog(tmp_path / "log")
+    runs = [log.run_events(r) for r in log.sealed_run_ids()]
+    l1 = [evs for evs in runs if evs[0].level == "L1"]
+    assert acceptance_within(l1, limit=1.01).passed and not acceptance_within(l1, limit=0.0).passed
+    assert memories_within_budget(l1).passed
+
+    too_big = " ".join(["word"] * 50)
+    tampered = [replace(e, text=too_big, sha=sha256_text(too_big)) if e.kind == "memory" else e for e in l1[0]]
+    tampered[0] = replace(tampered[0], attrs=tampered[0].attrs.replace('"memory_budget":1024', '"memory_budget":10'))
+    verdict = memories_within_budget([tampered])
+    assert not verdict.passed and verdict.metadata["over_budget"] >= 1
+
+    assert log_integrity(verify(tmp_path / "log")).passed
+    segment = next((tmp_path / "log" / "segments").glob("*.parquet"))
+    data = bytearray(segment.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    segment.write_bytes(bytes(data))
+    bad = log_integrity(verify(tmp_path / "log"))
+    assert not bad.passed and "first bad event" in bad.description
