@@ -98,7 +98,7 @@ def stripped(events):
 def test_chain_materializes_every_table_with_linked_parents_and_l2_equal_to_l1_but_for_level(tmp_path, corpus):
     resources = make_resources(tmp_path, corpus)
     assets = make_definitions(resources).assets
-    result = dg.materialize(assets, resources=resources, selection="*")
+    result = dg.materialize(assets, resources=resources)
     assert result.success
 
     con = duckdb.connect(str(tmp_path / "index.duckdb"), read_only=True)

@@ -48,13 +48,15 @@ def test_webserver_serves_the_asset_graph_and_stops_on_sigint(tmp_path):
                DAGSTER_DISABLE_TELEMETRY="1")
     (tmp_path / "dagster-home").mkdir()
     webserver = Path(sys.executable).with_name("dagster-webserver")
-    proc = subprocess.Popen([str(webserver), "-h", "127.0.0.1", "-p", str(port), "-w", str(REPO / "workspace.yaml")],
-                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    log = tmp_path / "webserver.log"  # a file, not a pipe: an unread pipe can fill and stall the server
+    with log.open("w") as out:
+        proc = subprocess.Popen([str(webserver), "-h", "127.0.0.1", "-p", str(port), "-w", str(REPO / "workspace.yaml")],
+                                cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
         keys: set = set()
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline and keys != EXPECTED:
-            assert proc.poll() is None, proc.stdout.read()
+            assert proc.poll() is None, log.read_text()
             try:
                 with urllib.request.urlopen(base, timeout=5) as resp:
                     assert resp.status == 200
@@ -62,7 +64,7 @@ def test_webserver_serves_the_asset_graph_and_stops_on_sigint(tmp_path):
             except (urllib.error.URLError, ConnectionError, TimeoutError, KeyError, TypeError):
                 pass
             time.sleep(1)
-        assert keys == EXPECTED
+        assert keys == EXPECTED, log.read_text()[-4000:]
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -70,4 +72,4 @@ def test_webserver_serves_the_asset_graph_and_stops_on_sigint(tmp_path):
         except subprocess.TimeoutExpired:
             proc.kill()
             raise
-    assert code == 0, proc.stdout.read()
+    assert code == 0, log.read_text()[-4000:]
