@@ -1,0 +1,1 @@
+"""Benchmarks for poimen: data builders, baselines and the report they write (not timed tests)."""
