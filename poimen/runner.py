@@ -107,10 +107,17 @@ async def execute(
     sem = asyncio.Semaphore(max(1, concurrency))
     sealed = set(log.sealed_run_ids())
 
+    locks: dict[str, asyncio.Lock] = {}
+
     async def one(plan: RunPlan) -> RunOutcome:
         run_id = run_id_for(plan.level, plan.query, plan.stream, cfg, client.model_id)
+        # Two sources with the same content name the same run: run it once, never two writers on one journal.
+        async with locks.setdefault(run_id, asyncio.Lock()):
+            return await once(plan, run_id)
+
+    async def once(plan: RunPlan, run_id: str) -> RunOutcome:
         outcome = RunOutcome(run_id, plan.level, plan.query.id, plan.stream.id, "skipped")
-        if run_id in sealed:
+        if run_id in sealed or log.is_sealed(run_id):
             end = log.run_events(run_id)[-1]
             outcome.chunks_seen, outcome.chunks_used = end.attributes["chunks_seen"], end.attributes["chunks_used"]
             outcome.final_memory, outcome.final_memory_sha = end.text, end.sha
