@@ -57,7 +57,7 @@ def run(
     use_exit_gate: bool = typer.Option(False, "--use-exit-gate", help="Stop a run when the model signals it has enough."),
     resume: bool = typer.Option(False, "--resume", help="Continue runs that were interrupted."),
     concurrency: int = typer.Option(4, min=1, help="Runs in flight at once."),
-    max_tokens: int = typer.Option(5000, "--chunk-tokens", min=16, help="Token bound per chunk."),
+    max_tokens: int = typer.Option(5000, "--chunk-tokens", min=16, envvar="POIMEN_CHUNK_TOKENS", help="Token bound per chunk."),
     memory_budget: int = typer.Option(1024, min=16, help="Token budget of a memory."),
 ) -> None:
     """Read sources with the gated loop and record every turn in the event log.

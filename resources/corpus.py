@@ -34,7 +34,8 @@ class CorpusResource(dg.ConfigurableResource):
     sources: Optional[str] = None
     reference: Optional[str] = None
     queries: Optional[str] = None
-    chunk_tokens: int = 5000
+    # POIMEN_CHUNK_TOKENS lets a small corpus (the bundled example) use smaller chunks without config.
+    chunk_tokens: int = int(os.environ.get("POIMEN_CHUNK_TOKENS") or 5000)
     reference_tokens: int = 1000
     memory_budget: int = 1024
 
