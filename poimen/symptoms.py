@@ -40,8 +40,9 @@ class SymptomProjection:
     level: str
     text: str  # one symptom per line; "" when the memory explains no failure
     model_id: str
-    prompt_sha: str
+    prompt_sha: str  # the sha of exactly what the model was sent
     reply: str
+    template_sha: str = ""  # the sha of prompts/symptom.tmpl as it was when this was generated
 
 
 def parse_symptoms(reply: str) -> str:
@@ -66,8 +67,8 @@ async def project(memory_sha: str, level: str, memory_text: str, client: ModelCl
         raise ValueError(f"memory {memory_sha[:16]}: symptom projections are for L1 and L2 memories only, not {level}")
     rendered = render("symptom", memory=memory_text)
     completion = await client.complete(rendered.system, rendered.user, 512)
-    return SymptomProjection(memory_sha, str(level), parse_symptoms(completion.text), completion.model_id,
-                             rendered.sha, completion.text)
+    return SymptomProjection(memory_sha, Level(level).value, parse_symptoms(completion.text), completion.model_id,
+                             rendered.sha, completion.text, rendered.template_sha)
 
 
 def projection_run_id(memory_sha: str, model_id: str) -> str:
@@ -77,7 +78,8 @@ def projection_run_id(memory_sha: str, model_id: str) -> str:
 def draft(p: SymptomProjection) -> EventDraft:
     return EventDraft(kind=EventKind.SYMPTOM, level=p.level, sha=p.memory_sha, parents=(p.memory_sha,), text=p.text,
                       model_id=p.model_id, prompt_sha=p.prompt_sha,
-                      attrs={"reply": p.reply, "lines": len(p.text.splitlines()), "template_sha": load("symptom").sha})
+                      attrs={"reply": p.reply, "lines": len(p.text.splitlines()),
+                             "template_sha": p.template_sha or load("symptom").sha})
 
 
 async def project_log(log: EventLog, client: ModelClient, concurrency: int = 4) -> dict:
@@ -96,11 +98,12 @@ async def project_log(log: EventLog, client: ModelClient, concurrency: int = 4) 
 
     async def one(s) -> SymptomProjection:
         async with sem:
-            p = await project(s.final_memory_sha, s.level, s.final_memory, client)
-        await asyncio.to_thread(log.append_run, projection_run_id(p.memory_sha, p.model_id), [draft(p)])
-        return p
+            return await project(s.final_memory_sha, s.level, s.final_memory, client)
 
+    # Generated concurrently, appended in log order: the same log gives the same log, run for run.
     written = await asyncio.gather(*(one(s) for s in todo))
+    for p in written:
+        await asyncio.to_thread(log.append_run, projection_run_id(p.memory_sha, p.model_id), [draft(p)])
     return {"memories": len(seen), "generated": len(written), "skipped": len(seen) - len(written),
             "empty": sum(1 for p in written if not p.text)}
 
@@ -110,5 +113,7 @@ def projections(log: EventLog) -> dict[str, SymptomProjection]:
     out: dict[str, SymptomProjection] = {}
     for e in log.events():
         if e.kind == EventKind.SYMPTOM:
-            out[e.sha] = SymptomProjection(e.sha, e.level, e.text, e.model_id, e.prompt_sha, e.attributes.get("reply", ""))
+            a = e.attributes
+            out[e.sha] = SymptomProjection(e.sha, e.level, e.text, e.model_id, e.prompt_sha, a.get("reply", ""),
+                                           a.get("template_sha", ""))
     return out

@@ -50,9 +50,11 @@ def test_l1_hit_evidence_and_tiers(db):
     hits = lookup(db, "OOMKilled batch size", k=10, embedder=HashEmbedder(64))
     l1 = next(h for h in hits if h.level == "L1" and "OOMKilled" in h.text)
     assert {p.source for p in l1.evidence} == {"worker-notes.md"} and l1.via == ()
-    assert all(h.tier in ("text", "keyword", "text+keyword") for h in hits)
-    assert hits[0].tier == "text+keyword"
-    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    # "OOMKilled" is a Kubernetes reason: the memory whose evidence shows it is an exact tier-1 hit.
+    assert hits[0].tier == "signature" and hits[0].signature_keys == ("k8s:OOMKilled",)
+    rest = [h for h in hits if h.tier != "signature"]
+    assert rest and all(h.tier in ("text", "keyword", "text+keyword") for h in rest)
+    assert [h.score for h in rest] == sorted((h.score for h in rest), reverse=True)
     assert len({h.sha for h in hits}) == len(hits)
 
 

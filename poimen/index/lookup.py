@@ -1,12 +1,20 @@
 """The read path: ``lookup(text)`` finds memories and reference chunks, each with its evidence.
 
-Tiers are tried in order and their hits concatenated (a sha appears once):
+Two tiers, tier 1 first (a sha appears once):
 
-1. exact failure signatures      — filled by the tool-context work (``_tier_signature``)
-2. symptom vectors               — filled by the tool-context work (``_tier_symptom``)
-3. text vectors + BM25 keywords, fused by reciprocal rank fusion (``_tier_text``)
+1. exact failure signatures — the signatures in ``text`` (``poimen.signatures``)
+   looked up in ``failure_signature``; memories ranked by how many keys they
+   match, then by the most specific key matched (exception, log template >
+   HTTP status, Kubernetes reason, errno > exit code, signal), then by their
+   rank in tier 2. An error seen before lands on the memory that explained it.
+2. vectors and BM25 keywords, fused by reciprocal rank fusion. A doc's vector
+   score is the better of its text vector and its symptom vector (a raw error
+   finds a memory through its projection, a question through its text), so
+   one list per kind of evidence: fusing the symptom and text lists as two
+   separate votes made every memory with a projection outrank a decision
+   record's exact text match, two weak votes beating one certain one.
 
-Vectors are loaded once into a normalised float32 matrix and searched brute
+Vectors are loaded once into normalised float32 matrices and searched brute
 force (one matrix-vector product), which at 100k × 384 is as fast as numpy
 gets and exact. Provenance is read per search with a short read-only DuckDB
 connection, so an open index holds no lock on the database between searches.
@@ -22,9 +30,14 @@ import numpy as np
 
 from poimen.errors import PoimenError
 from poimen.index.keyword import BM25
+from poimen.signatures import extract_signatures
 
 RRF_K = 60  # the constant from Cormack et al. (2009): damps the head of each list
 MIN_COSINE = 0.0  # a vector candidate must score above this: orthogonal or opposite texts are not matches
+# How much a matched signature key says about *which* failure it is: a class with its frames or a log
+# template names one failure; a status or reason names a family; an exit code or signal names almost none.
+SPECIFICITY = {"exception": 3, "template": 3, "http": 2, "k8s": 2, "errno": 2, "exit": 1, "signal": 1}
+FUSED_LISTS = ("vector", "keyword")
 
 
 @dataclass(frozen=True)
@@ -42,13 +55,15 @@ class Hit:
     level: str  # L1 | L2 | R
     kind: str  # 'memory' | 'reference'
     score: float  # the fused score (reciprocal rank fusion)
-    tier: str  # 'text' | 'keyword' | 'text+keyword' (later also 'signature', 'symptom')
+    tier: str  # 'signature' (tier 1); else which vector found it and whether BM25 did: 'symptom+keyword', 'text' …
     text: str
     query_id: str
     run_id: str
     evidence: tuple[Provenance, ...]
     why: str
     via: tuple[str, ...] = ()  # for an L2 memory: the L1 memory shas it was built from
+    signature_keys: tuple[str, ...] = ()  # tier 1: the query's signature keys this memory's evidence holds
+    ranks: tuple[tuple[str, int], ...] = ()  # (list, rank) in each fused list it appeared in
 
 
 _DOCS_SQL = """
@@ -89,6 +104,9 @@ JOIN edge e ON e.child_sha = walk.sha AND e.kind = 'evidence'
 JOIN run r ON r.run_id = e.run_id AND r.level = 'L2'
 ORDER BY what, source, position, sha
 """
+
+_SYMPTOM_SQL = "SELECT sha, model_id, vector FROM memory_vector WHERE kind = 'symptom' ORDER BY sha"
+_SIGNATURE_SQL = "SELECT key, kind, memory_sha FROM failure_signature ORDER BY key, memory_sha"
 
 
 def embedder_for(model_id: str, dim: int = 0, cache_dir: Path | None = None):
@@ -156,7 +174,30 @@ class MemoryIndex:
                               f"{embedder.model_id}; rebuild the index or use the same model")
         cols = {name: table.column(name).to_pylist() for name in ("sha", "level", "text", "query_id", "run_id", "source", "position")}
         meta = [{name: cols[name][i] for name in cols} for i in range(n)]
-        return cls(db_path, embedder, cols["sha"], meta, matrix, model_id)
+        index = cls(db_path, embedder, cols["sha"], meta, matrix, model_id)
+        index._load_tool_context(model_id)
+        return index
+
+    def _load_tool_context(self, model_id: str) -> None:
+        """Symptom vectors (of docs that have a text vector) and signature key → doc index → kind."""
+        con = _connect(self.db_path)
+        try:
+            symptoms = con.execute(_SYMPTOM_SQL).fetchall()
+            signatures = con.execute(_SIGNATURE_SQL).fetchall()
+        except duckdb.CatalogException:
+            symptoms, signatures = [], []  # an index built before the tool-context projections
+        finally:
+            con.close()
+        symptoms = [(sha, vec) for sha, mid, vec in symptoms if sha in self._position and (not model_id or mid == model_id)]
+        self.symptom_docs = [self._position[sha] for sha, _ in symptoms]
+        dim = self.matrix.shape[1]
+        self.symptom_matrix = np.array([v for _, v in symptoms], dtype=np.float32).reshape(len(symptoms), dim)
+        norms = np.linalg.norm(self.symptom_matrix, axis=1, keepdims=True)
+        np.divide(self.symptom_matrix, norms, out=self.symptom_matrix, where=norms > 0)
+        self.signatures: dict[str, dict[int, str]] = {}
+        for key, kind, sha in signatures:
+            if sha in self._position:
+                self.signatures.setdefault(key, {})[self._position[sha]] = kind
 
     def __len__(self) -> int:
         return len(self.shas)
@@ -175,44 +216,74 @@ class MemoryIndex:
         top = top[np.lexsort((top, -scores[top]))]
         return [(int(i), float(scores[i])) for i in top]
 
+    def search_symptom_vector(self, vector: np.ndarray, k: int = 10) -> list[tuple[int, float]]:
+        """Top ``k`` (doc index, cosine) by the docs' symptom vectors; docs without one never appear."""
+        if not len(self.symptom_docs) or k <= 0:
+            return []
+        scores = self.symptom_matrix @ np.asarray(vector, dtype=np.float32)
+        docs = np.asarray(self.symptom_docs)
+        order = np.lexsort((docs, -scores))[:k]
+        return [(int(docs[j]), float(scores[j])) for j in order]
+
+    def search_kind(self, text: str, kind: str = "text", k: int = 10) -> list[tuple[str, float]]:
+        """(sha, cosine) by one kind of vector only ('text' or 'symptom'), best first: for comparing the two."""
+        query = self.embedder.embed([text])[0]
+        found = self.search_symptom_vector(query, k) if kind == "symptom" else self.search_vector(query, k)
+        return [(self.shas[i], score) for i, score in found]
+
     def search_keyword(self, text: str, k: int = 10) -> list[tuple[int, float, tuple[str, ...]]]:
         if self._bm25 is None:
             self._bm25 = BM25([m["text"] for m in self.meta])
         return self._bm25.search(text, k)
 
     # -- tiers ---------------------------------------------------------------
-    def _tier_signature(self, text: str, k: int, explain: bool) -> list[Hit]:
-        """Tier 1: exact failure-signature hits (normalise ``text`` into signatures, look them up in
-        ``failure_signature``). Empty until the tool-context projections fill that table."""
-        return []
+    def ranked_lists(self, text: str, depth: int) -> dict[str, list[tuple[int, float, tuple[str, ...]]]]:
+        """(doc index, score, detail) by symptom vector, text vector, best vector per doc, and BM25.
 
-    def _tier_symptom(self, text: str, k: int, explain: bool) -> list[Hit]:
-        """Tier 2: nearest ``memory_vector`` rows of kind 'symptom'. Empty until the tool-context work."""
-        return []
-
-    def _tier_text(self, text: str, k: int, explain: bool) -> list[Hit]:
-        """Tier 3: text vectors and BM25, fused by reciprocal rank fusion."""
-        depth = max(50, 5 * k)
+        For the 'vector' list the detail names which vector won ('symptom' or 'text').
+        """
         query = self.embedder.embed([text])[0]
-        vec = [(i, score) for i, score in self.search_vector(query, depth) if score > MIN_COSINE]
-        kw = self.search_keyword(text, depth)
-        fused: dict[int, dict] = {}
-        for rank, (i, score) in enumerate(vec, start=1):
-            fused.setdefault(i, {})["text"] = (rank, score, ())
-        for rank, (i, score, terms) in enumerate(kw, start=1):
-            fused.setdefault(i, {})["keyword"] = (rank, score, terms)
-        scored = sorted(((sum(1.0 / (RRF_K + r) for r, _, _ in lists.values()), i, lists) for i, lists in fused.items()),
-                        key=lambda t: (-t[0], t[1]))
-        hits = []
-        for score, i, lists in scored[:k]:
-            tier = "+".join(name for name in ("text", "keyword") if name in lists)
-            hits.append(self._hit(i, score, tier, _why(lists, score, explain, len(vec), len(kw))))
-        return hits
+        symptom = [(i, s, ()) for i, s in self.search_symptom_vector(query, depth) if s > MIN_COSINE]
+        plain = [(i, s, ()) for i, s in self.search_vector(query, depth) if s > MIN_COSINE]
+        best: dict[int, tuple[float, str]] = {}
+        for name, found in (("text", plain), ("symptom", symptom)):
+            for i, s, _ in found:
+                if i not in best or s > best[i][0]:
+                    best[i] = (s, name)
+        vector = sorted(((i, s, (name,)) for i, (s, name) in best.items()), key=lambda t: (-t[1], t[0]))[:depth]
+        return {"symptom": symptom, "text": plain, "vector": vector, "keyword": self.search_keyword(text, depth)}
 
-    def _hit(self, i: int, score: float, tier: str, why: str) -> Hit:
+    def _tier_signature(self, text: str, tier2_rank: dict[int, int]) -> list[tuple[int, float, tuple[str, ...]]]:
+        """Tier 1: (doc index, score, matched keys) for docs whose evidence holds a signature of ``text``.
+
+        Ranked by keys matched, then the most specific key matched, then tier-2 rank; the score is
+        ``matched + specificity/10`` so it orders the hits the way they are ranked.
+        """
+        matched: dict[int, list[tuple[str, int]]] = {}
+        for sig in extract_signatures(text):
+            for i, kind in self.signatures.get(sig.key, {}).items():
+                matched.setdefault(i, []).append((sig.key, SPECIFICITY.get(kind, 1)))
+        unranked = len(self.shas) + 1
+        scored = sorted(((len(keys) + max(s for _, s in keys) / 10, tier2_rank.get(i, unranked), i, keys)
+                         for i, keys in matched.items()), key=lambda t: (-t[0], t[1], t[2]))
+        return [(i, score, tuple(k for k, _ in keys)) for score, _, i, keys in scored]
+
+    def _tier_fused(self, lists: dict) -> list[tuple[float, int, dict]]:
+        """Tier 2: reciprocal rank fusion of the ranked lists; (score, doc index, {list: (rank, score, terms)})."""
+        fused: dict[int, dict] = {}
+        for name in FUSED_LISTS:
+            for rank, (i, score, terms) in enumerate(lists[name], start=1):
+                fused.setdefault(i, {})[name] = (rank, score, terms)
+        return sorted(((sum(1.0 / (RRF_K + r) for r, _, _ in ls.values()), i, ls) for i, ls in fused.items()),
+                      key=lambda t: (-t[0], t[1]))
+
+    def _hit(self, i: int, score: float, tier: str, why: str, keys: tuple[str, ...] = (),
+             lists: dict | None = None) -> Hit:
         m = self.meta[i]
         kind = "reference" if m["level"] == "R" else "memory"
-        return Hit(m["sha"], m["level"], kind, score, tier, m["text"], m["query_id"], m["run_id"], (), why)
+        ranks = tuple((name.lstrip("_"), r) for name, (r, _, _) in sorted((lists or {}).items()))
+        return Hit(m["sha"], m["level"], kind, score, tier, m["text"], m["query_id"], m["run_id"], (), why,
+                   signature_keys=keys, ranks=ranks)
 
     def _with_provenance(self, hits: list[Hit]) -> list[Hit]:
         if not hits:
@@ -235,38 +306,72 @@ class MemoryIndex:
             con.close()
         return out
 
-    def search(self, text: str, k: int = 10, explain: bool = False) -> list[Hit]:
-        """The ``k`` best hits for ``text``, each with its provenance; ``explain`` makes ``why`` detailed."""
+    def search(self, text: str, k: int = 10, explain: bool = False,
+               tiers: tuple[str, ...] = ("signature", "fused")) -> list[Hit]:
+        """The ``k`` best hits for ``text``, tier 1 (signatures) before tier 2 (fused), each with its provenance.
+
+        ``explain`` makes ``why`` say which keys matched and the rank in every list; ``tiers`` can
+        restrict the search to one tier (the benchmarks compare them).
+        """
         if not text.strip() or not self.shas or k <= 0:
             return []
+        lists = self.ranked_lists(text, max(50, 5 * k))
+        fused = self._tier_fused(lists)
+        lists_of = {i: ls for _, i, ls in fused}
+        sizes = {name: len(found) for name, found in lists.items()}
+        for name in ("symptom", "text"):  # shown by --explain: the rank of each kind of vector
+            for rank, (i, score, _) in enumerate(lists[name], start=1):
+                lists_of.get(i, {}).setdefault(f"_{name}", (rank, score, ()))
         hits: list[Hit] = []
-        seen: set[str] = set()
-        for tier in (self._tier_signature, self._tier_symptom, self._tier_text):
-            for h in tier(text, k, explain):
-                if h.sha not in seen:
-                    seen.add(h.sha)
-                    hits.append(h)
-            if len(hits) >= k:
-                break
+        if "signature" in tiers:
+            rank2 = {i: n for n, (_, i, _) in enumerate(fused, start=1)}
+            for i, score, keys in self._tier_signature(text, rank2)[:k]:
+                why = _why_signature(keys, score, rank2.get(i), lists_of.get(i, {}), sizes, explain)
+                hits.append(self._hit(i, score, "signature", why, keys, lists_of.get(i, {})))
+        if "fused" in tiers:
+            seen = {h.sha for h in hits}
+            for score, i, ls in fused:
+                if len(hits) >= k:
+                    break
+                if self.shas[i] not in seen:
+                    names = ([ls["vector"][2][0]] if "vector" in ls else []) + (["keyword"] if "keyword" in ls else [])
+                    hits.append(self._hit(i, score, "+".join(names), _why(ls, score, explain, sizes), lists=ls))
         return self._with_provenance(hits[:k])
 
 
-def _why(lists: dict, score: float, explain: bool, n_vec: int, n_kw: int) -> str:
+def _why(lists: dict, score: float, explain: bool, sizes: dict[str, int]) -> str:
+    fused = {name: lists[name] for name in FUSED_LISTS if name in lists}
     if not explain:
-        return " + ".join(f"{name} #{rank}" for name, (rank, _, _) in lists.items())
+        return " + ".join(f"{name} #{rank}" for name, (rank, _, _) in fused.items())
     parts = []
-    if "text" in lists:
-        r, s, _ = lists["text"]
-        parts.append(f"text vectors rank {r}/{n_vec} (cosine {s:.3f})")
-    else:
-        parts.append(f"not in the top {n_vec} by text vector")
+    for kind in ("symptom", "text"):
+        if f"_{kind}" in lists:
+            r, s, _ = lists[f"_{kind}"]
+            parts.append(f"{kind} vectors rank {r}/{sizes[kind]} (cosine {s:.3f})")
+        else:
+            parts.append(f"no {kind} vector matched" if not sizes.get(kind) else f"not in the top {sizes[kind]} by {kind} vector")
+    if "vector" in lists:
+        r, _, (won,) = lists["vector"]
+        parts.append(f"best vector ({won}) rank {r}/{sizes['vector']}")
     if "keyword" in lists:
         r, s, terms = lists["keyword"]
-        parts.append(f"keyword rank {r}/{n_kw} (bm25 {s:.2f}; matched {', '.join(terms)})")
+        parts.append(f"keyword rank {r}/{sizes['keyword']} (bm25 {s:.2f}; matched {', '.join(terms)})")
     else:
-        parts.append("no keyword match" if n_kw == 0 else f"not in the top {n_kw} by keyword")
-    terms = " + ".join(f"1/({RRF_K}+{r})" for r, _, _ in lists.values())
-    return "; ".join(parts) + f"; fused {terms} = {score:.4f}"
+        parts.append("no keyword match" if not sizes.get("keyword") else f"not in the top {sizes['keyword']} by keyword")
+    terms = " + ".join(f"1/({RRF_K}+{r})" for r, _, _ in fused.values())
+    return "; ".join(parts) + (f"; fused {terms} = {score:.4f}" if fused else "")
+
+
+def _why_signature(keys: tuple[str, ...], score: float, rank2: int | None, lists: dict, sizes: dict,
+                   explain: bool) -> str:
+    head = f"tier 1: signature {', '.join(keys)}"
+    if not explain:
+        return head
+    best = int(round((score - len(keys)) * 10))
+    tail = f"its tier-2 rank {rank2}" if rank2 else "tier 2 (not found there)"
+    fused = sum(1.0 / (RRF_K + r) for name, (r, _, _) in lists.items() if name in FUSED_LISTS)
+    return (f"{head} in its L0 evidence ({len(keys)} key{'s' if len(keys) > 1 else ''} matched, best specificity "
+            f"{best}; score {score:.1f}); ties broken by {tail}; " + _why(lists, fused, True, sizes))
 
 
 def lookup(db_path: Path, text: str, k: int = 10, embedder=None, explain: bool = False) -> list[Hit]:

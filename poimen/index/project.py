@@ -4,9 +4,9 @@ To add a projection, write one function ``rows(ctx) -> list[dict]`` and append
 a ``Projection`` to ``PROJECTIONS`` below (its place in the list is its build
 order; a later projection may read ``ctx.table(name)`` of an earlier one).
 ``build_projections`` then creates, fills, hashes, exports and checks it like
-every other table; nothing else needs to change. The tool-context work fills
-``symptom`` and ``failure_signature`` (already declared, empty) and adds
-``kind='symptom'`` rows to ``memory_vector``; the typed stores add their own
+every other table; nothing else needs to change. The tool-context projections
+(``symptom``, ``failure_signature`` and the ``kind='symptom'`` rows of
+``memory_vector``) live in ``tool_context``; the typed stores add their own
 tables the same way.
 
 Which memories get a text vector: the *final* memory of each *current* run
@@ -28,6 +28,7 @@ import pyarrow as pa
 
 from poimen.domain import EventKind, Level
 from poimen.index.schema import Projection, Rows, fixed, vector
+from poimen.index.tool_context import failure_signature_rows, symptom_rows, symptom_vector_rows
 from poimen.log.events import Event
 from poimen.log.store import EventLog
 
@@ -190,8 +191,9 @@ def text_vector_rows(ctx: BuildContext) -> Rows:
             for s, v in zip(shas, vectors)]
 
 
-def none(_ctx: BuildContext) -> Rows:
-    return []
+def memory_vector_rows(ctx: BuildContext) -> Rows:
+    """The 'text' vectors, and a 'symptom' vector per current memory with a non-empty projection."""
+    return text_vector_rows(ctx) + symptom_vector_rows(ctx)
 
 
 PROJECTIONS: list[Projection] = [
@@ -212,13 +214,13 @@ PROJECTIONS: list[Projection] = [
                ("run_id", "turn"), gate_rows, "the gate timeline: one row per turn"),
     Projection("memory_vector", lambda dim: pa.schema([("sha", S), ("level", S), ("kind", S), ("model_id", S),
                                                        ("text_sha", S), ("vector", vector(dim))]),
-               ("sha", "kind", "text_sha"), text_vector_rows, "embeddings: kind 'text' now, 'symptom' with tool context"),
-    # Filled by the tool-context projections; declared now so readers can rely on them.
-    Projection("symptom", fixed(("memory_sha", S), ("text", S), ("model_id", S), ("prompt_sha", S)),
-               ("memory_sha", "model_id", "prompt_sha"), none, "symptoms an accepted memory would explain"),
+               ("sha", "kind", "text_sha"), memory_vector_rows, "embeddings: kind 'text' and 'symptom'"),
+    Projection("symptom", fixed(("memory_sha", S), ("level", S), ("text", S), ("model_id", S), ("prompt_sha", S)),
+               ("memory_sha", "model_id", "prompt_sha"), symptom_rows, "symptoms an accepted memory would explain"),
     Projection("failure_signature", fixed(("key", S), ("kind", S), ("tool", S), ("span", S), ("memory_sha", S),
                                           ("evidence_sha", S)),
-               ("key", "memory_sha", "evidence_sha"), none, "normalised error signatures → the memory they point to"),
+               ("key", "memory_sha", "evidence_sha"), failure_signature_rows,
+               "normalised error signatures in L0 evidence → the current memory whose lineage holds it"),
 ]
 
 

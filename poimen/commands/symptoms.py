@@ -1,0 +1,75 @@
+"""``mem symptoms project | show``: generate and inspect symptom projections (what a memory would explain)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+symptoms_app = typer.Typer(help="Symptom projections of accepted L1/L2 memories.", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    from poimen.cli import LogOpt, _root, err, fail, out
+    from poimen.errors import PoimenError
+
+    app.add_typer(symptoms_app, name="symptoms")
+
+    @symptoms_app.command()
+    def project(
+        log: Optional[Path] = LogOpt,
+        model: Optional[str] = typer.Option(None, help="litellm model string (default: $POIMEN_MODEL, else poimen/extractive)."),
+        api_base: Optional[str] = typer.Option(None, help="API base URL for an OpenAI-compatible server."),
+        concurrency: int = typer.Option(4, min=1, help="Model calls in flight at once."),
+    ) -> None:
+        """Write a symptom projection for each sealed L1/L2 run's final memory that has none for this model.
+
+        Example: mem symptoms project --log .poimen && mem rebuild --from-log --log .poimen
+        """
+        from poimen.llm.client import make_client
+        from poimen.log.store import EventLog
+        from poimen.symptoms import project_log
+
+        root = _root(log)
+        if not (root / "index.jsonl").exists():
+            fail(f"{root}: no event log here (no index.jsonl); run `mem run` first or pass --log")
+        try:
+            client = make_client(model, api_base, cache_dir=root / "cache" / "llm")
+            event_log = EventLog(root)
+            with event_log.writer(), err.status("projecting symptoms"):
+                counts = asyncio.run(project_log(event_log, client, concurrency))
+        except PoimenError as exc:
+            fail(str(exc))
+        out.print(" · ".join(f"{k} {v}" for k, v in counts.items()) + f" · model {client.model_id}", highlight=False)
+
+    @symptoms_app.command()
+    def show(
+        sha: str = typer.Argument(..., help="Memory sha (a unique prefix is enough)."),
+        log: Optional[Path] = LogOpt,
+    ) -> None:
+        """Print the symptom projection of a memory, with the model id and prompt sha that produced it.
+
+        Example: mem symptoms show 3f9e2c1a
+        """
+        from poimen.log.store import EventLog
+        from poimen.symptoms import projections
+
+        prefix = sha.strip().lower()
+        if len(prefix) < 4:
+            fail("give at least 4 hex digits of the memory sha")
+        found = {s: p for s, p in projections(EventLog(_root(log))).items() if s.startswith(prefix)}
+        if not found:
+            fail(f"no symptom projection for a memory sha starting {prefix} (run `mem symptoms project`)")
+        if len(found) > 1:
+            fail(f"{prefix} is ambiguous: " + ", ".join(s[:16] for s in sorted(found)))
+        (p,) = found.values()
+        template_sha = p.template_sha
+        out.print(f"memory {p.memory_sha} ({p.level})", highlight=False)
+        out.print(f"model {p.model_id} · prompt sha {p.prompt_sha} · template sha {template_sha}", highlight=False)
+        if not p.text:
+            out.print("(empty: the model found that this memory explains no failure; no symptom vector)",
+                      highlight=False)
+        for line in p.text.splitlines():
+            out.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)

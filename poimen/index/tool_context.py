@@ -1,0 +1,102 @@
+"""The tool-context projections: symptom texts, symptom vectors and failure signatures of current memories.
+
+Which memories: the final memory of each *current* L1/L2 run — the ones
+lookup serves (see ``project``). L0 evidence, R chunks and rejected chunks
+never get a symptom vector or a signature row of their own: symptom events are
+only written for L1/L2 memories, and a chunk reaches a memory's lineage only
+if a gate accepted it (a memory event's parents are the chunk it accepted and
+the memory it replaced).
+
+A signature row points from a signature found in the L0 evidence behind a
+memory to that memory; for an L2 memory the walk goes through the L1 memories
+it read down to their L0 chunks, so the next occurrence of a failure finds both
+the L1 explanation and the L2 summary that cites it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from poimen.domain import EventKind, Level, sha256_text
+from poimen.index.schema import Rows
+from poimen.signatures import extract_signatures
+
+if TYPE_CHECKING:
+    from poimen.index.project import BuildContext
+
+MEMORY_LEVELS = (Level.L1.value, Level.L2.value)
+
+
+def current_memories(ctx: "BuildContext") -> dict[str, str]:
+    """sha -> level of the final memory of each current L1/L2 run (a memory final at both is L2)."""
+    out: dict[str, str] = {}
+    for run in ctx.runs:
+        if run.is_loop_run and run.level in MEMORY_LEVELS and run.run_id in ctx.current_runs:
+            sha = run.end.get("final_memory_sha", "")
+            if sha and (sha not in out or run.level == Level.L2):
+                out[sha] = run.level
+    return out
+
+
+def latest_projections(ctx: "BuildContext") -> dict[tuple[str, str, str], dict]:
+    """(memory sha, model id, prompt sha) -> the last symptom event recorded for it, as a row."""
+    rows: dict[tuple[str, str, str], dict] = {}
+    for _, e in ctx.events(EventKind.SYMPTOM):
+        if e.level not in MEMORY_LEVELS:
+            continue  # only L1/L2 memories have projections; anything else in the log is ignored
+        rows[(e.sha, e.model_id, e.prompt_sha)] = {"memory_sha": e.sha, "level": e.level, "text": e.text,
+                                                   "model_id": e.model_id, "prompt_sha": e.prompt_sha}
+    return rows
+
+
+def symptom_rows(ctx: "BuildContext") -> Rows:
+    """Every symptom projection the log records (empty ones too: "explains no failure" is an answer)."""
+    return list(latest_projections(ctx).values())
+
+
+def symptom_vector_rows(ctx: "BuildContext") -> Rows:
+    """A 'symptom' vector per current memory whose latest projection is non-empty."""
+    current = current_memories(ctx)
+    latest: dict[str, dict] = {}
+    for row in latest_projections(ctx).values():  # in log order: a later model or prompt replaces an earlier one
+        if row["memory_sha"] in current:
+            latest[row["memory_sha"]] = row
+    shas = sorted(s for s, row in latest.items() if row["text"].strip())
+    texts = [latest[s]["text"] for s in shas]
+    vectors = ctx.embedder.embed(texts) if shas else []
+    return [{"sha": s, "level": current[s], "kind": "symptom", "model_id": ctx.embedder.model_id,
+             "text_sha": sha256_text(t), "vector": v} for s, t, v in zip(shas, texts, vectors)]
+
+
+def lineage_evidence(ctx: "BuildContext") -> dict[str, list[str]]:
+    """Current memory sha -> the L0 evidence shas in its lineage, sorted."""
+    parents: dict[str, set[str]] = {}
+    for run, e in ctx.events(EventKind.MEMORY):
+        if run.run_id in ctx.current_runs:
+            parents.setdefault(e.sha, set()).update(e.parents)
+    l0 = {sha for _, e in ctx.events(EventKind.EVIDENCE) if e.level == Level.L0 for sha in (e.sha,)}
+    out = {}
+    for memory in current_memories(ctx):
+        seen, todo = {memory}, [memory]
+        while todo:
+            for parent in parents.get(todo.pop(), ()):
+                if parent not in seen:
+                    seen.add(parent)
+                    todo.append(parent)
+        out[memory] = sorted(seen & l0)
+    return out
+
+
+def failure_signature_rows(ctx: "BuildContext") -> Rows:
+    """One row per (signature key, current memory, L0 chunk) where that chunk is in the memory's lineage."""
+    texts = {e.sha: e.text for _, e in ctx.events(EventKind.EVIDENCE) if e.level == Level.L0}
+    found: dict[str, list] = {}
+    rows = []
+    for memory, chunks in lineage_evidence(ctx).items():
+        for chunk in chunks:
+            if chunk not in found:
+                found[chunk] = extract_signatures(texts[chunk])
+            for sig in found[chunk]:
+                rows.append({"key": sig.key, "kind": sig.kind, "tool": sig.tool, "span": sig.span,
+                             "memory_sha": memory, "evidence_sha": chunk})
+    return rows
