@@ -109,7 +109,7 @@ HUGE = 200 * 1024 * 1024
 RSS_LIMIT_MB = 200  # below the size of the line itself: holding the line whole cannot pass
 
 _CHILD = r"""
-import resource, sys, time
+import sys
 from pathlib import Path
 from poimen.chunking import _blocks, _split_stream, iter_chunks
 path = Path(sys.argv[1])
@@ -123,7 +123,9 @@ for chunk in iter_chunks(path):                           # and the tokenizing c
     chunks += 1
     if chunks == 40:
         break
-print(pieces, total, chunks, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+# VmHWM is this process image's own peak; ru_maxrss would carry the forking parent's peak across exec
+peak_kb = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+print(pieces, total, chunks, peak_kb // 1024)
 """
 
 
