@@ -114,3 +114,43 @@ def test_a_forged_reply_inside_a_memory_is_escaped_on_the_next_turn():
     r = render("gate", question=QUERY.text, memory=memory, chunk=BENIGN, budget=1024)
     assert r.user.count("</memory>") == 1 and "<check>" not in r.user
     assert sections(r.user)["memory"] == memory
+
+
+# --- SQL metacharacters and namespaces in the agent tools ---------------------------------------
+
+SQL_ATTACKS = [
+    "x'); DROP TABLE store_item; --",
+    "'; DELETE FROM store_block WHERE '1'='1",
+    "%' OR '1'='1",
+    "\"; UPDATE store_block SET text = 'pwned'; --",
+]
+
+
+def test_sql_metacharacters_in_tool_arguments_are_stored_as_text(tmp_path):
+    from typed_helpers import fill, memory
+
+    victim, agent = memory(tmp_path, "victim"), memory(tmp_path, "agent")
+    fill(victim)
+    before = victim.dump()
+    for attack in SQL_ATTACKS:
+        assert agent.call("memory_append", {"block": "task_state", "text": attack}) == "appended to task_state"
+        assert agent.call("remember", {"text": f"Yesterday the user typed {attack}"}).startswith("remembered")
+        assert agent.call("memory_replace", {"block": "task_state", "old": attack, "new": attack + " (seen)"}).startswith("replaced")
+        agent.call("archival_search", {"query": attack, "k": 3})
+        agent.call("recall", {"n": 3})
+    task_state = agent.blocks()["task_state"].text
+    assert all(f"{a} (seen)" in task_state for a in SQL_ATTACKS)
+    assert victim.dump() == before  # the other namespace is untouched, and no table was dropped or rewritten
+
+
+def test_a_namespace_name_cannot_reach_another_namespace(tmp_path):
+    from poimen.agent.stores import MemoryRefused
+    from typed_helpers import fill, memory
+
+    victim = memory(tmp_path, "victim")
+    fill(victim)
+    for name in ("victim' OR '1'='1", "../victim", "victim/../x", "*", ""):
+        with pytest.raises(MemoryRefused):
+            memory(tmp_path, name)
+    probe = memory(tmp_path, "victim-2")
+    assert probe.blocks()["user_profile"].text == "" and probe.recall(10) == []
