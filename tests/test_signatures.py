@@ -339,3 +339,11 @@ def test_never_raises_on_arbitrary_text(text):
                                  "thread 'm' panicked at a.rs:1:2:", "Exit Code: 139", "", "   "]), max_size=30))
 def test_never_raises_on_trace_fragments(lines):
     extract_signatures("\n".join(lines))
+
+
+@pytest.mark.parametrize("name", ["python", "java"])
+def test_trace_with_lines_stripped_by_the_chunker_keeps_its_keys(name):
+    """A .log source is chunked line by line, each line stripped: the frames lose their indentation."""
+    first, _ = SAME_FAILURE[name]
+    stripped = "\n".join(line.strip() for line in first.splitlines())
+    assert keys(stripped) == keys(first)

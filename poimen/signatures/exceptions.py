@@ -20,7 +20,9 @@ FRAMES = 3
 Consumed = list[tuple[int, int]]
 
 _PY_TRACEBACK = re.compile(r"^[ \t]*Traceback \(most recent call last\):[ \t]*$", re.MULTILINE)
-_PY_FRAME = re.compile(r'^[ \t]+File "(?P<file>[^"\n]+)", line \d+, in (?P<func>[^\s]+)')
+# Frames may arrive unindented: a line-oriented chunker strips each line, so indentation is optional
+# wherever the frame itself is unmistakable ('File "x", line N, in f'; 'at pkg.Cls.m(File.java:N)').
+_PY_FRAME = re.compile(r'^[ \t]*File "(?P<file>[^"\n]+)", line \d+, in (?P<func>[^\s]+)')
 _PY_EXCEPTION = re.compile(r"^(?P<cls>[A-Za-z_][\w.]*)(?::[ \t]*(?P<msg>.*))?$")
 
 _JAVA_HEADER = re.compile(
@@ -28,9 +30,9 @@ _JAVA_HEADER = re.compile(
     r"(?P<cls>(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*)(?::[ \t]*(?P<msg>[^\n]*))?$",
     re.MULTILINE,
 )
-_JAVA_FRAME = re.compile(r"^[ \t]+at (?:[\w.$-]+(?:@[\w.-]+)?/)*(?P<method>[\w$.<>]+)\((?P<where>[^)\n]*)\)[ \t]*$")
+_JAVA_FRAME = re.compile(r"^[ \t]*at (?:[\w.$-]+(?:@[\w.-]+)?/)*(?P<method>[\w$.<>]+)\((?P<where>[^)\n]*)\)[ \t]*$")
 _JAVA_PLUMBING = ("jdk.internal.reflect.", "sun.reflect.", "java.lang.reflect.", "jdk.proxy")
-_JAVA_MORE = re.compile(r"^[ \t]+\.\.\. \d+ (?:more|common frames omitted)")
+_JAVA_MORE = re.compile(r"^[ \t]*\.\.\. \d+ (?:more|common frames omitted)")
 
 _GO_PANIC = re.compile(r"^(?P<cls>panic|fatal error): (?P<msg>[^\n]*)$", re.MULTILINE)
 _GO_FUNC = re.compile(r"^(?P<func>\S+?)\([^()\n]*\)$")
@@ -94,14 +96,19 @@ def python_tracebacks(text: str) -> tuple[list[Found], Consumed]:
     for match in _PY_TRACEBACK.finditer(text):
         frames: list[str] = []
         end = match.end()
+        since_frame = 0
         for offset, line in _lines_from(text, match.end() + 1):
             frame = _PY_FRAME.match(line)
             if frame:
                 frames.append(f"{_basename(frame['file'])}:{frame['func']}")
+                since_frame = 0
                 continue
             if not line.strip() or line[:1] in " \t":  # source lines, carets, blank
                 continue
             exception = _PY_EXCEPTION.match(line.strip())
+            if not exception and frames and since_frame < 3:
+                since_frame += 1  # a source or caret line whose indentation was stripped
+                continue
             if exception and frames:
                 end = offset + len(line)
                 for sig in _sigs("python", exception["cls"], exception["msg"], frames[::-1], text[match.start() : end]):
