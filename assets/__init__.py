@@ -5,7 +5,9 @@ from assets.chunks import chunks
 from assets.index import memory_index
 from assets.memories import l1_memories, l2_memories
 from assets.reference import reference_docs
+from assets.tool_context import failure_signatures, symptom_projections
 
-ASSETS = [chunks, reference_docs, l1_memories, l2_memories, memory_index]
+ASSETS = [chunks, reference_docs, l1_memories, l2_memories, symptom_projections, memory_index, failure_signatures]
 
-__all__ = ["ASSETS", "CHECKS", "chunks", "l1_memories", "l2_memories", "memory_index", "reference_docs"]
+__all__ = ["ASSETS", "CHECKS", "chunks", "failure_signatures", "l1_memories", "l2_memories", "memory_index",
+           "reference_docs", "symptom_projections"]

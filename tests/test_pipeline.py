@@ -40,7 +40,11 @@ QUERIES = """queries:
 
 
 def gate(_system: str, user: str) -> str:
-    """Open on chunks that mention a failure word; the memory gains the chunk's first such line (bounded)."""
+    """Open on chunks that mention a failure word; the memory gains the chunk's first such line (bounded).
+
+    To the symptom-projection prompt it answers nothing (a valid answer: no symptom vector)."""
+    if "poimen-task: symptom" in _system:
+        return "<symptoms></symptoms>"
     data = sections(user)
     lines = [ln.strip() for ln in data["chunk"].splitlines() if any(k in ln.lower() for k in KEYWORDS)]
     if not lines:
@@ -126,7 +130,8 @@ def test_chain_materializes_every_table_with_linked_parents_and_l2_equal_to_l1_b
 
     # The L2 loop is the L1 loop: replay each L2 run's stream at level L1 with the same script.
     log = EventLog(tmp_path / "log")
-    l2_runs = [evs for r in log.sealed_run_ids() if (evs := log.run_events(r))[0].level == "L2"]
+    l2_runs = [evs for r in log.sealed_run_ids()
+               if (evs := log.run_events(r))[0].level == "L2" and evs[0].kind == "run_start"]  # not symptom runs
     assert len(l2_runs) == 2
     for query in load_queries(corpus.queries_file):
         stream = l2_stream(log, query)
@@ -188,7 +193,7 @@ def test_new_source_is_picked_up_and_only_its_loops_run(tmp_path, corpus):
     result = full_build(resources)
     assert result.success
     new = [log.run_events(r)[0] for r in log.sealed_run_ids() if r not in before]
-    new_l1 = [e for e in new if e.level == "L1"]
+    new_l1 = [e for e in new if e.level == "L1" and e.kind == "run_start"]  # not the new memories' symptom runs
     assert sorted(e.attributes["query_id"] for e in new_l1) == ["decisions", "root-causes"]
     assert {e.attributes["stream_id"] for e in new_l1} == {"deploy-tool-output.log"}
     assert {e.level for e in new} <= {"L1", "L2"}  # each query's L2 reads one more L1 memory; R is unchanged

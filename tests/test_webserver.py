@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-EXPECTED = {("chunks",), ("reference_docs",), ("l1_memories",), ("l2_memories",), ("memory_index",)}
+EXPECTED = {("chunks",), ("reference_docs",), ("l1_memories",), ("l2_memories",), ("memory_index",),
+            ("symptom_projections",), ("failure_signatures",)}
 
 
 def free_port() -> int:
