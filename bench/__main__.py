@@ -1,0 +1,251 @@
+"""Measure everything in one run and write the report.
+
+    python -m bench            # full run: writes bench/REPORT.md and bench/report_assets/
+    python -m bench --quick    # a smaller run (<= 10 minutes): writes bench/out/REPORT.md
+    python -m bench --model openai/gpt-4o-mini --api-base http://localhost:8000/v1
+
+Sections: long-context QA (RULER-HQA style), LoCoMo coverage against the BM25
+and dense baselines, tool context (loghub; Hadoop duplicates when
+``bench.hadoop_dups`` exists), speed, reliability (when ``bench.reliability``
+exists). A section that fails or whose module is missing says so in the report;
+no figure is ever filled in. Embeddings are cached by (model, text sha) under
+``$POIMEN_BENCH_CACHE`` (default ``~/.cache/poimen-bench``), outside the repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from poimen._env import offline_defaults
+
+offline_defaults()
+
+REPO = Path(__file__).resolve().parents[1]
+SECTIONS = ("hotpot", "locomo", "tools", "speed", "reliability")
+
+
+@dataclass
+class Config:
+    quick: bool = False
+    model: str | None = None
+    api_base: str | None = None
+    out_dir: Path | None = None
+    cache_dir: Path | None = None
+    data_dir: Path | None = None  # the sections' raw JSON (default bench/out/data, not committed)
+    hotpot_lengths: tuple[int, ...] = ()
+    hotpot_items: int = 0
+    chunk_tokens: int = 5000
+    locomo_conversations: int | None = None  # None: all ten
+    locomo_chunk_tokens: int = 1000
+    only: tuple[str, ...] = SECTIONS
+    # Test hooks: a tiny HotpotQA builder, a LoCoMo slice, an embedder.
+    hotpot_build: Callable | None = None
+    locomo_data: object = None
+    embedder: object = None
+    progress: Callable[[str], None] = field(default=lambda line: print(line, flush=True))
+
+    def __post_init__(self):
+        from bench.hotpot_data import TARGETS
+
+        default_out = self.out_dir is None
+        self.out_dir = Path(self.out_dir or (REPO / "bench" / ("out" if self.quick else "")))
+        self.data_dir = Path(self.data_dir or (REPO / "bench" / "out" / "data" if default_out else self.out_dir / "data"))
+        self.cache_dir = Path(self.cache_dir or os.environ.get("POIMEN_BENCH_CACHE") or Path.home() / ".cache" / "poimen-bench")
+        self.hotpot_lengths = self.hotpot_lengths or ((7_000, 28_000) if self.quick else TARGETS)
+        self.hotpot_items = self.hotpot_items or (3 if self.quick else 40)
+        if self.locomo_conversations is None and self.quick:
+            self.locomo_conversations = 2
+
+
+def _optional(name: str):
+    """``bench.<name>`` if it exists, else None (the section then reports "not available")."""
+    try:
+        return importlib.import_module(f"bench.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"bench.{name}":
+            return None
+        raise
+
+
+def _unavailable(title: str, why: str) -> dict:
+    return {"title": title, "notes": f"**Not available in this run:** {why}"}
+
+
+def _embedder(cfg: Config):
+    if cfg.embedder is not None:
+        return cfg.embedder
+    from poimen.embedding import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder(cache_dir=cfg.cache_dir / "embeddings")
+
+
+def hotpot_section(cfg: Config, assets: Path) -> dict:
+    from bench import clients, ruler_hqa
+
+    client = clients.bench_client(cfg.model, cfg.api_base)
+    kwargs = {"build": cfg.hotpot_build} if cfg.hotpot_build else {}
+    result = ruler_hqa.run(client, cfg.hotpot_lengths, cfg.hotpot_items, cfg.chunk_tokens,
+                           concurrency=1 if client.model_id == "poimen/extractive" else 4, progress=cfg.progress, **kwargs)
+    return ruler_hqa.section(result, assets)
+
+
+def _locomo_slice(cfg: Config):
+    from bench import locomo_data
+    from bench.locomo_data import LoCoMo
+
+    data = cfg.locomo_data or locomo_data.load()
+    if cfg.locomo_conversations:
+        keep = {c.sample_id for c in data.conversations[: cfg.locomo_conversations]}
+        data = LoCoMo([c for c in data.conversations if c.sample_id in keep], [q for q in data.qa if q.sample_id in keep])
+    return data
+
+
+def locomo_section(cfg: Config, assets: Path) -> dict:
+    import tempfile
+
+    from bench import clients, locomo_poimen
+
+    data = _locomo_slice(cfg)
+    with tempfile.TemporaryDirectory(prefix="poimen-locomo-") as tmp:
+        result = locomo_poimen.run(data, _embedder(cfg), clients.bench_client(cfg.model, cfg.api_base), Path(tmp),
+                                   chunk_tokens=cfg.locomo_chunk_tokens, progress=cfg.progress)
+    return locomo_poimen.section(result, assets)
+
+
+def _generic_rows(result: dict, skip: tuple[str, ...] = ()) -> list[tuple]:
+    return [(k.replace("_", " "), "", v, None) for k, v in result.items()
+            if k not in skip and isinstance(v, (int, float, str)) and not isinstance(v, bool)]
+
+
+def tools_section(cfg: Config, assets: Path) -> dict:
+    from bench import loghub
+
+    g = loghub.run(cfg.data_dir / "loghub.json")
+    rows = [("loghub template grouping accuracy, mean of 16 systems (in-sample settings)", "", g["average"], None)]
+    table = [[s["system"], s["lines"], s["events"], s["clusters"], s["grouping_accuracy"]] for s in g["systems"]]
+    notes = "Loghub 2k samples, drain3 with poimen's masks; GA as in the loghub/Drain papers (see `bench/loghub.py`)."
+    dups = _optional("hadoop_dups")
+    if dups is None:
+        notes += "\n\n**Hadoop duplicates: not available in this run** (`bench/hadoop_dups.py` is not in the tree)."
+    else:
+        try:
+            import inspect
+
+            quick = {"cap": 500} if cfg.quick and "cap" in inspect.signature(dups.run).parameters else {}
+            h = dups.run(cfg.data_dir / "hadoop_dups.json", **quick)
+            label = f"Hadoop duplicates ({h.get('pairs', '?')} pairs over {h.get('corpus', {}).get('reports', '?')} reports)"
+            if isinstance(h.get("modes"), dict):
+                rows += [(f"{label}: {mode} recall@1 / recall@5 / MRR", "",
+                          f"{m['recall@1']:.3f} / {m['recall@5']:.3f} / {m['mrr']:.3f}", None) for mode, m in h["modes"].items()]
+            else:
+                rows += _generic_rows(h)
+            if quick:
+                notes += f"\n\nQuick run: Hadoop corpus capped at {quick['cap']} reports."
+        except Exception as exc:  # noqa: BLE001 - a failing section is reported, not hidden
+            notes += f"\n\n**Hadoop duplicates failed:** `{type(exc).__name__}: {exc}`"
+    return {"title": "Tool context", "rows": rows, "notes": notes,
+            "tables": [{"title": "loghub per system", "columns": ["system", "lines", "events", "clusters", "GA"],
+                        "rows": table}]}
+
+
+def speed_section(cfg: Config, assets: Path) -> dict:
+    from bench import speed
+
+    return speed.section(speed.run(cfg.data_dir, cfg.progress))
+
+
+def reliability_section(cfg: Config, assets: Path) -> dict:
+    mod = _optional("reliability")
+    title = "Reliability"
+    if mod is None:
+        return _unavailable(title, "`bench/reliability.py` is not in the tree.")
+    r = mod.run(cfg.data_dir / "reliability.json")
+    rows = [
+        ("events lost across SIGKILLs and resumes", "0", r["events_lost"], r["events_lost"] == 0),
+        ("runs survived / runs", "all", f"{r['runs_survived']} / {r['runs_total']}", r["runs_survived"] == r["runs_total"]),
+        ("faults injected (SIGKILL, transport, reply)", "", r["faults_injected"], None),
+        ("bad inputs tried", "", r["bad_inputs_tried"], None),
+    ]
+    bad = r.get("bad_input", {})
+    if "rejected_with_one_line" in bad:
+        rows.append(("bad inputs rejected with a one-line error", "all tried",
+                     bad["rejected_with_one_line"], None))
+    return {"title": title, "rows": rows, "notes": f"Model: {r.get('model', '')}; {r.get('seconds', '?')} s."}
+
+
+BUILDERS = {"hotpot": hotpot_section, "locomo": locomo_section, "tools": tools_section, "speed": speed_section,
+            "reliability": reliability_section}
+TITLES = {"hotpot": "Long-context QA (RULER-HQA style, HotpotQA)", "locomo": "LoCoMo: evidence coverage",
+          "tools": "Tool context", "speed": "Speed", "reliability": "Reliability"}
+
+
+def headline(sections: dict[str, dict]) -> dict:
+    """Per section its ``headline`` rows, else its rows with a goal, else its first row."""
+    rows = []
+    for key, sec in sections.items():
+        picked = sec.get("headline") or [r for r in sec.get("rows", ()) if r[3] is not None] or list(sec.get("rows", ()))[:1]
+        rows += [(f"[{key}] {r[0]}", r[1], r[2], r[3]) for r in picked]
+        if not sec.get("rows"):
+            rows.append((f"[{key}] {sec['title']}", "", "not available / failed (see section)", None))
+    return {"title": "Headline", "rows": rows}
+
+
+def run_benchmark(cfg: Config) -> Path:
+    """Run the chosen sections and write ``cfg.out_dir/REPORT.md``; returns its path."""
+    from bench import report
+
+    started = time.perf_counter()
+    load_start = os.getloadavg()
+    assets = cfg.out_dir / report.ASSETS
+    sections, timings = {}, {}
+    for key in cfg.only:
+        cfg.progress(f"[bench] {key}")
+        t = time.perf_counter()
+        try:
+            sections[key] = BUILDERS[key](cfg, assets)
+        except Exception as exc:  # noqa: BLE001 - reported in the section, never papered over
+            cfg.progress(traceback.format_exc())
+            sections[key] = _unavailable(TITLES[key], f"the section failed: `{type(exc).__name__}: {exc}`")
+        timings[key] = time.perf_counter() - t
+        cfg.progress(f"[bench] {key} done in {timings[key]:.1f}s")
+    load_end = os.getloadavg()
+    run_info = {"title": "This run", "rows": [
+        ("mode", "", "quick" if cfg.quick else "full", None),
+        ("model", "", cfg.model or "poimen/extractive (offline engine, in process)", None),
+        ("load average (1/5/15 min) at start", "", " / ".join(f"{x:.2f}" for x in load_start), None),
+        ("load average (1/5/15 min) at end", "", " / ".join(f"{x:.2f}" for x in load_end), None),
+        *[(f"section time: {k}", "", f"{v:.1f} s", None) for k, v in timings.items()],
+    ], "notes": "Figures are from this run, at the sha above; the machine is shared, so times move with its load."}
+    ordered = {"headline": headline(sections), **sections, "run": run_info}
+    meta = {"duration_s": time.perf_counter() - started, "repo": REPO,
+            "title": "poimen benchmark report" + (" (quick)" if cfg.quick else ""),
+            "command": "python -m bench" + (" --quick" if cfg.quick else "") + (f" --model {cfg.model}" if cfg.model else "")}
+    return report.write_report(ordered, cfg.out_dir, meta)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer items and lengths; writes bench/out/REPORT.md")
+    parser.add_argument("--model", help="any litellm model string (default: the offline engine)")
+    parser.add_argument("--api-base", help="the model server's base URL, for OpenAI-compatible servers")
+    parser.add_argument("--out", type=Path, help="where REPORT.md goes (default: bench/ full, bench/out/ quick)")
+    parser.add_argument("--cache-dir", type=Path, help="embedding cache (default $POIMEN_BENCH_CACHE or ~/.cache/poimen-bench)")
+    parser.add_argument("--items", type=int, default=0, help="HotpotQA items per length (default 40, quick 3)")
+    parser.add_argument("--only", nargs="+", choices=SECTIONS, default=list(SECTIONS), help="run only these sections")
+    args = parser.parse_args(argv)
+    cfg = Config(quick=args.quick, model=args.model, api_base=args.api_base, out_dir=args.out, cache_dir=args.cache_dir,
+                 hotpot_items=args.items, only=tuple(args.only))
+    path = run_benchmark(cfg)
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
