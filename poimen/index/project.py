@@ -67,12 +67,13 @@ class BuildContext:
     runs: list[SealedRun]
     embedder: Any
     built: dict[str, pa.Table] = field(default_factory=dict)
+    log_root: Any = None
 
     @classmethod
     def from_log(cls, log_root, embedder) -> "BuildContext":
         log = EventLog(log_root)
         runs = [SealedRun(e["n"], e["run_id"], tuple(log.run_events(e["run_id"]))) for e in log.index()]
-        return cls(runs, embedder)
+        return cls(runs, embedder, log_root=log_root)
 
     @property
     def dim(self) -> int:
@@ -196,6 +197,32 @@ def memory_vector_rows(ctx: BuildContext) -> Rows:
     return text_vector_rows(ctx) + symptom_vector_rows(ctx)
 
 
+def _store_rows(ctx: BuildContext, table: str, columns: tuple[str, ...]) -> Rows:
+    """The typed stores, replayed by the agent module's own fold (one definition of what a store holds)."""
+    from poimen.agent.projection import replay
+
+    if ctx.log_root is None:
+        return []
+    con = replay(ctx.log_root)
+    try:
+        cur = con.execute(f"SELECT {', '.join(columns)} FROM {table}")  # constants, never data
+        return [dict(zip(columns, row)) for row in cur.fetchall()]
+    finally:
+        con.close()
+
+
+STORE_BLOCK_COLUMNS = ("namespace", "block", "store", "text", "sha", "version", "ts", "event_hash")
+STORE_ITEM_COLUMNS = ("namespace", "store", "pos", "sha", "text", "ts", "source", "event_hash")
+
+
+def store_block_rows(ctx: BuildContext) -> Rows:
+    return _store_rows(ctx, "store_block", STORE_BLOCK_COLUMNS)
+
+
+def store_item_rows(ctx: BuildContext) -> Rows:
+    return _store_rows(ctx, "store_item", STORE_ITEM_COLUMNS)
+
+
 PROJECTIONS: list[Projection] = [
     Projection("evidence", fixed(("sha", S), ("level", S), ("source", S), ("position", I), ("tokens", I), ("text", S)),
                ("sha",), evidence_rows, "L0 evidence chunks the loop accepted, and R reference chunks"),
@@ -221,6 +248,10 @@ PROJECTIONS: list[Projection] = [
                                           ("evidence_sha", S)),
                ("key", "memory_sha", "evidence_sha"), failure_signature_rows,
                "normalised error signatures in L0 evidence → the current memory whose lineage holds it"),
+    Projection("store_block", fixed(*((c, I if c == "version" else S) for c in STORE_BLOCK_COLUMNS)),
+               ("namespace", "block"), store_block_rows, "typed memory: current core blocks per namespace"),
+    Projection("store_item", fixed(*((c, I if c == "pos" else S) for c in STORE_ITEM_COLUMNS)),
+               ("namespace", "store", "pos"), store_item_rows, "typed memory: facts, events and rules per namespace"),
 ]
 
 
