@@ -8,9 +8,11 @@ for the projection prompt, and the hash embedder.
 
 import dagster as dg
 import duckdb
+from typer.testing import CliRunner
 from test_pipeline import corpus, dagster_home, gate, make_resources, materialization  # noqa: F401 (fixtures)
 
 from pipelines.definitions import make_definitions
+from poimen.cli import app
 from poimen.index import lookup
 from poimen.llm.client import ScriptedClient
 from poimen.llm.offline_symptom import symptom
@@ -69,3 +71,10 @@ def test_raw_error_from_a_new_occurrence_is_a_tier_one_hit(tmp_path, corpus):  #
     assert "settlement-worker.log" in {p.source for p in hits[0].evidence}
     assert {h.sha for h in hits if h.tier == "signature"} == linked
     assert "tier 1: signature" in hits[0].why and "best specificity 3" in hits[0].why
+
+    shown = CliRunner().invoke(app, ["lookup", NEXT_OCCURRENCE, "--explain", "-k", "3", "--db", str(db),
+                                     "--log", str(tmp_path / "log")])
+    assert shown.exit_code == 0, shown.output
+    first = " ".join(shown.output.split("\n2. ")[0].split())  # the terminal width wraps lines
+    assert f"{hits[0].sha[:12]} · query {hits[0].query_id}" in first and " signature 2.3000 " in first
+    assert "why: tier 1: signature java:java.lang.IllegalStateException" in first and "best vector" in first

@@ -143,6 +143,7 @@ class MemoryIndex:
         self.matrix = matrix
         self.model_id = model_id
         self._bm25: BM25 | None = None
+        self._queries: dict[str, np.ndarray] = {}  # query text -> vector: a lookup and its --explain embed once
         self._position = {sha: i for i, sha in enumerate(shas)}
 
     @classmethod
@@ -225,9 +226,18 @@ class MemoryIndex:
         order = np.lexsort((docs, -scores))[:k]
         return [(int(docs[j]), float(scores[j])) for j in order]
 
+    def embed_queries(self, texts: list[str]) -> list[np.ndarray]:
+        """Query vectors, embedded in one batch and kept (up to 1,000) so searching the same text again is free."""
+        todo = [t for t in dict.fromkeys(texts) if t not in self._queries]
+        if todo:
+            if len(self._queries) + len(todo) > 1000:
+                self._queries.clear()
+            self._queries.update(zip(todo, self.embedder.embed(todo)))
+        return [self._queries[t] for t in texts]
+
     def search_kind(self, text: str, kind: str = "text", k: int = 10) -> list[tuple[str, float]]:
         """(sha, cosine) by one kind of vector only ('text' or 'symptom'), best first: for comparing the two."""
-        query = self.embedder.embed([text])[0]
+        (query,) = self.embed_queries([text])
         found = self.search_symptom_vector(query, k) if kind == "symptom" else self.search_vector(query, k)
         return [(self.shas[i], score) for i, score in found]
 
@@ -242,7 +252,7 @@ class MemoryIndex:
 
         For the 'vector' list the detail names which vector won ('symptom' or 'text').
         """
-        query = self.embedder.embed([text])[0]
+        (query,) = self.embed_queries([text])
         symptom = [(i, s, ()) for i, s in self.search_symptom_vector(query, depth) if s > MIN_COSINE]
         plain = [(i, s, ()) for i, s in self.search_vector(query, depth) if s > MIN_COSINE]
         best: dict[int, tuple[float, str]] = {}
@@ -307,11 +317,11 @@ class MemoryIndex:
         return out
 
     def search(self, text: str, k: int = 10, explain: bool = False,
-               tiers: tuple[str, ...] = ("signature", "fused")) -> list[Hit]:
+               tiers: tuple[str, ...] = ("signature", "fused"), provenance: bool = True) -> list[Hit]:
         """The ``k`` best hits for ``text``, tier 1 (signatures) before tier 2 (fused), each with its provenance.
 
         ``explain`` makes ``why`` say which keys matched and the rank in every list; ``tiers`` can
-        restrict the search to one tier (the benchmarks compare them).
+        restrict the search to one tier and ``provenance=False`` skips the evidence walk (benchmarks).
         """
         if not text.strip() or not self.shas or k <= 0:
             return []
@@ -336,7 +346,7 @@ class MemoryIndex:
                 if self.shas[i] not in seen:
                     names = ([ls["vector"][2][0]] if "vector" in ls else []) + (["keyword"] if "keyword" in ls else [])
                     hits.append(self._hit(i, score, "+".join(names), _why(ls, score, explain, sizes), lists=ls))
-        return self._with_provenance(hits[:k])
+        return self._with_provenance(hits[:k]) if provenance else hits[:k]
 
 
 def _why(lists: dict, score: float, explain: bool, sizes: dict[str, int]) -> str:

@@ -1,0 +1,226 @@
+"""Seen this failure before? Duplicate Hadoop bug reports found by lookup: text-only, signature-only, tiered.
+
+    python -m bench.hadoop_dups            # writes bench/out/hadoop_dups.json and prints a table
+
+Data: ``../shared/bench/failures/gitbugs_hadoop/`` (GitBugs, CC BY 4.0; Patil 2025,
+arXiv:2504.09651): 2,503 Apache Hadoop JIRA reports and 126 duplicate links
+(``hadoop_bugs-combined.csv``: Issue id, Duplicate id). For each link the newer
+report (by Created) is the query and the older one the target.
+
+How the reports reach the index (the documented shortcut the issue allows):
+each report (Summary, blank line, Description) is a source file; the gated
+loop runs one standing query over every file with a scripted gate that keeps
+the report's first chunk as the L1 memory (cut to 900 tokens) and rejects any
+later chunk, so the L0 evidence behind each memory is the report text itself.
+Symptom projections come from the offline engine (``poimen/extractive``: the
+failure clauses and error strings of the memory, nothing for reports without
+one); then the projections are built with all-MiniLM-L6-v2. Everything goes
+through the log, as in production.
+
+Lookup: the newer report's text is the query; its own memory is dropped from
+the results; rank of the older report's memory in the top ``DEPTH``:
+
+- text-only: cosine of the text vectors;
+- signature-only: tier 1 alone (ties in keys matched and specificity are left
+  in index order, so this is what exact matching gives with nothing else);
+- tiered: tier 1 (signatures) then tier 2 (best of text/symptom vector + BM25, by RRF);
+- also fused: tier 2 alone, and keyword: BM25 alone, for context.
+
+Cap: all reports in a duplicate link (131) plus a seeded sample of the others,
+``CORPUS`` reports in all (default 600, ``HADOOP_DUPS_CORPUS`` to change; 2,503
+is every report). On this 2-core machine all-MiniLM-L6-v2 embeds these long
+reports at about 10/s, so the full corpus takes about ten minutes, 600 about three.
+The duplicate links are listed in both directions (126 rows): 66 distinct pairs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import platform
+import random
+import re
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from poimen.core import RunRequest, run_loops
+from poimen.domain import sha256_text
+from poimen.embedding import SentenceTransformerEmbedder
+from poimen.index import MemoryIndex, build_projections, default_db
+from poimen.llm.client import ScriptedClient, make_client
+from poimen.log.store import EventLog
+from poimen.prompts import escape, sections
+from poimen.symptoms import project_log
+from poimen.tokens import count_tokens
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "bench" / "failures" / "gitbugs_hadoop"
+OUT = Path(__file__).resolve().parent / "out" / "hadoop_dups.json"
+CORPUS = int(os.environ.get("HADOOP_DUPS_CORPUS", "600"))
+DEPTH = 100
+MEMORY_TOKENS = 900
+TIMES: dict[str, float] = {}
+QUERY = "Which earlier bug report describes the same failure?"
+
+
+def report_text(row) -> str:
+    summary = str(row["Summary"]).strip()
+    description = "" if pd.isna(row["Description"]) else str(row["Description"]).replace("\r\n", "\n").strip()
+    return f"{summary}\n\n{description}".strip()
+
+
+def load(data: Path = DATA, cap: int = CORPUS, seed: int = 7) -> tuple[dict[int, str], list[tuple[int, int]]]:
+    """Report texts by issue id (capped, every linked report kept) and (newer, older) duplicate pairs."""
+    bugs = pd.read_csv(data / "hadoop_bugs.csv")
+    bugs["created"] = pd.to_datetime(bugs["Created"], format="%d/%b/%y %H:%M")
+    links = pd.read_csv(data / "hadoop_bugs-combined.csv")
+    created = dict(zip(bugs["Issue id"], bugs["created"]))
+    pairs = []
+    for a, b in zip(links["Issue id"], links["Duplicate id"]):
+        for other in re.split(r"[;, ]+", str(b)):
+            if other.strip().isdigit() and int(other) in created and int(a) in created and int(other) != int(a):
+                x, y = int(a), int(other)
+                pairs.append((x, y) if created[x] > created[y] else (y, x))
+    pairs = sorted(set(pairs))
+    linked = {i for p in pairs for i in p}
+    others = sorted(set(bugs["Issue id"]) - linked)
+    random.Random(seed).shuffle(others)
+    keep = linked | set(others[: max(0, cap - len(linked))])
+    texts = {int(r["Issue id"]): report_text(r) for _, r in bugs.iterrows() if int(r["Issue id"]) in keep}
+    return texts, pairs
+
+
+def _cut(text: str, limit: int = MEMORY_TOKENS) -> str:
+    if count_tokens(text) <= limit:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:  # the longest prefix within the limit
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if count_tokens(text[:mid]) <= limit else (lo, mid - 1)
+    return text[:lo]
+
+
+def gate(system: str, user: str) -> str:
+    """Keep the report's first chunk as the memory; a later chunk of the same report changes nothing."""
+    data = sections(user)
+    if data.get("memory", "").strip():
+        return "<check>no</check>\n<update></update>\n<next>continue</next>"
+    return f"<check>yes</check>\n<update>{escape(_cut(data['chunk']))}</update>\n<next>continue</next>"
+
+
+def ingest(root: Path, texts: dict[int, str]) -> tuple[Path, dict[str, int]]:
+    """Reports → sources → L1 loop runs → symptom projections → index; returns (db, memory sha → issue id)."""
+    src = root / "sources"
+    src.mkdir(parents=True)
+    for issue, text in texts.items():
+        (src / f"HADOOP-{issue}.txt").write_text(text, encoding="utf-8")
+    log_root = root / "log"
+    t0 = time.perf_counter()
+    request = RunRequest(root=log_root, sources=sorted(src.iterdir()), query=QUERY, chunk_tokens=5000,
+                         concurrency=4, sources_root=src)
+    result = run_loops(request, ScriptedClient([gate], model_id="bench/keep-first-chunk", repeat_last=True))
+    if not result.ok:
+        raise RuntimeError(f"ingest failed: {result.source_errors[:3]}")
+    t = time.perf_counter()
+    log = EventLog(log_root)
+    with log.writer():
+        asyncio.run(project_log(log, make_client("poimen/extractive"), concurrency=4))
+    t2 = time.perf_counter()
+    db = default_db(log_root)
+    build_projections(log_root, db, SentenceTransformerEmbedder())
+    TIMES.update(loops=round(t - t0, 1), symptoms=round(t2 - t, 1), build=round(time.perf_counter() - t2, 1))
+    shas = {}
+    for run in log.index():
+        events = log.run_events(run["run_id"])
+        if events and events[0].kind == "run_start" and events[-1].attributes.get("final_memory_sha"):
+            issue = int(re.search(r"HADOOP-(\d+)", events[0].attributes["stream_id"]).group(1))
+            shas[events[-1].attributes["final_memory_sha"]] = issue
+    return db, shas
+
+
+def _metrics(ranks: list[int | None]) -> dict:
+    n = len(ranks)
+    return {"queries": n, "recall@1": round(sum(r == 1 for r in ranks if r) / n, 4),
+            "recall@5": round(sum(r <= 5 for r in ranks if r) / n, 4),
+            "mrr": round(sum(1 / r for r in ranks if r) / n, 4),
+            "found_in_top_%d" % DEPTH: sum(1 for r in ranks if r)}
+
+
+def rank_of(shas: list[str], target: str, own: str) -> int | None:
+    ordered = [s for s in shas if s != own]
+    return ordered.index(target) + 1 if target in ordered else None
+
+
+def evaluate(index: MemoryIndex, texts: dict[int, str], pairs: list[tuple[int, int]], sha_of: dict[int, str]) -> dict:
+    modes = {m: [] for m in ("text_only", "signature_only", "tiered", "fused_only", "keyword_only")}
+    index.embed_queries([texts[newer] for newer, _ in pairs])  # one batch: the model is the slow part
+    tier1 = {"queries_with_signature_hits": 0, "target_in_tier1": 0}
+    wrong: dict[str, int] = {}
+    for newer, older in pairs:
+        q, own, target = texts[newer], sha_of[newer], sha_of[older]
+        modes["text_only"].append(rank_of([s for s, _ in index.search_kind(q, "text", DEPTH + 1)], target, own))
+        sig = [index.shas[i] for i, _, _ in index._tier_signature(q, {})][: DEPTH + 1]
+        modes["signature_only"].append(rank_of(sig, target, own))
+        tiered = index.search(q, DEPTH + 1, provenance=False)
+        modes["tiered"].append(rank_of([h.sha for h in tiered], target, own))
+        fused = index.search(q, DEPTH + 1, tiers=("fused",), provenance=False)
+        modes["fused_only"].append(rank_of([h.sha for h in fused], target, own))
+        modes["keyword_only"].append(rank_of([index.shas[i] for i, _, _ in index.search_keyword(q, DEPTH + 1)], target, own))
+        hits1 = [h for h in tiered if h.tier == "signature" and h.sha != own]
+        tier1["queries_with_signature_hits"] += bool(hits1)
+        tier1["target_in_tier1"] += target in {h.sha for h in hits1}
+        if hits1 and hits1[0].sha != target:
+            for key in hits1[0].signature_keys:
+                wrong[key] = wrong.get(key, 0) + 1
+    tier1["keys_of_wrong_first_hits"] = dict(sorted(wrong.items(), key=lambda kv: -kv[1])[:15])
+    return {"modes": {m: _metrics(r) for m, r in modes.items()}, "tier1": tier1}
+
+
+def run(out_path: Path | None = OUT, cap: int = CORPUS) -> dict:
+    t0 = time.perf_counter()
+    texts, pairs = load(cap=cap)
+    with tempfile.TemporaryDirectory(prefix="hadoop-dups-") as tmp:
+        db, issue_of = ingest(Path(tmp), texts)
+        t_ingest = time.perf_counter() - t0
+        sha_of = {issue: sha for sha, issue in issue_of.items()}
+        missing = [p for p in pairs if p[0] not in sha_of or p[1] not in sha_of]
+        pairs = [p for p in pairs if p not in missing]
+        index = MemoryIndex.open(db, SentenceTransformerEmbedder())
+        same_text = sum(1 for a, b in pairs if sha_of[a] == sha_of[b])
+        pairs = [(a, b) for a, b in pairs if sha_of[a] != sha_of[b]]
+        stats = {
+            "reports": len(texts), "memories": len(index), "symptom_vectors": len(index.symptom_docs),
+            "signature_keys": len(index.signatures),
+            "memories_with_signatures": len({i for docs in index.signatures.values() for i in docs}),
+        }
+        result = evaluate(index, texts, pairs, sha_of)
+    result.update({
+        "dataset": "GitBugs hadoop (CC BY 4.0), hadoop_bugs.csv + hadoop_bugs-combined.csv",
+        "pairs": len(pairs), "pairs_dropped": {"not_ingested": len(missing), "identical_text": same_text},
+        "corpus": stats, "depth": DEPTH, "embedder": "sentence-transformers/all-MiniLM-L6-v2",
+        "symptom_model": "poimen/extractive (offline engine)",
+        "seconds": {"ingest_and_build": round(t_ingest, 1), **TIMES, "total": round(time.perf_counter() - t0, 1)},
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+    })
+    if out_path:
+        Path(out_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(out_path).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return result
+
+
+def main() -> None:
+    result = run()
+    print(f"{result['pairs']} duplicate pairs over {result['corpus']['reports']} reports "
+          f"({result['corpus']['memories_with_signatures']} memories with signatures, "
+          f"{result['corpus']['symptom_vectors']} symptom vectors); {result['seconds']['total']} s")
+    print(f"{'mode':<16}{'R@1':>8}{'R@5':>8}{'MRR':>8}")
+    for mode, m in result["modes"].items():
+        print(f"{mode:<16}{m['recall@1']:>8.3f}{m['recall@5']:>8.3f}{m['mrr']:>8.3f}")
+    print(f"tier 1: {result['tier1']}")
+
+
+if __name__ == "__main__":
+    main()
