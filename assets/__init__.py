@@ -6,8 +6,10 @@ from assets.index import memory_index
 from assets.memories import l1_memories, l2_memories
 from assets.reference import reference_docs
 from assets.tool_context import failure_signatures, symptom_projections
+from assets.typed_stores import typed_stores
 
-ASSETS = [chunks, reference_docs, l1_memories, l2_memories, symptom_projections, memory_index, failure_signatures]
+ASSETS = [chunks, reference_docs, l1_memories, l2_memories, symptom_projections, typed_stores, memory_index,
+          failure_signatures]
 
 __all__ = ["ASSETS", "CHECKS", "chunks", "failure_signatures", "l1_memories", "l2_memories", "memory_index",
-           "reference_docs", "symptom_projections"]
+           "reference_docs", "symptom_projections", "typed_stores"]

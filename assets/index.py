@@ -9,16 +9,17 @@ from dagster_duckdb import DuckDBResource
 from assets.memories import l1_memories, l2_memories
 from assets.reference import reference_docs
 from assets.tool_context import symptom_projections
+from assets.typed_stores import typed_stores
 from poimen.domain import sha256_json
 from poimen.index import build_projections, write_manifest
 from resources import EmbedderResource, EventLogResource
 
 
 @dg.asset(group_name="index", kinds={"duckdb", "parquet"},
-          deps=[l1_memories, l2_memories, reference_docs, symptom_projections])
+          deps=[l1_memories, l2_memories, reference_docs, symptom_projections, typed_stores])
 def memory_index(event_log: EventLogResource, embedder: EmbedderResource, duckdb: DuckDBResource) -> dg.MaterializeResult:
-    """DuckDB tables evidence, memory, edge, run, gate, memory_vector (text and symptom vectors), symptom and
-    failure_signature, dropped and rebuilt from the event log."""
+    """DuckDB tables evidence, memory, edge, run, gate, memory_vector (text and symptom vectors), symptom,
+    failure_signature and the typed stores, dropped and rebuilt from the event log."""
     stats = build_projections(event_log.path, Path(duckdb.database), embedder.get_embedder())
     manifest = write_manifest(event_log.path, stats, stats.row_hashes)
     return dg.MaterializeResult(metadata={

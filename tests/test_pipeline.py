@@ -196,7 +196,8 @@ def test_new_source_is_picked_up_and_only_its_loops_run(tmp_path, corpus):
     new_l1 = [e for e in new if e.level == "L1" and e.kind == "run_start"]  # not the new memories' symptom runs
     assert sorted(e.attributes["query_id"] for e in new_l1) == ["decisions", "root-causes"]
     assert {e.attributes["stream_id"] for e in new_l1} == {"deploy-tool-output.log"}
-    assert {e.level for e in new} <= {"L1", "L2"}  # each query's L2 reads one more L1 memory; R is unchanged
+    # each query's L2 reads one more L1 memory, and the typed stores import the new final memories; R is unchanged
+    assert {e.level for e in new} <= {"L1", "L2", "store"}
     l1 = materialization(result, "l1_memories")
     assert (l1["runs_new"].value, l1["runs_skipped"].value) == (2, 6)
     assert materialization(result, "chunks")["sources_changed"].value == 1
@@ -244,3 +245,15 @@ def test_validators_flag_bad_logs_high_acceptance_and_over_budget_memories(tmp_p
     segment.write_bytes(bytes(data))
     bad = log_integrity(verify(tmp_path / "log"))
     assert not bad.passed and "first bad event" in bad.description
+
+
+def test_typed_stores_receive_each_querys_final_memory_in_its_store(tmp_path, corpus):
+    resources = make_resources(tmp_path, corpus)
+    assert full_build(resources).success
+    con = duckdb.connect(str(tmp_path / "index.duckdb"), read_only=True)
+    stores = dict(con.execute("SELECT store, count(*) FROM store_item WHERE namespace = 'team' GROUP BY store").fetchall())
+    con.close()
+    assert stores and set(stores) <= {"semantic", "episodic", "procedural"}
+    # idempotent: a second build imports nothing new
+    result = full_build(resources)
+    assert materialization(result, "typed_stores")["imported"].value == 0

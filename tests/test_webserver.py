@@ -15,7 +15,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 EXPECTED = {("chunks",), ("reference_docs",), ("l1_memories",), ("l2_memories",), ("memory_index",),
-            ("symptom_projections",), ("failure_signatures",)}
+            ("symptom_projections",), ("failure_signatures",), ("typed_stores",)}
 
 
 def free_port() -> int:
