@@ -60,7 +60,7 @@ class Config:
         self.data_dir = Path(self.data_dir or (REPO / "bench" / "out" / "data" if default_out else self.out_dir / "data"))
         self.cache_dir = Path(self.cache_dir or os.environ.get("POIMEN_BENCH_CACHE") or Path.home() / ".cache" / "poimen-bench")
         self.hotpot_lengths = self.hotpot_lengths or ((7_000, 28_000) if self.quick else TARGETS)
-        self.hotpot_items = self.hotpot_items or (3 if self.quick else 40)
+        self.hotpot_items = self.hotpot_items or (3 if self.quick else 25)
         if self.locomo_conversations is None and self.quick:
             self.locomo_conversations = 2
 
@@ -238,7 +238,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--api-base", help="the model server's base URL, for OpenAI-compatible servers")
     parser.add_argument("--out", type=Path, help="where REPORT.md goes (default: bench/ full, bench/out/ quick)")
     parser.add_argument("--cache-dir", type=Path, help="embedding cache (default $POIMEN_BENCH_CACHE or ~/.cache/poimen-bench)")
-    parser.add_argument("--items", type=int, default=0, help="HotpotQA items per length (default 40, quick 3)")
+    parser.add_argument("--items", type=int, default=0, help="HotpotQA items per length (default 25, quick 3)")
     parser.add_argument("--only", nargs="+", choices=SECTIONS, default=list(SECTIONS), help="run only these sections")
     args = parser.parse_args(argv)
     cfg = Config(quick=args.quick, model=args.model, api_base=args.api_base, out_dir=args.out, cache_dir=args.cache_dir,

@@ -86,10 +86,15 @@ class ConversationMemory:
         self.index = MemoryIndex.open(root / "index.duckdb", embedder)
         self.build_s = time.perf_counter() - start
         # Chunk position -> the turns it holds (a .jsonl chunk is one rendered turn per line, in order).
+        # A turn's text may hold newlines, so turns are matched in order by their rendered text, not by line count.
         self.chunk_turns: dict[int, list[Turn]] = {}
-        it = iter(self.turns)
+        pending = list(self.turns)
         for chunk in iter_chunks(path, chunk_tokens):
-            self.chunk_turns[chunk.position] = [next(it) for _ in chunk.text.split("\n")]
+            held, at = [], 0
+            while pending and (found := chunk.text.find(pending[0].render().strip(), at)) >= 0:
+                at = found + len(pending[0].render().strip())
+                held.append(pending.pop(0))
+            self.chunk_turns[chunk.position] = held
         self._hits: dict[str, list] = {}
         self._quotes: dict[str, list[tuple[str, Turn | None]]] = {}
 
