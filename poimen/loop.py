@@ -114,6 +114,7 @@ class RunOutcome:
 class _State:
     memory: str = ""
     memory_sha: str = ""
+    memory_tokens: int = 0
     turn: int = 0
     used: int = 0
     exited: bool = False
@@ -133,6 +134,7 @@ def _replay(events: list[Event]) -> _State:
         state.over_budget += e.kind == EventKind.BUDGET_EXCEEDED
         if e.kind == EventKind.MEMORY:
             state.memory, state.memory_sha, state.used = e.text, e.sha, state.used + 1
+            state.memory_tokens = e.attributes.get("tokens", 0)
     return state
 
 
@@ -147,6 +149,11 @@ async def _ask(client: ModelClient, rendered, cfg: LoopConfig) -> tuple[list[str
         except ParseError as exc:
             reasons.append(exc.reason)
     return replies, reasons, None
+
+
+async def _io(fn, *args):
+    """Blocking journal I/O on the running loop's default executor (created per loop, so safe across fork)."""
+    return await asyncio.to_thread(fn, *args)
 
 
 def _skip(chunks: Iterable[Chunk], n: int) -> Iterator[Chunk]:
@@ -187,49 +194,59 @@ async def run_loop(
             "config": asdict(cfg), "use_exit_gate": use_exit, "prompt_template_sha": load("gate").sha,
         })])
     state = _replay(sink.events)
-    for chunk in _skip(stream.open(), state.turn):
-        if state.exited:
-            break
-        t = state.turn + 1
-        if chunk.sha != stream.chunk_shas[t - 1]:
-            raise ValueError(f"stream {stream.id}: chunk {t} changed since the run started (sha differs)")
-        rendered = render("gate", question=query.text, memory=state.memory, chunk=chunk.text, budget=cfg.memory_budget)
-        replies, reasons, reply = await _ask(client, rendered, cfg)
-        where = {"source": chunk.source, "position": chunk.position, "chunk_tokens": chunk.tokens}
-        common = dict(base, turn=t, prompt_sha=rendered.sha)
-        if reply is None:
-            drafts = [EventDraft(kind=EventKind.PARSE_FAILED, **common, sha=chunk.sha, text=replies[-1], update=False,
-                                 attrs={**where, "replies": replies, "reasons": reasons, "attempts": len(replies)})]
-            state.parse_failures += 1
-        else:
-            candidate_tokens = count_tokens(reply.memory) if reply.update else 0
-            over = reply.update and candidate_tokens > cfg.memory_budget
-            accept = reply.update and not over
-            acted = bool(use_exit and reply.exit)
-            gate_attrs = {**where, "attempts": len(replies), "replies": replies[:-1], "reasons": reasons,
-                          "model_update": reply.update, "acted_on_exit": acted,
-                          "memory_tokens": candidate_tokens if accept else count_tokens(state.memory)}
-            drafts = [EventDraft(kind=EventKind.GATE, **common, sha=chunk.sha, text=replies[-1],
-                                 update=accept, exit=reply.exit, attrs=gate_attrs)]
-            if over:
-                drafts.append(EventDraft(kind=EventKind.BUDGET_EXCEEDED, **common, sha=sha256_text(reply.memory),
-                                         attrs={"candidate_tokens": candidate_tokens, "budget": cfg.memory_budget}))
-                state.over_budget += 1
-            if accept:
-                parents = (chunk.sha,) + ((state.memory_sha,) if state.memory_sha else ())
-                drafts.append(EventDraft(kind=EventKind.EVIDENCE, **dict(common, level=str(chunk.level)),
-                                         sha=chunk.sha, text=chunk.text, attrs=where))
-                drafts.append(EventDraft(kind=EventKind.MEMORY, **common, sha=sha256_text(reply.memory),
-                                         parents=parents, text=reply.memory,
-                                         attrs={"tokens": candidate_tokens, "query_id": query.id}))
-                state.memory, state.memory_sha, state.used = reply.memory, sha256_text(reply.memory), state.used + 1
-            state.exited = acted
-        # fsync happens off the event loop so that concurrent runs keep their model calls in flight
-        await asyncio.to_thread(sink.append, drafts)
-        state.turn = t
-        if on_turn:
-            on_turn(t, bool(reply and reply.update and drafts[-1].kind == EventKind.MEMORY), count_tokens(state.memory))
-    await asyncio.to_thread(sink.seal, [EventDraft(kind=EventKind.RUN_END, **base, turn=state.turn, sha=state.memory_sha, text=state.memory,
+    pending: asyncio.Future | None = None
+    try:
+        for chunk in _skip(stream.open(), state.turn):
+            if state.exited:
+                break
+            t = state.turn + 1
+            if chunk.sha != stream.chunk_shas[t - 1]:
+                raise ValueError(f"stream {stream.id}: chunk {t} changed since the run started (sha differs)")
+            rendered = render("gate", question=query.text, memory=state.memory, chunk=chunk.text, budget=cfg.memory_budget)
+            replies, reasons, reply = await _ask(client, rendered, cfg)
+            where = {"source": chunk.source, "position": chunk.position, "chunk_tokens": chunk.tokens}
+            common = dict(base, turn=t, prompt_sha=rendered.sha)
+            if reply is None:
+                drafts = [EventDraft(kind=EventKind.PARSE_FAILED, **common, sha=chunk.sha, text=replies[-1], update=False,
+                                     attrs={**where, "replies": replies, "reasons": reasons, "attempts": len(replies)})]
+                state.parse_failures += 1
+            else:
+                candidate_tokens = count_tokens(reply.memory) if reply.update else 0
+                over = reply.update and candidate_tokens > cfg.memory_budget
+                accept = reply.update and not over
+                acted = bool(use_exit and reply.exit)
+                gate_attrs = {**where, "attempts": len(replies), "replies": replies[:-1], "reasons": reasons,
+                              "model_update": reply.update, "acted_on_exit": acted,
+                              "memory_tokens": candidate_tokens if accept else state.memory_tokens}
+                drafts = [EventDraft(kind=EventKind.GATE, **common, sha=chunk.sha, text=replies[-1],
+                                     update=accept, exit=reply.exit, attrs=gate_attrs)]
+                if over:
+                    drafts.append(EventDraft(kind=EventKind.BUDGET_EXCEEDED, **common, sha=sha256_text(reply.memory),
+                                             attrs={"candidate_tokens": candidate_tokens, "budget": cfg.memory_budget}))
+                    state.over_budget += 1
+                if accept:
+                    parents = (chunk.sha,) + ((state.memory_sha,) if state.memory_sha else ())
+                    drafts.append(EventDraft(kind=EventKind.EVIDENCE, **dict(common, level=str(chunk.level)),
+                                             sha=chunk.sha, text=chunk.text, attrs=where))
+                    drafts.append(EventDraft(kind=EventKind.MEMORY, **common, sha=sha256_text(reply.memory),
+                                             parents=parents, text=reply.memory,
+                                             attrs={"tokens": candidate_tokens, "query_id": query.id}))
+                    state.memory, state.memory_sha, state.used = reply.memory, sha256_text(reply.memory), state.used + 1
+                    state.memory_tokens = candidate_tokens
+                state.exited = acted
+            # The journal write (with its fsync) runs off the event loop and overlaps the next turn's model
+            # call; turns still reach the journal whole and in order, and a crash loses at most the turn in
+            # flight, which resume asks again, exactly as if the crash had come during its model call.
+            if pending is not None:
+                await pending
+            pending = asyncio.ensure_future(_io(sink.append, drafts))
+            state.turn = t
+            if on_turn:
+                on_turn(t, bool(reply and reply.update and drafts[-1].kind == EventKind.MEMORY), state.memory_tokens)
+    finally:
+        if pending is not None:
+            await pending
+    await _io(sink.seal, [EventDraft(kind=EventKind.RUN_END, **base, turn=state.turn, sha=state.memory_sha, text=state.memory,
                           attrs={"chunks_seen": state.turn, "chunks_used": state.used,
                                  "final_memory_sha": state.memory_sha, "stopped_by_exit": state.exited,
                                  "parse_failed": state.parse_failures, "budget_exceeded": state.over_budget})])

@@ -21,10 +21,13 @@ from poimen.errors import ConfigError
 _PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
 
 
+_REPO_PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
+
+
 def prompts_dir() -> Path:
     """``POIMEN_PROMPTS`` if set, else the repository's ``prompts/`` beside the package."""
     env = os.environ.get("POIMEN_PROMPTS")
-    return Path(env) if env else Path(__file__).resolve().parent.parent / "prompts"
+    return Path(env) if env else _REPO_PROMPTS
 
 
 def escape(text: str) -> str:
@@ -72,7 +75,13 @@ def _load(path: Path) -> Template:
 
 
 def load(name: str) -> Template:
-    path = prompts_dir() / f"{name}.tmpl"
+    return _load_named(str(prompts_dir()), name)
+
+
+@functools.lru_cache(maxsize=None)
+def _load_named(folder: str, name: str) -> Template:
+    # Templates are pinned files: read once per process (per folder), not on every turn.
+    path = Path(folder) / f"{name}.tmpl"
     if not path.is_file():
         raise ConfigError(f"{path}: no such prompt template")
     return _load(path)

@@ -53,15 +53,23 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_parquet(path: Path, events: list[Event]) -> None:
-    """Byte-stable Parquet: fixed schema, no compression or dictionaries (so a flipped byte stays locatable)."""
+def write_parquet(path: Path, events: list[Event]) -> str:
+    """Byte-stable Parquet: fixed schema, no compression or dictionaries (so a flipped byte stays locatable).
+
+    Returns the sha256 of the bytes written, so sealing need not read the file back.
+    """
     table = pa.Table.from_pylist([e.to_row() for e in events], schema=SCHEMA)
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="NONE", use_dictionary=False, write_statistics=False)
+    data = sink.getvalue().to_pybytes()
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    pq.write_table(table, tmp, compression="NONE", use_dictionary=False, write_statistics=False)
-    with tmp.open("rb") as fh:
+    with tmp.open("wb") as fh:
+        fh.write(data)
+        fh.flush()
         os.fsync(fh.fileno())
     tmp.replace(path)
     _fsync_dir(path.parent)
+    return hashlib.sha256(data).hexdigest()
 
 
 def read_parquet(path: Path) -> list[Event]:
@@ -154,6 +162,7 @@ class EventLog:
         self.index_path = self.root / "index.jsonl"
         self._lock_fh = None
         self._index_lock = threading.Lock()  # runs seal from worker threads; the index is appended in order
+        self._tail: tuple[int, str] | None = None  # (entries, last hash) of the index while we hold the lock
 
     # -- writing -----------------------------------------------------------
     @contextmanager
@@ -173,12 +182,28 @@ class EventLog:
         fh.write(str(os.getpid()))
         fh.flush()
         self._lock_fh = fh
+        self._tail = None
+        self._cut_torn_index_line()
         self._drop_sealed_journals()
         try:
             yield self
         finally:
             self._lock_fh = None
+            self._tail = None
             fh.close()
+
+    def _cut_torn_index_line(self) -> None:
+        """A writer killed inside an index append left a line without its newline: cut it before appending after it.
+
+        Its segment then stands unindexed beside its journal, which ``verify`` reports as resumable and a resume seals.
+        """
+        if not self.index_path.exists():
+            return
+        raw = self.index_path.read_bytes()
+        if raw and not raw.endswith(b"\n"):
+            with self.index_path.open("r+b") as fh:
+                fh.truncate(raw.rfind(b"\n") + 1)
+                os.fsync(fh.fileno())
 
     def _drop_sealed_journals(self) -> None:
         """A writer killed after indexing a segment but before removing its journal left it behind: remove it."""
@@ -210,22 +235,25 @@ class EventLog:
     def _seal(self, run_id: str, events: list[Event]) -> None:
         self._require_lock()
         path = self.segment_dir / f"{run_id}.parquet"
-        write_parquet(path, events)
+        digest = write_parquet(path, events)
         with self._index_lock:
-            self._append_index(run_id, path, events)
+            self._append_index(run_id, digest, events)
 
-    def _append_index(self, run_id: str, path: Path, events: list[Event]) -> None:
-        entries = self.index()
-        prev = entries[-1]["hash"] if entries else INDEX_GENESIS
+    def _append_index(self, run_id: str, digest: str, events: list[Event]) -> None:
+        if self._tail is None:  # read once per writer session: no one else appends while we hold the lock
+            entries = self.index()
+            self._tail = (len(entries), entries[-1]["hash"] if entries else INDEX_GENESIS)
+        n, prev = self._tail
         entry = {
-            "n": len(entries), "run_id": run_id, "file": f"segments/{run_id}.parquet",
-            "file_sha256": file_sha256(path), "events": len(events), "last_hash": events[-1].hash, "prev": prev,
+            "n": n, "run_id": run_id, "file": f"segments/{run_id}.parquet",
+            "file_sha256": digest, "events": len(events), "last_hash": events[-1].hash, "prev": prev,
         }
         entry["hash"] = index_entry_hash(entry)
         with self.index_path.open("ab") as fh:
             fh.write((canonical_json(entry) + "\n").encode())
             fh.flush()
             os.fsync(fh.fileno())
+        self._tail = (n + 1, entry["hash"])
 
     def append_run(self, run_id: str, drafts: list[EventDraft]) -> list[Event]:
         """Write a whole short run (e.g. one derived projection or one store write) and seal it at once."""
