@@ -57,29 +57,35 @@ def relevance_threshold(terms: set[str]) -> int:
 
 
 def gate(system: str, user: str) -> str:
+    """Keep the most relevant sentences seen so far, within the budget.
+
+    The memory is a ranked reservoir: its lines and the chunk's relevant
+    sentences compete by how many query terms they share (older lines win
+    ties), and the gate opens only when a new sentence earns a place — which
+    may push out a weaker old line rather than leave a full memory frozen.
+    Sentences are copied whole or not at all.
+    """
     data = sections(user)
     terms = set(content_terms(data["question"]))
     memory = data.get("memory", "").strip()
     budget = int(_BUDGET.search(system).group(1)) if _BUDGET.search(system) else 1024
-    known = set(split_sentences(memory))
+    old_lines = [line for line in memory.split("\n") if line.strip()]
+    known = set(old_lines)
     need = relevance_threshold(terms)
-    scored = [
-        (i, s, _score(s, terms))
-        for i, s in enumerate(split_sentences(data.get("chunk", "")))
-        if s not in known
-    ]
-    relevant = sorted((t for t in scored if t[2] >= need), key=lambda t: (-t[2], t[0]))
-    chosen: list[tuple[int, str]] = []
-    used = count_tokens(memory)
-    for i, sentence, _ in relevant:
-        cost = count_tokens(sentence) + 1
+    # (score, age, position, text): age 0 for what the memory holds, 1 for the chunk's sentences
+    pool = [(_score(line, terms), 0, j, line) for j, line in enumerate(old_lines)]
+    pool += [(score, 1, i, s) for i, s in enumerate(split_sentences(data.get("chunk", "")))
+             if s not in known and (score := _score(s, terms)) >= need]
+    chosen, used = [], 0
+    for unit in sorted(pool, key=lambda u: (-u[0], u[1], u[2])):
+        cost = count_tokens(unit[3]) + 1
         if used + cost <= budget:
-            chosen.append((i, sentence))
+            chosen.append(unit)
             used += cost
-    if not chosen:
+    if not any(age == 1 for _, age, _, _ in chosen):
         covered = terms.issubset(content_terms(memory)) if terms else True
         return f"<check>no</check>\n<update></update>\n<next>{'end' if covered and memory else 'continue'}</next>"
-    new_memory = "\n".join([memory] * bool(memory) + [s for _, s in sorted(chosen)])
+    new_memory = "\n".join(text for _, _, _, text in sorted(chosen, key=lambda u: (u[1], u[2])))
     covered = terms.issubset(content_terms(new_memory))
     return (
         f"<check>yes</check>\n<update>{escape(new_memory)}</update>\n"
