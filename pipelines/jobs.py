@@ -11,9 +11,14 @@ from assets.index import memory_index
 from poimen.index import rebuild
 from resources import EmbedderResource, EventLogResource
 
+# Both jobs write the event log and the DuckDB file; dagster.yaml limits runs carrying this tag to one at a time,
+# so the nightly rebuild and a sensor-started build queue instead of failing on each other's locks.
+WRITER_TAG = {"poimen/writer": "log"}
+
 full_build = dg.define_asset_job(
     "full_build",
     selection=dg.AssetSelection.all(),
+    tags=WRITER_TAG,
     description="Chunks → L1 → L2 → reference docs → DuckDB index, with every check. Sealed runs are skipped.",
 )
 
@@ -34,7 +39,8 @@ def rebuild_from_log(context: dg.OpExecutionContext, event_log: EventLogResource
                          metadata={"differing_rows": len(report.differing_rows)})
 
 
-@dg.job(name="rebuild", description="Rebuild every projection from the event log and compare with the stored hashes.")
+@dg.job(name="rebuild", tags=WRITER_TAG,
+        description="Rebuild every projection from the event log and compare with the stored hashes.")
 def rebuild_job() -> None:
     rebuild_from_log()
 
