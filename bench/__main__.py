@@ -204,6 +204,8 @@ def run_benchmark(cfg: Config) -> Path:
 
     started = time.perf_counter()
     load_start = os.getloadavg()
+    # The sha the figures come from, read before the run rewrites its own plots (which would read as -dirty).
+    sha = report.git_sha(REPO)
     assets = cfg.out_dir / report.ASSETS
     sections, timings = {}, {}
     for key in cfg.only:
@@ -225,7 +227,7 @@ def run_benchmark(cfg: Config) -> Path:
         *[(f"section time: {k}", "", f"{v:.1f} s", None) for k, v in timings.items()],
     ], "notes": "Figures are from this run, at the sha above; the machine is shared, so times move with its load."}
     ordered = {"headline": headline(sections), **sections, "run": run_info}
-    meta = {"duration_s": time.perf_counter() - started, "repo": REPO,
+    meta = {"duration_s": time.perf_counter() - started, "repo": REPO, "git_sha": sha,
             "title": "poimen benchmark report" + (" (quick)" if cfg.quick else ""),
             "command": "python -m bench" + (" --quick" if cfg.quick else "") + (f" --model {cfg.model}" if cfg.model else "")}
     return report.write_report(ordered, cfg.out_dir, meta)
