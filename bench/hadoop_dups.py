@@ -12,17 +12,24 @@ each report (Summary, blank line, Description) is a source file; the gated
 loop runs one standing query over every file with a scripted gate that keeps
 the report's first chunk as the L1 memory (cut to 900 tokens) and rejects any
 later chunk, so the L0 evidence behind each memory is the report text itself.
+The runner also records every report as an L0 stream run, so each report's
+chunks are docs of the index too (hit kind 'evidence'), with their own
+signature rows, whether or not a gate opened on them.
 Symptom projections come from the offline engine (``poimen/extractive``: the
 failure clauses and error strings of the memory, nothing for reports without
 one); then the projections are built with all-MiniLM-L6-v2. Everything goes
 through the log, as in production.
 
-Lookup: the newer report's text is the query; its own memory is dropped from
-the results; rank of the older report's memory in the top ``DEPTH``:
+Lookup: the newer report's text is the query; its own docs (its memory and its
+L0 chunks) are dropped from the results; the rank, in the top ``DEPTH``, of the
+first doc of the older report (its memory *or* one of its L0 chunks: either
+finds it). Other reports' memories and chunks are left in, so a report with a
+memory and a chunk can take two places above the target.
 
 - text-only: cosine of the text vectors;
-- signature-only: tier 1 alone (ties in keys matched and specificity are left
-  in index order, so this is what exact matching gives with nothing else);
+- signature-only: tier 1 alone (docs holding a decisive key of the query, by
+  summed key specificity; ties left in index order, so this is what exact
+  matching gives with nothing else);
 - tiered: tier 1 (signatures) then tier 2 (best of text/symptom vector + BM25, by RRF);
 - also fused: tier 2 alone, and keyword: BM25 alone, for context.
 
@@ -111,8 +118,11 @@ def gate(system: str, user: str) -> str:
     return f"<check>yes</check>\n<update>{escape(_cut(data['chunk']))}</update>\n<next>continue</next>"
 
 
-def ingest(root: Path, texts: dict[int, str]) -> tuple[Path, dict[str, int]]:
-    """Reports → sources → L1 loop runs → symptom projections → index; returns (db, memory sha → issue id)."""
+def ingest(root: Path, texts: dict[int, str]) -> tuple[Path, dict[int, str], dict[str, set[int]]]:
+    """Reports → sources → L1 loop runs → symptom projections → index.
+
+    Returns (db, issue id → its memory sha, doc sha → the issue ids whose memory or L0 chunk it is).
+    """
     src = root / "sources"
     src.mkdir(parents=True)
     for issue, text in texts.items():
@@ -132,13 +142,21 @@ def ingest(root: Path, texts: dict[int, str]) -> tuple[Path, dict[str, int]]:
     db = default_db(log_root)
     build_projections(log_root, db, SentenceTransformerEmbedder())
     TIMES.update(loops=round(t - t0, 1), symptoms=round(t2 - t, 1), build=round(time.perf_counter() - t2, 1))
-    shas = {}
+    memory_of: dict[int, str] = {}
+    issues: dict[str, set[int]] = {}
     for run in log.index():
         events = log.run_events(run["run_id"])
-        if events and events[0].kind == "run_start" and events[-1].attributes.get("final_memory_sha"):
-            issue = int(re.search(r"HADOOP-(\d+)", events[0].attributes["stream_id"]).group(1))
-            shas[events[-1].attributes["final_memory_sha"]] = issue
-    return db, shas
+        if not events or events[0].kind != "run_start":
+            continue
+        issue = int(re.search(r"HADOOP-(\d+)", events[0].attributes["stream_id"]).group(1))
+        if events[0].attributes.get("kind") == "stream":
+            for e in events:
+                if e.kind == "evidence":
+                    issues.setdefault(e.sha, set()).add(issue)
+        elif final := events[-1].attributes.get("final_memory_sha"):
+            memory_of[issue] = final
+            issues.setdefault(final, set()).add(issue)
+    return db, memory_of, issues
 
 
 def _metrics(ranks: list[int | None]) -> dict:
@@ -149,30 +167,38 @@ def _metrics(ranks: list[int | None]) -> dict:
             "found_in_top_%d" % DEPTH: sum(1 for r in ranks if r)}
 
 
-def rank_of(shas: list[str], target: str, own: str) -> int | None:
-    ordered = [s for s in shas if s != own]
-    return ordered.index(target) + 1 if target in ordered else None
+def rank_of(shas: list[str], target: int, own: int, issues: dict[str, set[int]]) -> int | None:
+    """Rank of the target report's first doc once the query report's own docs are dropped (None past DEPTH)."""
+    ordered = [s for s in shas if own not in issues.get(s, ())][:DEPTH]
+    return next((n for n, s in enumerate(ordered, start=1) if target in issues.get(s, ())), None)
 
 
-def evaluate(index: MemoryIndex, texts: dict[int, str], pairs: list[tuple[int, int]], sha_of: dict[int, str]) -> dict:
+def evaluate(index: MemoryIndex, texts: dict[int, str], pairs: list[tuple[int, int]],
+             issues: dict[str, set[int]]) -> dict:
     modes = {m: [] for m in ("text_only", "signature_only", "tiered", "fused_only", "keyword_only")}
     index.embed_queries([texts[newer] for newer, _ in pairs])  # one batch: the model is the slow part
     tier1 = {"queries_with_signature_hits": 0, "target_in_tier1": 0}
     wrong: dict[str, int] = {}
+    own_docs = {}
+    for sha, of in issues.items():
+        for issue in of:
+            own_docs[issue] = own_docs.get(issue, 0) + 1
     for newer, older in pairs:
-        q, own, target = texts[newer], sha_of[newer], sha_of[older]
-        modes["text_only"].append(rank_of([s for s, _ in index.search_kind(q, "text", DEPTH + 1)], target, own))
-        sig = [index.shas[i] for i, _, _ in index._tier_signature(q, {})][: DEPTH + 1]
-        modes["signature_only"].append(rank_of(sig, target, own))
-        tiered = index.search(q, DEPTH + 1, provenance=False)
-        modes["tiered"].append(rank_of([h.sha for h in tiered], target, own))
-        fused = index.search(q, DEPTH + 1, tiers=("fused",), provenance=False)
-        modes["fused_only"].append(rank_of([h.sha for h in fused], target, own))
-        modes["keyword_only"].append(rank_of([index.shas[i] for i, _, _ in index.search_keyword(q, DEPTH + 1)], target, own))
-        hits1 = [h for h in tiered if h.tier == "signature" and h.sha != own]
+        q, k = texts[newer], DEPTH + own_docs.get(newer, 0)  # enough to leave DEPTH once its own docs are dropped
+
+        def rank(shas: list[str]) -> int | None:
+            return rank_of(shas, older, newer, issues)
+
+        modes["text_only"].append(rank([s for s, _ in index.search_kind(q, "text", k)]))
+        modes["signature_only"].append(rank([index.shas[i] for i, _, _ in index._tier_signature(q, {})][:k]))
+        tiered = index.search(q, k, provenance=False)
+        modes["tiered"].append(rank([h.sha for h in tiered]))
+        modes["fused_only"].append(rank([h.sha for h in index.search(q, k, tiers=("fused",), provenance=False)]))
+        modes["keyword_only"].append(rank([index.shas[i] for i, _, _ in index.search_keyword(q, k)]))
+        hits1 = [h for h in tiered if h.tier == "signature" and newer not in issues.get(h.sha, ())]
         tier1["queries_with_signature_hits"] += bool(hits1)
-        tier1["target_in_tier1"] += target in {h.sha for h in hits1}
-        if hits1 and hits1[0].sha != target:
+        tier1["target_in_tier1"] += any(older in issues.get(h.sha, ()) for h in hits1)
+        if hits1 and older not in issues.get(hits1[0].sha, ()):
             for key in hits1[0].signature_keys:
                 wrong[key] = wrong.get(key, 0) + 1
     tier1["keys_of_wrong_first_hits"] = dict(sorted(wrong.items(), key=lambda kv: -kv[1])[:15])
@@ -183,20 +209,20 @@ def run(out_path: Path | None = OUT, cap: int = CORPUS) -> dict:
     t0 = time.perf_counter()
     texts, pairs = load(cap=cap)
     with tempfile.TemporaryDirectory(prefix="hadoop-dups-") as tmp:
-        db, issue_of = ingest(Path(tmp), texts)
+        db, sha_of, issues = ingest(Path(tmp), texts)
         t_ingest = time.perf_counter() - t0
-        sha_of = {issue: sha for sha, issue in issue_of.items()}
         missing = [p for p in pairs if p[0] not in sha_of or p[1] not in sha_of]
         pairs = [p for p in pairs if p not in missing]
         index = MemoryIndex.open(db, SentenceTransformerEmbedder())
         same_text = sum(1 for a, b in pairs if sha_of[a] == sha_of[b])
         pairs = [(a, b) for a, b in pairs if sha_of[a] != sha_of[b]]
         stats = {
-            "reports": len(texts), "memories": len(index), "symptom_vectors": len(index.symptom_docs),
+            "reports": len(texts), "docs": len(index), "memories": sum(m["level"] == "L1" for m in index.meta),
+            "l0_chunk_docs": sum(m["level"] == "L0" for m in index.meta), "symptom_vectors": len(index.symptom_docs),
             "signature_keys": len(index.signatures),
             "memories_with_signatures": len({i for docs in index.signatures.values() for i in docs}),
         }
-        result = evaluate(index, texts, pairs, sha_of)
+        result = evaluate(index, texts, pairs, issues)
     result.update({
         "dataset": "GitBugs hadoop (CC BY 4.0), hadoop_bugs.csv + hadoop_bugs-combined.csv",
         "pairs": len(pairs), "pairs_dropped": {"not_ingested": len(missing), "identical_text": same_text},

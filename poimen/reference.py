@@ -18,19 +18,21 @@ from poimen.log.events import EventDraft
 from poimen.log.store import EventLog
 
 REFERENCE_KIND = "reference"
+STREAM_KIND = "stream"  # an L0 source as read by the loop: every chunk, opened by a gate or not
 
 
-def reference_run_id(source: str, chunks: Sequence[Chunk], max_tokens: int) -> str:
-    return sha256_json({"kind": REFERENCE_KIND, "source": source, "chunks": [c.sha for c in chunks],
+def reference_run_id(source: str, chunks: Sequence[Chunk], max_tokens: int, kind: str = REFERENCE_KIND) -> str:
+    return sha256_json({"kind": kind, "source": source, "chunks": [c.sha for c in chunks],
                         "max_tokens": max_tokens})
 
 
-def reference_drafts(source: str, chunks: Sequence[Chunk], max_tokens: int) -> list[EventDraft]:
-    """The events of one reference document's run. ``query_*`` keys are empty: no standing query reads R."""
-    level = str(Level.R)
+def reference_drafts(source: str, chunks: Sequence[Chunk], max_tokens: int,
+                     level: Level = Level.R, kind: str = REFERENCE_KIND) -> list[EventDraft]:
+    """The events of one document's run (R reference, or an L0 stream). ``query_*`` keys are empty: no query reads it."""
+    level = str(level)
     shas = [c.sha for c in chunks]
     drafts = [EventDraft(kind=EventKind.RUN_START, level=level, attrs={
-        "kind": REFERENCE_KIND, "query_id": "", "query_text": "", "query_sha": "", "store": "",
+        "kind": kind, "query_id": "", "query_text": "", "query_sha": "", "store": "",
         "stream_id": source, "stream_sha": sha256_json(shas), "chunks": len(chunks), "max_tokens": max_tokens,
     })]
     for turn, c in enumerate(chunks, start=1):
@@ -60,3 +62,24 @@ def ingest_reference(log_root: Path, paths: list[Path], max_tokens: int = 1000, 
             if not log.is_sealed(run_id):
                 log.append_run(run_id, reference_drafts(source, chunks, max_tokens))
     return [run_id for run_id, _, _ in docs]
+
+
+def record_stream(log: EventLog, stream_id: str, chunks: Sequence[Chunk]) -> str:
+    """Record an L0 stream (every chunk the loop will read) as its own sealed run; the caller holds the writer.
+
+    The loop's evidence events hold only the chunks a gate opened on; this run
+    holds all of them, so everything derived from a source (its units, its
+    failure signatures) is a projection of the log even where no gate opened.
+    Idempotent: the run id hashes the stream's name and chunk shas.
+    """
+    chunks = list(chunks)
+    run_id = reference_run_id(stream_id, chunks, 0, STREAM_KIND)
+    if not log.is_sealed(run_id):
+        log.append_run(run_id, reference_drafts(stream_id, chunks, 0, Level.L0, STREAM_KIND))
+    return run_id
+
+
+def is_loop_run(events) -> bool:
+    """A run of the gated loop (L1/L2), not a recorded source (an L0 stream or an R document)."""
+    return bool(events) and events[0].kind == EventKind.RUN_START and \
+        events[0].attributes.get("kind") not in (STREAM_KIND, REFERENCE_KIND)

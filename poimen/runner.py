@@ -18,6 +18,7 @@ from poimen.domain import Chunk, EventKind, Level, Query
 from poimen.errors import ModelUnavailable, SourceError
 from poimen.llm.client import ModelClient
 from poimen.log.store import EventLog
+from poimen.reference import record_stream
 from poimen.loop import LoopConfig, RunOutcome, Stream, run_id_for, run_loop
 from poimen.tokens import count_tokens
 
@@ -105,6 +106,8 @@ async def execute(
 ) -> list[RunOutcome]:
     """Run every plan; the caller must hold ``log.writer()``."""
     sem = asyncio.Semaphore(max(1, concurrency))
+    for stream in {p.stream.id: p.stream for p in plans if p.level == Level.L1}.values():
+        record_stream(log, stream.id, list(stream.open()))
     sealed = set(log.sealed_run_ids())
 
     locks: dict[str, asyncio.Lock] = {}

@@ -40,7 +40,7 @@ def test_every_table_has_rows(db):
     assert counts["failure_signature"] > 0  # the incident log's 413 and the notes' OOMKilled
     assert all(counts[t] > 0 for t in ("evidence", "memory", "edge", "run", "gate", "memory_vector")), counts
     assert index.TABLES[:6] == ("evidence", "memory", "edge", "run", "gate", "memory_vector")
-    assert q(db, "SELECT DISTINCT level FROM run ORDER BY 1") == [("L1",), ("L2",), ("R",)]
+    assert q(db, "SELECT DISTINCT level FROM run ORDER BY 1") == [("L0",), ("L1",), ("L2",), ("R",)]  # L0: stream runs
     assert q(db, "SELECT DISTINCT level FROM evidence ORDER BY 1") == [("L0",), ("R",)]
     (vtype,) = q(db, "SELECT typeof(vector) FROM memory_vector LIMIT 1")[0]
     assert vtype == "FLOAT[64]"
@@ -60,23 +60,27 @@ def test_parents_linked(db):
     assert q(db, "SELECT count(*) FROM edge WHERE kind = 'previous'")[0][0] > 0
 
 
-def test_only_final_memories_and_reference_chunks_get_text_vectors(db):
+def test_only_final_memories_stream_and_reference_chunks_get_text_vectors(db):
     vectors = {r[0] for r in q(db, "SELECT sha FROM memory_vector WHERE kind = 'text'")}
     finals = {r[0] for r in q(db, "SELECT final_memory_sha FROM run WHERE current AND level IN ('L1', 'L2')")}
     refs = {r[0] for r in q(db, "SELECT sha FROM evidence WHERE level = 'R'")}
+    chunks = {r[0] for r in q(db, "SELECT sha FROM evidence WHERE level = 'L0'")}  # every chunk of both sources
     intermediate = {r[0] for r in q(db, "SELECT sha FROM memory WHERE NOT final")} - finals
-    assert vectors == finals | refs
+    assert vectors == finals | refs | chunks
+    assert q(db, "SELECT DISTINCT level FROM memory_vector WHERE sha IN (SELECT sha FROM evidence WHERE level = 'L0') "
+                 "ORDER BY 1") == [("L0",)]
     assert intermediate and not intermediate & vectors
     assert q(db, "SELECT DISTINCT model_id FROM memory_vector") == [("poimen/hash-bow-64",)]
     assert q(db, "SELECT count(*) FROM memory_vector WHERE text_sha <> sha") == [(0,)]
 
 
 def test_run_and_gate_agree_with_the_log(db, tmp_path):
-    for run_id, seen, used, rate in q(db, "SELECT run_id, chunks_seen, chunks_used, acceptance_rate FROM run WHERE level <> 'R'"):
+    for run_id, seen, used, rate in q(db, "SELECT run_id, chunks_seen, chunks_used, acceptance_rate FROM run "
+                                          "WHERE level IN ('L1', 'L2')"):
         gates = q(db, "SELECT count(*), count(*) FILTER (WHERE \"update\") FROM gate WHERE run_id = ?", run_id)[0]
         assert gates == (seen, used)
         assert rate == pytest.approx(used / seen)
-    assert q(db, "SELECT acceptance_rate FROM run WHERE level = 'R'") == [(None,)]
+    assert q(db, "SELECT DISTINCT acceptance_rate FROM run WHERE level IN ('R', 'L0')") == [(None,)]  # no gate
     events = [e for e in EventLog(tmp_path / "log").events() if e.kind == "gate"]
     assert q(db, "SELECT count(*) FROM gate")[0][0] == len(events)
 

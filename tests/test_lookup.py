@@ -40,10 +40,13 @@ def test_l2_hit_carries_provenance_down_to_l0(db):
     with duckdb.connect(str(db), read_only=True) as con:
         l1_finals = {r[0] for r in con.execute("SELECT final_memory_sha FROM run WHERE level = 'L1'").fetchall()}
         l0 = {r[0]: (r[1], r[2]) for r in con.execute("SELECT sha, source, position FROM evidence WHERE level = 'L0'").fetchall()}
+        accepted = {r[0] for r in con.execute("SELECT DISTINCT parent_sha FROM edge e JOIN run r USING (run_id) "
+                                              "WHERE e.kind = 'evidence' AND r.level = 'L1'").fetchall()}
     assert set(l2.via) == l1_finals
     assert {p.source for p in l2.evidence} == {"incident.log", "worker-notes.md"}
     assert all(l0[p.sha] == (p.source, p.position) for p in l2.evidence)
-    assert len(l2.evidence) == len(l0)  # every accepted chunk of both L1 runs
+    # every chunk a gate accepted in both L1 runs, and none it rejected (those are L0 stream chunks only)
+    assert {p.sha for p in l2.evidence} == accepted and accepted < l0.keys()
 
 
 def test_l1_hit_evidence_and_tiers(db):
@@ -67,7 +70,9 @@ def test_reference_hit_is_its_own_evidence(db):
 
 def test_explain_names_ranks_scores_and_fusion(db):
     (hit,) = lookup(db, "413 Request Entity Too Large", k=1, embedder=HashEmbedder(64), explain=True)
-    assert "text vectors rank 1/" in hit.why and "cosine" in hit.why and "keyword rank" in hit.why
+    # a tier-1 tie between a memory and the L0 chunk it explains goes to the memory, whatever its text rank
+    assert hit.kind == "memory" and "http:413 in 1/2 streams" in hit.why
+    assert "text vectors rank " in hit.why and "cosine" in hit.why and "keyword rank" in hit.why
     assert "bm25" in hit.why and "413" in hit.why and "fused 1/(60+" in hit.why
 
 
@@ -119,7 +124,7 @@ def test_cli_lookup_prints_provenance_and_json(db):
 def test_mem_sql_reads_and_refuses_writes(db):
     runner = CliRunner()
     res = runner.invoke(app, ["sql", "--db", str(db), "--csv", "SELECT level, count(*) AS n FROM run GROUP BY 1 ORDER BY 1"])
-    assert res.exit_code == 0 and res.output.splitlines() == ["level,n", "L1,2", "L2,1", "R,1"]
+    assert res.exit_code == 0 and res.output.splitlines() == ["level,n", "L0,2", "L1,2", "L2,1", "R,1"]  # L0: each source's stream run
     res = runner.invoke(app, ["sql", "--db", str(db), "--csv"], input="SELECT count(*) AS n FROM memory_vector\n")
     assert res.exit_code == 0 and res.output.splitlines()[0] == "n"
     before = counts(db)

@@ -196,8 +196,10 @@ def test_new_source_is_picked_up_and_only_its_loops_run(tmp_path, corpus):
     new_l1 = [e for e in new if e.level == "L1" and e.kind == "run_start"]  # not the new memories' symptom runs
     assert sorted(e.attributes["query_id"] for e in new_l1) == ["decisions", "root-causes"]
     assert {e.attributes["stream_id"] for e in new_l1} == {"deploy-tool-output.log"}
-    # each query's L2 reads one more L1 memory, and the typed stores import the new final memories; R is unchanged
-    assert {e.level for e in new} <= {"L1", "L2", "store"}
+    # the new source's L0 stream run; each query's L2 reads one more L1 memory, and the typed stores import the
+    # new final memories; R is unchanged
+    assert {e.level for e in new} <= {"L0", "L1", "L2", "store"}
+    assert {e.attributes["stream_id"] for e in new if e.level == "L0"} == {"deploy-tool-output.log"}
     l1 = materialization(result, "l1_memories")
     assert (l1["runs_new"].value, l1["runs_skipped"].value) == (2, 6)
     assert materialization(result, "chunks")["sources_changed"].value == 1

@@ -182,12 +182,16 @@ def test_a7_signature_linked(con):
             assert expected_tools[case.name] in {tool for _, _, tool, _ in found}, (case.name, found)
     assert "k8s:CrashLoopBackOff" in {k for k, *_ in by_memory[sha(FAILURES[3])]}
     assert "http:413" in {k for k, *_ in by_memory[sha(FAILURES[0])]}
-    # Memories are the only targets; a rejected chunk is never anyone's evidence.
+    # A row points at a memory, or at an L0 stream chunk that is its own evidence. A chunk the gate
+    # rejected is never a memory's evidence, but is still found by its own signature (the L0 stream run).
     levels = dict(con.execute("SELECT sha, level FROM memory").fetchall())
-    assert all(levels.get(m) in ("L1", "L2") for m in by_memory)
-    assert "cdn-noise.log" not in chunk_of  # the gate rejected it: not evidence, so no row can point at it
-    rejected = con.execute("SELECT chunk_sha FROM gate WHERE source = 'cdn-noise.log' AND NOT \"update\"").fetchall()
-    assert rejected and not {c for (c,) in rejected} & {r[4] for r in rows}
+    chunks = {m: found for m, found in by_memory.items() if m not in levels}
+    assert chunks.keys() <= set(chunk_of.values()) and all({e for *_, e in f} == {m} for m, f in chunks.items())
+    rejected = {c for (c,) in con.execute("SELECT chunk_sha FROM gate WHERE source = 'cdn-noise.log' AND NOT \"update\"")
+                .fetchall()}
+    assert rejected == {chunk_of["cdn-noise.log"]}
+    assert not rejected & {e for m, found in by_memory.items() if m in levels for *_, e in found}
+    assert {k for k, *_ in by_memory[chunk_of["cdn-noise.log"]]} == {"http:502"}
     assert not {sha(c) for c in OTHERS} & by_memory.keys()
 
 

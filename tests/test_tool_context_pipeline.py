@@ -70,11 +70,11 @@ def test_raw_error_from_a_new_occurrence_is_a_tier_one_hit(tmp_path, corpus):  #
     assert EXCEPTION_KEY in hits[0].signature_keys and len(hits[0].signature_keys) == 2  # message shape and frames
     assert "settlement-worker.log" in {p.source for p in hits[0].evidence}
     assert {h.sha for h in hits if h.tier == "signature"} == linked
-    assert "tier 1: signature" in hits[0].why and "best specificity 3" in hits[0].why
+    assert "tier 1: signature" in hits[0].why and f"summed specificity {hits[0].score:.2f}" in hits[0].why
 
     shown = CliRunner().invoke(app, ["lookup", NEXT_OCCURRENCE, "--explain", "-k", "3", "--db", str(db),
                                      "--log", str(tmp_path / "log")])
     assert shown.exit_code == 0, shown.output
     first = " ".join(shown.output.split("\n2. ")[0].split())  # the terminal width wraps lines
-    assert f"{hits[0].sha[:12]} · query {hits[0].query_id}" in first and " signature 2.3000 " in first
+    assert f"{hits[0].sha[:12]} · query {hits[0].query_id}" in first and f" signature {hits[0].score:.4f} " in first
     assert "why: tier 1: signature java:java.lang.IllegalStateException" in first and "best vector" in first

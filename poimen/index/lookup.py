@@ -1,12 +1,21 @@
-"""The read path: ``lookup(text)`` finds memories and reference chunks, each with its evidence.
+"""The read path: ``lookup(text)`` finds memories, L0 stream chunks and reference chunks, each with its evidence.
 
-Two tiers, tier 1 first (a sha appears once):
+The docs are the final memory of each current L1/L2 run, every chunk of each
+current L0 stream (hit kind 'evidence': a source is findable even where no gate
+opened on it) and every R chunk (kind 'reference'). Two tiers, tier 1 first (a
+sha appears once):
 
 1. exact failure signatures — the signatures in ``text`` (``poimen.signatures``)
-   looked up in ``failure_signature``; memories ranked by how many keys they
-   match, then by the most specific key matched (exception, log template >
-   HTTP status, Kubernetes reason, errno > exit code, signal), then by their
-   rank in tier 2. An error seen before lands on the memory that explained it.
+   looked up in ``failure_signature``. A key counts by its *specificity*, how
+   few streams hold it (``poimen.signatures.specificity``: weight
+   ``log(1 + streams / streams_with_key)``). Only a *decisive* key puts a doc
+   in tier 1: one held by at most max(3, 1% of) the streams, and, for an
+   exception, naming a message shape or frames beyond the class alone. Docs
+   are ranked by the summed weight of the decisive keys they match, then of
+   their other matched keys (a generic key only breaks ties), then memories
+   before L0 chunks, then by their rank in tier 2. An error seen before lands on the memory that explained it,
+   or on the chunk that showed it, not on every report that names the same
+   exception class.
 2. vectors and BM25 keywords, fused by reciprocal rank fusion. A doc's vector
    score is the better of its text vector and its symptom vector (a raw error
    finds a memory through its projection, a question through its text), so
@@ -31,18 +40,16 @@ import numpy as np
 from poimen.errors import PoimenError
 from poimen.index.keyword import BM25
 from poimen.signatures import extract_signatures
+from poimen.signatures.specificity import decisive, weight
 
 RRF_K = 60  # the constant from Cormack et al. (2009): damps the head of each list
 MIN_COSINE = 0.0  # a vector candidate must score above this: orthogonal or opposite texts are not matches
-# How much a matched signature key says about *which* failure it is: a class with its frames or a log
-# template names one failure; a status or reason names a family; an exit code or signal names almost none.
-SPECIFICITY = {"exception": 3, "template": 3, "http": 2, "k8s": 2, "errno": 2, "exit": 1, "signal": 1}
 FUSED_LISTS = ("vector", "keyword")
 
 
 @dataclass(frozen=True)
 class Provenance:
-    """One L0 evidence chunk (or R chunk) behind a hit: its sha and where it was read."""
+    """One L0 chunk (or R chunk) behind a hit: its sha and where it was read."""
 
     sha: str
     source: str
@@ -52,9 +59,9 @@ class Provenance:
 @dataclass(frozen=True)
 class Hit:
     sha: str
-    level: str  # L1 | L2 | R
-    kind: str  # 'memory' | 'reference'
-    score: float  # the fused score (reciprocal rank fusion)
+    level: str  # L0 | L1 | L2 | R
+    kind: str  # 'memory' (L1, L2) | 'evidence' (an L0 stream chunk) | 'reference' (R)
+    score: float  # tier 1: summed specificity of the decisive keys matched; tier 2: the fused score (RRF)
     tier: str  # 'signature' (tier 1); else which vector found it and whether BM25 did: 'symptom+keyword', 'text' …
     text: str
     query_id: str
@@ -80,9 +87,9 @@ SELECT v.sha, v.level, v.model_id, v.vector,
        COALESCE(e.source, '') AS source,
        COALESCE(e.position, 0) AS position
 FROM memory_vector v
-LEFT JOIN finals f ON f.sha = v.sha AND f.rn = 1 AND v.level <> 'R'
-LEFT JOIN evidence e ON e.sha = v.sha AND v.level = 'R'
-LEFT JOIN run rr ON rr.level = 'R' AND rr.current AND rr.stream_id = e.source
+LEFT JOIN finals f ON f.sha = v.sha AND f.rn = 1 AND v.level NOT IN ('R', 'L0')
+LEFT JOIN evidence e ON e.sha = v.sha AND v.level IN ('R', 'L0')
+LEFT JOIN run rr ON rr.level = v.level AND rr.current AND rr.stream_id = e.source
 WHERE v.kind = 'text'
 ORDER BY v.sha
 """
@@ -106,18 +113,20 @@ ORDER BY what, source, position, sha
 """
 
 _SYMPTOM_SQL = "SELECT sha, model_id, vector FROM memory_vector WHERE kind = 'symptom' ORDER BY sha"
-_SIGNATURE_SQL = "SELECT key, kind, memory_sha FROM failure_signature ORDER BY key, memory_sha"
+_SIGNATURE_SQL = "SELECT key, kind, memory_sha, streams FROM failure_signature ORDER BY key, memory_sha"
+# The streams a key's stream count is out of: each current L0 stream, or (a log from before streams were
+# recorded) each stream an L1 run read.
+_STREAMS_SQL = "SELECT count(DISTINCT stream_id) FROM run WHERE current AND level IN ('L0', 'L1')"
 
 
 def embedder_for(model_id: str, dim: int = 0, cache_dir: Path | None = None):
-    """The embedder a model id names (the one an index recorded): ``poimen/hash-bow-<dim>`` or a
+    """The embedder a model id names (the one an index recorded): ``poimen/hash-bow-<dim>`` (or ``hash``) or a
     sentence-transformers model (``sentence-transformers/all-MiniLM-L6-v2`` or a local model folder)."""
-    from poimen.embedding import DEFAULT_MODEL, HashEmbedder, SentenceTransformerEmbedder
+    from poimen.embedding import DEFAULT_MODEL, HashEmbedder, SentenceTransformerEmbedder, _HASH_NAME
 
-    prefix = "poimen/hash-bow-"
-    if model_id.startswith(prefix):
-        suffix = model_id[len(prefix):]
-        return HashEmbedder(int(suffix) if suffix.isdigit() else dim or 384)
+    hashed = _HASH_NAME.match(model_id)
+    if hashed:
+        return HashEmbedder(int(hashed.group(1)) if hashed.group(1) else dim or 384)
     if model_id in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
         return SentenceTransformerEmbedder(DEFAULT_MODEL, cache_dir=cache_dir)
     return SentenceTransformerEmbedder(model_id, cache_dir=cache_dir)
@@ -133,7 +142,7 @@ def _connect(db_path: Path) -> duckdb.DuckDBPyConnection:
 
 
 class MemoryIndex:
-    """Text vectors and keywords of every final memory and reference chunk, ready to search."""
+    """Text vectors and keywords of every final memory, L0 stream chunk and reference chunk, ready to search."""
 
     def __init__(self, db_path: Path, embedder, shas: list[str], meta: list[dict], matrix: np.ndarray, model_id: str):
         self.db_path = Path(db_path)
@@ -180,13 +189,15 @@ class MemoryIndex:
         return index
 
     def _load_tool_context(self, model_id: str) -> None:
-        """Symptom vectors (of docs that have a text vector) and signature key → doc index → kind."""
+        """Symptom vectors (of docs that have a text vector), signature key → doc index → kind, and how many
+        streams hold each key."""
         con = _connect(self.db_path)
         try:
             symptoms = con.execute(_SYMPTOM_SQL).fetchall()
             signatures = con.execute(_SIGNATURE_SQL).fetchall()
-        except duckdb.CatalogException:
-            symptoms, signatures = [], []  # an index built before the tool-context projections
+            (self.streams_total,) = con.execute(_STREAMS_SQL).fetchone()
+        except (duckdb.CatalogException, duckdb.BinderException):
+            symptoms, signatures, self.streams_total = [], [], 0  # built before these projections: rebuild it
         finally:
             con.close()
         symptoms = [(sha, vec) for sha, mid, vec in symptoms if sha in self._position and (not model_id or mid == model_id)]
@@ -196,7 +207,9 @@ class MemoryIndex:
         norms = np.linalg.norm(self.symptom_matrix, axis=1, keepdims=True)
         np.divide(self.symptom_matrix, norms, out=self.symptom_matrix, where=norms > 0)
         self.signatures: dict[str, dict[int, str]] = {}
-        for key, kind, sha in signatures:
+        self.key_streams: dict[str, int] = {}
+        for key, kind, sha, streams in signatures:
+            self.key_streams[key] = streams
             if sha in self._position:
                 self.signatures.setdefault(key, {})[self._position[sha]] = kind
 
@@ -263,20 +276,33 @@ class MemoryIndex:
         vector = sorted(((i, s, (name,)) for i, (s, name) in best.items()), key=lambda t: (-t[1], t[0]))[:depth]
         return {"symptom": symptom, "text": plain, "vector": vector, "keyword": self.search_keyword(text, depth)}
 
-    def _tier_signature(self, text: str, tier2_rank: dict[int, int]) -> list[tuple[int, float, tuple[str, ...]]]:
-        """Tier 1: (doc index, score, matched keys) for docs whose evidence holds a signature of ``text``.
+    def key_specificity(self, key: str, kind: str) -> tuple[float, bool]:
+        """(weight, decisive) of a signature key in this index (``poimen.signatures.specificity``)."""
+        held = self.key_streams.get(key, 1)
+        return weight(held, self.streams_total), decisive(key, kind, held, self.streams_total)
 
-        Ranked by keys matched, then the most specific key matched, then tier-2 rank; the score is
-        ``matched + specificity/10`` so it orders the hits the way they are ranked.
+    def _tier_signature(self, text: str, tier2_rank: dict[int, int]) -> list[tuple[int, float, tuple[str, ...]]]:
+        """Tier 1: (doc index, score, matched keys) for docs whose evidence holds a decisive signature of ``text``.
+
+        Ranked by the summed weight of the decisive keys matched (the score), then of the other keys
+        matched, then a memory before an L0 chunk (the memory explains, the chunk only shows: it is the
+        memory's evidence or a stream no gate opened on), then tier-2 rank; matched keys are listed
+        decisive first.
         """
-        matched: dict[int, list[tuple[str, int]]] = {}
+        matched: dict[int, list[tuple[str, float, bool]]] = {}
         for sig in extract_signatures(text):
             for i, kind in self.signatures.get(sig.key, {}).items():
-                matched.setdefault(i, []).append((sig.key, SPECIFICITY.get(kind, 1)))
+                matched.setdefault(i, []).append((sig.key, *self.key_specificity(sig.key, kind)))
         unranked = len(self.shas) + 1
-        scored = sorted(((len(keys) + max(s for _, s in keys) / 10, tier2_rank.get(i, unranked), i, keys)
-                         for i, keys in matched.items()), key=lambda t: (-t[0], t[1], t[2]))
-        return [(i, score, tuple(k for k, _ in keys)) for score, _, i, keys in scored]
+        scored = []
+        for i, keys in matched.items():
+            main = sum(w for _, w, d in keys if d)
+            if main:
+                keys.sort(key=lambda k: not k[2])  # stable: decisive keys first, each in the query's order
+                generic = sum(w for _, w, d in keys if not d)
+                scored.append((main, generic, self.meta[i]["level"] == "L0", tier2_rank.get(i, unranked), i, keys))
+        scored.sort(key=lambda t: (-t[0], -t[1], t[2], t[3], t[4]))
+        return [(i, main, tuple(k for k, _, _ in keys)) for main, _, _, _, i, keys in scored]
 
     def _tier_fused(self, lists: dict) -> list[tuple[float, int, dict]]:
         """Tier 2: reciprocal rank fusion of the ranked lists; (score, doc index, {list: (rank, score, terms)})."""
@@ -290,7 +316,7 @@ class MemoryIndex:
     def _hit(self, i: int, score: float, tier: str, why: str, keys: tuple[str, ...] = (),
              lists: dict | None = None) -> Hit:
         m = self.meta[i]
-        kind = "reference" if m["level"] == "R" else "memory"
+        kind = {"R": "reference", "L0": "evidence"}.get(m["level"], "memory")
         ranks = tuple((name.lstrip("_"), r) for name, (r, _, _) in sorted((lists or {}).items()))
         return Hit(m["sha"], m["level"], kind, score, tier, m["text"], m["query_id"], m["run_id"], (), why,
                    signature_keys=keys, ranks=ranks)
@@ -304,7 +330,7 @@ class MemoryIndex:
         con = _connect(self.db_path)
         try:
             for h in hits:
-                if h.kind == "reference":
+                if h.kind in ("reference", "evidence"):  # a chunk is its own evidence
                     m = self.meta[self._position[h.sha]]
                     out.append(replace(h, evidence=(Provenance(h.sha, m["source"], int(m["position"])),)))
                     continue
@@ -336,7 +362,10 @@ class MemoryIndex:
         if "signature" in tiers:
             rank2 = {i: n for n, (_, i, _) in enumerate(fused, start=1)}
             for i, score, keys in self._tier_signature(text, rank2)[:k]:
-                why = _why_signature(keys, score, rank2.get(i), lists_of.get(i, {}), sizes, explain)
+                held = [(key, self.key_streams.get(key, 1), *self.key_specificity(key, self.signatures[key][i]))
+                        for key in keys] if explain else []
+                why = _why_signature(keys, held, self.streams_total, score, rank2.get(i), lists_of.get(i, {}), sizes,
+                                     explain)
                 hits.append(self._hit(i, score, "signature", why, keys, lists_of.get(i, {})))
         if "fused" in tiers:
             seen = {h.sha for h in hits}
@@ -372,16 +401,17 @@ def _why(lists: dict, score: float, explain: bool, sizes: dict[str, int]) -> str
     return "; ".join(parts) + (f"; fused {terms} = {score:.4f}" if fused else "")
 
 
-def _why_signature(keys: tuple[str, ...], score: float, rank2: int | None, lists: dict, sizes: dict,
-                   explain: bool) -> str:
+def _why_signature(keys: tuple[str, ...], held: list, total: int, score: float, rank2: int | None, lists: dict,
+                   sizes: dict, explain: bool) -> str:
     head = f"tier 1: signature {', '.join(keys)}"
     if not explain:
         return head
-    best = int(round((score - len(keys)) * 10))
+    each = "; ".join(f"{key} in {n}/{total} streams, weight {w:.2f}{'' if d else ' (generic: tie-breaker only)'}"
+                     for key, n, w, d in held)
     tail = f"its tier-2 rank {rank2}" if rank2 else "tier 2 (not found there)"
     fused = sum(1.0 / (RRF_K + r) for name, (r, _, _) in lists.items() if name in FUSED_LISTS)
-    return (f"{head} in its L0 evidence ({len(keys)} key{'s' if len(keys) > 1 else ''} matched, best specificity "
-            f"{best}; score {score:.1f}); ties broken by {tail}; " + _why(lists, fused, True, sizes))
+    return (f"{head} in its L0 evidence ({each}; summed specificity {score:.2f}); ties broken by generic keys, "
+            f"then {tail}; " + _why(lists, fused, True, sizes))
 
 
 def lookup(db_path: Path, text: str, k: int = 10, embedder=None, explain: bool = False) -> list[Hit]:

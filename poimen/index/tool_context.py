@@ -1,16 +1,20 @@
 """The tool-context projections: symptom texts, symptom vectors and failure signatures of current memories.
 
 Which memories: the final memory of each *current* L1/L2 run — the ones
-lookup serves (see ``project``). L0 evidence, R chunks and rejected chunks
-never get a symptom vector or a signature row of their own: symptom events are
-only written for L1/L2 memories, and a chunk reaches a memory's lineage only
-if a gate accepted it (a memory event's parents are the chunk it accepted and
-the memory it replaced).
+lookup serves (see ``project``). L0 chunks and R chunks never get a symptom
+vector: symptom events are only written for L1/L2 memories, and a chunk
+reaches a memory's lineage only if a gate accepted it (a memory event's parents
+are the chunk it accepted and the memory it replaced).
 
-A signature row points from a signature found in the L0 evidence behind a
-memory to that memory; for an L2 memory the walk goes through the L1 memories
-it read down to their L0 chunks, so the next occurrence of a failure finds both
-the L1 explanation and the L2 summary that cites it.
+A signature row points from a signature found in an L0 chunk to a doc lookup
+serves. The doc is a memory whose lineage holds the chunk (for an L2 memory the
+walk goes through the L1 memories it read down to their L0 chunks, so the next
+occurrence of a failure finds both the L1 explanation and the L2 summary that
+cites it), or the chunk itself when it belongs to a current L0 stream run
+(``poimen.reference.record_stream``): every chunk of every source, so a
+report whose gate never opened is still found by its own stack trace. Its
+``streams`` column counts the distinct streams whose chunks hold the key, the
+stream frequency that ``poimen.signatures.specificity`` weighs keys by.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from poimen.domain import EventKind, Level, sha256_text
 from poimen.index.schema import Rows
+from poimen.reference import STREAM_KIND
 from poimen.signatures import extract_signatures
 
 if TYPE_CHECKING:
@@ -87,16 +92,37 @@ def lineage_evidence(ctx: "BuildContext") -> dict[str, list[str]]:
     return out
 
 
+def stream_chunks(ctx: "BuildContext") -> dict[str, str]:
+    """sha -> text of every chunk of each current L0 stream run (every chunk of a source, gate open or not)."""
+    out: dict[str, str] = {}
+    for run, e in ctx.events(EventKind.EVIDENCE):
+        if e.level == Level.L0 and run.run_id in ctx.current_runs and run.start.get("kind") == STREAM_KIND:
+            out.setdefault(e.sha, e.text)
+    return out
+
+
 def failure_signature_rows(ctx: "BuildContext") -> Rows:
-    """One row per (signature key, current memory, L0 chunk) where that chunk is in the memory's lineage."""
-    texts = {e.sha: e.text for _, e in ctx.events(EventKind.EVIDENCE) if e.level == Level.L0}
+    """One row per (signature key, doc, L0 chunk): the doc is a current memory whose lineage holds the chunk,
+    or the chunk itself (``memory_sha = evidence_sha``) when it is a chunk of a current L0 stream."""
+    texts, sources = {}, {}
+    for _, e in ctx.events(EventKind.EVIDENCE):
+        if e.level == Level.L0:
+            texts[e.sha] = e.text
+            sources.setdefault(e.sha, set()).add(e.attributes.get("source", ""))
+    links = [(memory, chunk) for memory, chunks in lineage_evidence(ctx).items() for chunk in chunks]
+    links += [(chunk, chunk) for chunk in stream_chunks(ctx)]
     found: dict[str, list] = {}
-    rows = []
-    for memory, chunks in lineage_evidence(ctx).items():
-        for chunk in chunks:
-            if chunk not in found:
-                found[chunk] = extract_signatures(texts[chunk])
-            for sig in found[chunk]:
-                rows.append({"key": sig.key, "kind": sig.kind, "tool": sig.tool, "span": sig.span,
-                             "memory_sha": memory, "evidence_sha": chunk})
-    return rows
+    rows: dict[tuple[str, str, str], dict] = {}
+    for doc, chunk in links:
+        if chunk not in found:
+            found[chunk] = extract_signatures(texts[chunk])
+        for sig in found[chunk]:
+            rows[(sig.key, doc, chunk)] = {"key": sig.key, "kind": sig.kind, "tool": sig.tool, "span": sig.span,
+                                           "memory_sha": doc, "evidence_sha": chunk}
+    holders: dict[str, set[str]] = {}
+    for chunk, sigs in found.items():
+        for sig in sigs:
+            holders.setdefault(sig.key, set()).update(sources[chunk])
+    for row in rows.values():
+        row["streams"] = len(holders[row["key"]])
+    return list(rows.values())

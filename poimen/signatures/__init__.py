@@ -16,6 +16,7 @@ Usage::
 from __future__ import annotations
 
 from poimen.signatures import exceptions, status, templates
+from poimen.signatures.markup import strip_markup
 from poimen.signatures.model import KINDS, Found, Signature
 
 __all__ = ["KINDS", "Signature", "extract_signatures", "signature_keys"]
@@ -25,11 +26,13 @@ def extract_signatures(text: str) -> list[Signature]:
     """Every failure signature in ``text``, de-duplicated by key, in order of first appearance.
 
     Deterministic and total: any string (evidence chunk, pasted error, prose)
-    is accepted, and a text with no failure in it gives ``[]``.
+    is accepted, and a text with no failure in it gives ``[]``. Markup around
+    pasted code (``{code}``, fences, ``<pre>``) is removed first (``markup``),
+    so a wrapped trace keys like the bare one.
     """
     if not text or not text.strip():
         return []
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = strip_markup(text.replace("\r\n", "\n").replace("\r", "\n"))
     found: list[Found] = []
     consumed: list[tuple[int, int]] = []
     for reader in (

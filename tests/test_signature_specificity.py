@@ -1,0 +1,155 @@
+"""Signatures that are specific: generic keys do not decide tier 1, markup does not change keys, and a
+stream no gate opened on is still found by its own stack trace.
+
+The corpus goes through the log the real way (the gated loop with a scripted
+gate, then ``build_projections`` with the hash embedder): twelve noise streams
+share a test-runner line, an HTTP 500 and an exit code; one stream holds a
+specific Java trace; one holds a Python traceback the gate never opens on.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from helpers import reply
+
+from poimen.core import RunRequest, run_loops
+from poimen.embedding import HashEmbedder
+from poimen.index import MemoryIndex, build_projections, default_db
+from poimen.llm.client import ScriptedClient
+from poimen.signatures import signature_keys
+from poimen.signatures.markup import strip_markup
+from poimen.signatures.specificity import decisive, has_shape, weight
+
+JAVA_TRACE = """java.lang.IllegalStateException: Block pool BP-{pool} is not initialised on volume {vol}
+\tat org.apache.hadoop.hdfs.server.datanode.fsdataset.impl.BlockPoolSlice.getVolume(BlockPoolSlice.java:{a})
+\tat org.apache.hadoop.hdfs.server.datanode.fsdataset.impl.FsVolumeImpl.addBlockPool(FsVolumeImpl.java:{b})
+\tat org.apache.hadoop.hdfs.server.datanode.DataNode.initBlockPool(DataNode.java:{c})"""
+
+PYTHON_TRACE = """Traceback (most recent call last):
+  File "/opt/tools/{d}/sync.py", line {a}, in main
+    push(batch)
+  File "/opt/tools/{d}/sync.py", line {b}, in push
+    client.put(key, blob)
+ValueError: checksum mismatch for segment {seg}"""
+
+# Lines every noise stream shows: a test-runner template, an HTTP 500 and an exit code.
+GENERIC = """[ERROR] Tests run: {n}, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: {t} s <<< FAILURE!
+The gateway returned HTTP 500 for the status page.
+mvn exited with exit code 1"""
+
+NOISE_TOPICS = ["checkstyle warnings in hadoop-common", "flaky TestDFSIO on slow disks", "javadoc build broken",
+                "yarn ui shows wrong queue", "s3a listing is slow", "kms audit log rotation", "typo in core-default",
+                "webhdfs redirect loop", "balancer ignores rack", "distcp skips empty dirs", "native build on arm",
+                "shell script quoting bug"]
+
+
+def gate(system: str, user: str) -> str:
+    """Keep every chunk as the memory, except a chunk with a Python traceback: no gate ever opens on it."""
+    chunk = re.search(r"<chunk>\n(.*)\n</chunk>", user, re.S).group(1)
+    return reply("no") if "Traceback" in chunk else reply("yes", chunk)
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory) -> MemoryIndex:
+    root = tmp_path_factory.mktemp("specificity")
+    src = root / "sources"
+    src.mkdir()
+    for i, topic in enumerate(NOISE_TOPICS):
+        (src / f"noise-{i:02d}.txt").write_text(f"{topic}\n\n" + GENERIC.format(n=i + 3, t=f"{i}.5"))
+    (src / "datanode.txt").write_text("DataNode fails to start after adding a volume\n\n"
+                                      + JAVA_TRACE.format(pool="42-10.0.0.1", vol="/data/3", a=120, b=311, c=1702))
+    (src / "sync-tool.txt").write_text("sync tool crashes on large uploads\n\n"
+                                       + PYTHON_TRACE.format(d="v1", a=40, b=88, seg=17))
+    log = root / "log"
+    request = RunRequest(root=log, sources=sorted(src.iterdir()), query="Which failure is this?", chunk_tokens=400,
+                         concurrency=2, sources_root=src)
+    assert run_loops(request, ScriptedClient([gate], repeat_last=True)).ok
+    db = default_db(log)
+    build_projections(log, db, HashEmbedder(64))
+    return MemoryIndex.open(db, HashEmbedder(64))
+
+
+def sources(hit) -> set[str]:
+    return {p.source for p in hit.evidence}
+
+
+def test_generic_keys_shared_by_many_streams_do_not_reach_tier_one(index):
+    # A new occurrence of the DataNode failure, reported with the same noise lines every noise stream shows:
+    # those streams match three keys, the DataNode stream two, but theirs are held by 12 of 14 streams.
+    query = (JAVA_TRACE.format(pool="7-10.0.0.9", vol="/data/1", a=121, b=315, c=1710) + "\n"
+             + GENERIC.format(n=9, t="2.0"))
+    generic = {"http:500", "exit:1"}
+    assert generic <= set(signature_keys(query))
+    hits = index.search(query, k=5)
+    assert hits[0].tier == "signature" and sources(hits[0]) == {"datanode.txt"}
+    assert not generic & set(hits[0].signature_keys)  # the generic keys matched, but only as tie-breakers
+    tier1 = [h for h in hits if h.tier == "signature"]
+    assert all(sources(h) == {"datanode.txt"} for h in tier1)  # no noise stream is a tier-1 hit
+    assert index.key_streams["http:500"] == len(NOISE_TOPICS) and index.streams_total == len(NOISE_TOPICS) + 2
+
+
+def test_only_the_generic_keys_give_no_tier_one_hit(index):
+    hits = index.search(GENERIC.format(n=4, t="0.1"), k=5)
+    assert hits and not [h for h in hits if h.tier == "signature"]
+
+
+def test_stream_whose_gate_never_opened_is_found_by_its_own_trace(index):
+    # The same traceback again, from another install (other paths, line numbers and segment).
+    hits = index.search(PYTHON_TRACE.format(d="v2", a=41, b=90, seg=3), k=3)
+    first = hits[0]
+    assert first.tier == "signature" and first.kind == "evidence" and first.level == "L0"
+    assert [(p.sha, p.source, p.position) for p in first.evidence] == [(first.sha, "sync-tool.txt", 0)]
+    assert "Traceback" in first.text and first.run_id
+    assert "python:ValueError: checksum mismatch for segment <NUM>" in first.signature_keys
+
+
+def test_weight_falls_and_decisiveness_ends_as_more_streams_share_a_key():
+    assert weight(1, 600) > weight(6, 600) > weight(60, 600) > weight(600, 600) > 0
+    key = "java:java.io.IOException@a.B.c>a.B.d"
+    assert decisive(key, "exception", 6, 600) and not decisive(key, "exception", 7, 600)
+    assert decisive(key, "exception", 3, 10) and not decisive(key, "exception", 4, 10)  # small corpora: 3 streams
+
+
+@pytest.mark.parametrize(("key", "kind", "specific"), [
+    ("java:java.lang.NullPointerException", "exception", False),
+    ("python:KeyError: <STR>", "exception", False),
+    ("java:java.io.IOException: <NUM> <HEX>", "exception", False),
+    ("log:ERROR] ^", "template", False),
+    ("log:ERROR] <*> <NUM>", "template", False),
+    ("java:java.lang.NullPointerException@a.B.c", "exception", True),
+    ("python:KeyError: missing column <STR>", "exception", True),
+    ("log:ERROR] Failed to execute goal <*>", "template", True),
+    ("http:502", "http", True),
+])
+def test_a_class_or_level_alone_is_never_decisive(key, kind, specific):
+    assert has_shape(key, kind) is specific
+    assert decisive(key, kind, 1, 100) is specific
+
+
+BARE_JAVA = JAVA_TRACE.format(pool="1-10.0.0.2", vol="/d", a=1, b=2, c=3)
+BARE_PYTHON = PYTHON_TRACE.format(d="v3", a=5, b=6, seg=8)
+
+
+@pytest.mark.parametrize("wrap", [
+    "{{code}}{trace}{{code}}",
+    "see below\n{{code:java}}\n{trace}\n{{code}}\nthanks",
+    "{{noformat}}\n{trace}\n{{noformat}}",
+    "{{quote}}{trace}{{quote}}",
+    "```java\n{trace}\n```",
+    "~~~\n{trace}\n~~~",
+    "<pre class=\"trace\">{trace}</pre>",
+])
+@pytest.mark.parametrize("trace", [BARE_JAVA, BARE_PYTHON], ids=["java", "python"])
+def test_wrapped_trace_keys_equal_the_bare_trace_keys(wrap, trace):
+    bare = signature_keys(trace)
+    assert len(bare) == 2  # message shape and frames
+    assert signature_keys(wrap.format(trace=trace)) == bare
+
+
+def test_inline_markup_and_entities_are_removed():
+    assert signature_keys("it fails with {{java.io.IOException: Stream closed}} on close") == \
+        signature_keys("it fails with java.io.IOException: Stream closed on close")
+    assert strip_markup("at a.B.&lt;init&gt;(B.java:1)") == "at a.B.<init>(B.java:1)"
+    assert strip_markup("plain text, no markup: a {brace} and a <tag>") == "plain text, no markup: a {brace} and a <tag>"
