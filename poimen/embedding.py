@@ -6,6 +6,7 @@ Vectors are L2-normalised float32, so cosine similarity is a dot product.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import threading
@@ -128,3 +129,39 @@ class HashEmbedder:
             if norm:
                 out[row] /= norm
         return out
+
+
+_HASH_NAME = re.compile(r"^(?:hash|poimen/hash-bow)(?:-(\d+))?$")
+
+
+def configured_embedder_id() -> str:
+    """The embedder ``$POIMEN_EMBEDDER`` names (``hash``, ``hash-<dim>``, a model id or folder), else all-MiniLM-L6-v2."""
+    import os
+
+    name = os.environ.get("POIMEN_EMBEDDER", "").strip() or DEFAULT_MODEL
+    hashed = _HASH_NAME.match(name)
+    if hashed:
+        return f"poimen/hash-bow-{hashed.group(1) or DIM}"
+    return f"sentence-transformers/{DEFAULT_MODEL}" if name in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}") else name
+
+
+def embedder_named(model_id: str, cache_dir: Path | None = None) -> "Embedder":
+    """An embedder from its id: ``poimen/hash-bow-<dim>`` (or ``hash``), else a sentence-transformers model."""
+    hashed = _HASH_NAME.match(model_id)
+    if hashed:
+        return HashEmbedder(int(hashed.group(1) or DIM))
+    name = DEFAULT_MODEL if model_id == f"sentence-transformers/{DEFAULT_MODEL}" else model_id
+    return SentenceTransformerEmbedder(name, cache_dir=cache_dir)
+
+
+def default_embedder() -> "Embedder":
+    """The embedder ``$POIMEN_EMBEDDER`` configures, one instance per process and cache folder (the model loads
+    lazily); vectors are cached on disk under ``$POIMEN_HOME/cache/embeddings`` by text sha."""
+    from poimen.log.store import default_root
+
+    return _default_embedder(configured_embedder_id(), default_root() / "cache" / "embeddings")
+
+
+@functools.cache
+def _default_embedder(model_id: str, cache_dir: Path) -> "Embedder":
+    return embedder_named(model_id, cache_dir)

@@ -61,9 +61,10 @@ class LiteLLMClient:
         self.timeout = timeout
         self.num_retries = num_retries
         if model.startswith("poimen/"):
-            from poimen.llm.offline import register
+            from poimen.llm.offline import model_id, register
 
             register()
+            self.model_id = model_id(model)
 
     async def complete(self, system: str, user: str, max_tokens: int) -> Completion:
         import litellm

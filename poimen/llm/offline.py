@@ -1,7 +1,9 @@
 """The offline engine: a deterministic extractive baseline that answers poimen's prompts.
 
-It is *not* a language model. It scores sentences by the query's content terms
-and copies sentences verbatim; it never writes a word of its own. It exists so
+It is *not* a language model. It scores units (lines, chat turns, sentences)
+with the fused relevance scorer of ``poimen.relevance`` (embedding cosine plus
+a rarity-weighted share of the query's words) and copies units verbatim; it
+never writes a word of its own. It exists so
 that poimen runs end to end with no network and no weights, and so that
 benchmarks have an honest floor to compare real models against. It answers the
 same rendered prompts a real model gets, through litellm (provider
@@ -19,7 +21,6 @@ import re
 from collections.abc import Callable
 
 from poimen.prompts import escape, sections
-from poimen.text import content_terms, split_sentences
 from poimen.tokens import count_tokens
 
 MODEL_ID = "poimen/extractive"
@@ -42,74 +43,112 @@ def respond(system: str, user: str) -> str:
     return _TASKS[m.group(1)](system, user)
 
 
-def _score(sentence: str, terms: set[str]) -> int:
-    return len(terms.intersection(content_terms(sentence)))
+_scorer = None
+_explicit = False
 
 
-def relevance_threshold(terms: set[str]) -> int:
-    """How many query terms a sentence must share to be relevant.
+def configure(embedder=None) -> None:
+    """Use ``embedder`` for the engine's relevance scores (``None``: ``$POIMEN_EMBEDDER``, else all-MiniLM-L6-v2)."""
+    global _scorer, _explicit
+    from poimen.relevance import Scorer
 
-    Short standing questions ('What caused each failure, and how was it
-    fixed?') rarely see two of their words in one sentence, so one suffices;
-    longer, specific questions (most QA benchmarks) need two.
-    """
-    return 1 if len(terms) <= 4 else 2
+    _scorer = Scorer(embedder)
+    _explicit = embedder is not None
+
+
+def scorer():
+    """The engine's scorer; rebuilt when ``$POIMEN_EMBEDDER`` names another embedder than the one it holds."""
+    from poimen.embedding import configured_embedder_id
+
+    if _scorer is None or (not _explicit and _scorer.embedder.model_id != configured_embedder_id()):
+        configure()
+    return _scorer
+
+
+def model_id(model: str = MODEL_ID) -> str:
+    """The engine's model id names its scorer and embedder: replies change when either does, so runs must too."""
+    from poimen.embedding import configured_embedder_id
+    from poimen.relevance import SCORER_VERSION
+
+    embedder = _scorer.embedder.model_id if _scorer is not None and _explicit else configured_embedder_id()
+    return f"{model}@{SCORER_VERSION}/{embedder.split('/')[-1]}"
+
+
+def _budget(system: str) -> int:
+    m = _BUDGET.search(system)
+    return int(m.group(1)) if m else 1024
 
 
 def gate(system: str, user: str) -> str:
-    """Keep the most relevant sentences seen so far, within the budget.
+    """Keep the most relevant units seen so far, within the budget (``poimen.relevance`` scores them).
 
-    The memory is a ranked reservoir: its lines and the chunk's relevant
-    sentences compete by how many query terms they share (older lines win
-    ties), and the gate opens only when a new sentence earns a place — which
-    may push out a weaker old line rather than leave a full memory frozen.
-    Sentences are copied whole or not at all.
+    The memory is a ranked reservoir of whole units (lines, chat turns,
+    sentences of prose): its lines and the chunk's units that reach
+    ``THRESHOLD`` compete by fused score (older lines win ties), and the gate
+    opens only when a new unit earns a place — which may push out a weaker old
+    line rather than leave a full memory frozen. A unit whose ``dedup_key`` the
+    memory (or an earlier unit of the chunk) already holds is not added again.
+    Units are copied whole or not at all; the engine never writes a word.
     """
+    from poimen.relevance import THRESHOLD, dedup_key, split_units, unit_terms
+
     data = sections(user)
-    terms = set(content_terms(data["question"]))
     memory = data.get("memory", "").strip()
-    budget = int(_BUDGET.search(system).group(1)) if _BUDGET.search(system) else 1024
+    budget = _budget(system)
     old_lines = [line for line in memory.split("\n") if line.strip()]
-    known = set(old_lines)
-    need = relevance_threshold(terms)
-    # (score, age, position, text): age 0 for what the memory holds, 1 for the chunk's sentences
-    pool = [(_score(line, terms), 0, j, line) for j, line in enumerate(old_lines)]
-    pool += [(score, 1, i, s) for i, s in enumerate(split_sentences(data.get("chunk", "")))
-             if s not in known and (score := _score(s, terms)) >= need]
+    sc = scorer()
+    q = sc.query(data["question"], old_lines)
+    units = [u.text for u in split_units(data.get("chunk", ""))]
+    unit_scores = sc.score(q, units, neighbours=True)
+    old_scores = sc.score(q, old_lines)
+    keys = {dedup_key(line) for line in old_lines}
+    # (score, age, position, text): age 0 for what the memory holds, 1 for the chunk's units
+    pool = [(float(s), 0, j, line) for j, (line, s) in enumerate(zip(old_lines, old_scores))]
+    for i, (unit, s) in enumerate(zip(units, unit_scores)):
+        key = dedup_key(unit)
+        if s >= THRESHOLD and key not in keys:
+            keys.add(key)
+            pool.append((float(s), 1, i, unit))
     chosen, used = [], 0
     for unit in sorted(pool, key=lambda u: (-u[0], u[1], u[2])):
         cost = count_tokens(unit[3]) + 1
         if used + cost <= budget:
             chosen.append(unit)
             used += cost
+    terms = set(q.terms)
     if not any(age == 1 for _, age, _, _ in chosen):
-        covered = terms.issubset(content_terms(memory)) if terms else True
-        return f"<check>no</check>\n<update></update>\n<next>{'end' if covered and memory else 'continue'}</next>"
-    new_memory = "\n".join(text for _, _, _, text in sorted(chosen, key=lambda u: (u[1], u[2])))
-    covered = terms.issubset(content_terms(new_memory))
+        covered = bool(memory) and terms <= set().union(*map(unit_terms, old_lines or [""]))
+        return f"<check>no</check>\n<update></update>\n<next>{'end' if covered else 'continue'}</next>"
+    lines = [text for _, _, _, text in sorted(chosen, key=lambda u: (u[1], u[2]))]
+    covered = terms <= set().union(*map(unit_terms, lines))
     return (
-        f"<check>yes</check>\n<update>{escape(new_memory)}</update>\n"
+        f"<check>yes</check>\n<update>{escape(chr(10).join(lines))}</update>\n"
         f"<next>{'end' if covered else 'continue'}</next>"
     )
 
 
+ANSWER_LINES = 3
+
+
 def answer(system: str, user: str) -> str:
-    """The memory sentences that best cover the question, weighting rare terms above common ones."""
-    import math
+    """The memory lines that best answer the question, verbatim (with any provenance tag they carry).
+
+    Lines are scored like the gate scores units; the best ``ANSWER_LINES`` that
+    reach half the threshold are returned in memory order, and "not in memory"
+    when none does.
+    """
+    from poimen.relevance import THRESHOLD, split_units
 
     data = sections(user)
-    terms = set(content_terms(data["question"]))
-    sentences = split_sentences(data.get("memory", ""))
-    keys = [terms.intersection(content_terms(s)) for s in sentences]
-    df = {t: sum(t in k for k in keys) for t in terms}
-    weight = {t: math.log(1 + len(sentences) / df[t]) if df[t] else 0.0 for t in terms}
-    ranked = sorted(
-        ((i, s, sum(weight[t] for t in keys[i])) for i, s in enumerate(sentences)), key=lambda t: (-t[2], t[0])
-    )
-    best = [t for t in ranked[:3] if t[2] > 0]
+    lines = [u.text for u in split_units(data.get("memory", ""))]
+    if not lines:
+        return "<answer>not in memory</answer>"
+    scores = scorer().score(scorer().query(data["question"]), lines)
+    ranked = sorted(range(len(lines)), key=lambda i: (-scores[i], i))
+    best = [i for i in ranked[:ANSWER_LINES] if scores[i] >= THRESHOLD / 2]
     if not best:
         return "<answer>not in memory</answer>"
-    return "<answer>" + escape(" ".join(s for _, s, _ in sorted(best))) + "</answer>"
+    return "<answer>" + escape("\n".join(lines[i] for i in sorted(best))) + "</answer>"
 
 
 register_task("gate", gate)

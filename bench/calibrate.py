@@ -1,0 +1,93 @@
+"""Choose the offline engine's relevance threshold on a dev split, never on the benchmark's items.
+
+    python -m bench.calibrate            # prints a table and the best threshold; writes bench/out/calibrate.json
+
+Dev split: HotpotQA questions ``DEV_START`` to ``DEV_START + DEV_ITEMS`` of the
+sample (the sample holds 100; the benchmark reads the first 25–50, so the last 30 are dev), built as RULER-HQA documents at
+28K tokens with another seed. For each threshold the gated loop runs over every
+dev item with the offline engine, and the sweep reports gate precision, recall
+and F1 against the chunks that hold supporting facts, and supporting-fact
+retention. The rule: the setting with the best gate F1 among those whose
+retention is at least ``RETENTION_FLOOR``. ``poimen.relevance.THRESHOLD``
+holds the value this chose, and its docstring says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+from bench import hotpot_data
+from poimen import relevance
+from poimen.chunking import iter_chunks, source_id
+from poimen.domain import Level, Query
+from poimen.llm import offline
+from poimen.llm.client import ScriptedClient
+from poimen.loop import ListSink, LoopConfig, Stream, run_loop
+
+DEV_START, DEV_ITEMS, DEV_SEED, DEV_TOKENS = 70, 30, 11, 28_000
+GRID = (0.55, 0.60, 0.65, 0.70)
+# Also tried on this split (fused-1 scorer): admitting a unit only within 60-75% of the best score seen raised
+# precision but cost 0.06-0.13 retention at every threshold, so the gate has the threshold alone.
+OUT = Path(__file__).resolve().parent / "out" / "calibrate.json"
+
+
+def dev_items(start: int = DEV_START, n: int = DEV_ITEMS, tokens: int = DEV_TOKENS, seed: int = DEV_SEED):
+    questions, corpus = hotpot_data._load()
+    return [hotpot_data._assemble(q, corpus, tokens, seed) for q in questions[start:start + n]]
+
+
+def sweep(items, grid=GRID, chunk_tokens: int = 5000, budget: int = 1024, workdir: Path = OUT.parent) -> list[dict]:
+    client = ScriptedClient([offline.respond], model_id="poimen/extractive-dev", repeat_last=True)
+    workdir.mkdir(parents=True, exist_ok=True)
+    prepared = []
+    for item in items:
+        path = workdir / f"calibrate-{item.id}.txt"
+        path.write_text(item.document, encoding="utf-8")
+        chunks = list(iter_chunks(path, chunk_tokens))
+        prepared.append((item, Stream.of(source_id(path), chunks), hotpot_data.label_chunks(item, [c.text for c in chunks])))
+        path.unlink()
+    rows = []
+    for tau in grid:
+        relevance.THRESHOLD = tau
+        tp = fp = fn = 0
+        kept = []
+        for item, stream, labels in prepared:
+            gates: list[bool] = []
+            outcome = asyncio.run(run_loop(Level.L1, Query(f"dev-{item.id}", item.question), stream, client, ListSink(),
+                                           LoopConfig(memory_budget=budget), on_turn=lambda t, u, m: gates.append(u)))
+            tp += sum(g and lab for g, lab in zip(gates, labels))
+            fp += sum(g and not lab for g, lab in zip(gates, labels))
+            fn += sum(lab and not g for g, lab in zip(gates, labels))
+            kept.append(hotpot_data.retention(item, outcome.final_memory))
+        p = tp / (tp + fp) if tp + fp else 0.0
+        r = tp / (tp + fn) if tp + fn else 0.0
+        rows.append({"threshold": tau, "precision": p, "recall": r, "f1": 2 * p * r / (p + r) if p + r else 0.0,
+                     "retention": sum(kept) / len(kept)})
+        print(f"  tau {tau:.2f}: P {p:.3f} R {r:.3f} F1 {rows[-1]['f1']:.3f} retention {rows[-1]['retention']:.3f}",
+              file=sys.stderr)
+    return rows
+
+
+RETENTION_FLOOR = 0.84  # the issue's 0.82 for supporting-fact retention, plus 0.02 for the shift from dev to test
+
+
+def choose(rows: list[dict]) -> float:
+    ok = [r for r in rows if r["retention"] >= RETENTION_FLOOR] or rows
+    return max(ok, key=lambda r: (r["f1"], -r["threshold"]))["threshold"]
+
+
+def main() -> None:
+    items = dev_items()
+    rows = sweep(items)
+    chosen = choose(rows)
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps({"dev": {"start": DEV_START, "items": DEV_ITEMS, "seed": DEV_SEED, "tokens": DEV_TOKENS},
+                               "rows": rows, "chosen": chosen}, indent=2))
+    print(f"chosen threshold: {chosen}")
+
+
+if __name__ == "__main__":
+    main()
