@@ -41,3 +41,25 @@ async def ask(log: EventLog, query: str, client: ModelClient) -> Answer:
     m = _ANSWER.search(completion.text)
     text = unescape(m.group(1).strip()) if m else completion.text.strip()
     return Answer(text, tuple(s for s, _ in memories), completion.model_id, rendered.sha)
+
+
+async def answer_question(db_path, question: str, client: ModelClient, budget: int = 2000, embedder=None) -> Answer:
+    """ψ over the context builder: the best lines for a free question, each tagged with its provenance.
+
+    The rendered context (lines with ``[store/level sha source#chunk:line]`` tags)
+    is the memory section of the pinned answer prompt; the offline engine
+    returns the best-scoring lines verbatim, tags included, and a real model
+    is asked to cite them. ``memory_shas`` are the memories and chunks the
+    context drew on, best first.
+    """
+    from poimen.context import ContextEngine
+
+    ctx = ContextEngine.open(db_path, embedder).context(question, budget)
+    if not ctx.lines:
+        raise PoimenError(f"{db_path}: the index holds nothing to answer from; run `mem run` and `mem rebuild` first")
+    rendered = render("answer", question=question, memory=ctx.render_tagged())
+    completion = await client.complete(rendered.system, rendered.user, 1024)
+    m = _ANSWER.search(completion.text)
+    text = unescape(m.group(1).strip()) if m else completion.text.strip()
+    shas = tuple(dict.fromkeys(line.sha for line in ctx.lines))
+    return Answer(text, shas, completion.model_id, rendered.sha)

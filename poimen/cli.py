@@ -159,26 +159,38 @@ def log_show(log: Optional[Path] = LogOpt, run_id: Optional[str] = typer.Option(
 
 @app.command()
 def ask(
-    query: str = typer.Option(..., help="The standing query (its text or id)."),
+    question: Optional[str] = typer.Argument(None, help="A question, answered from the index's best lines."),
+    query: Optional[str] = typer.Option(None, help="Or: a standing query (its text or id), answered from its final memories."),
     log: Optional[Path] = LogOpt,
     model: Optional[str] = typer.Option(None, help="litellm model string for the answer."),
+    budget: int = typer.Option(2000, "--budget", min=16, help="Token budget of the context a QUESTION is answered from."),
 ) -> None:
-    """Answer a standing query from its final memories, with the memory shas used.
+    """Answer a question from the memory, with the provenance of what it used.
 
-    Example: mem ask --query "What caused each failure or outage, and how was it fixed?"
+    Examples:
+      mem ask "how was the 413 on uploads fixed?"      (the context builder over the index: run `mem rebuild` first)
+      mem ask --query root-causes                       (a standing query, from its final memories)
     """
+    from poimen.answer import answer_question
     from poimen.answer import ask as run_ask
+    from poimen.index import default_db
     from poimen.llm import make_client
     from poimen.log.store import EventLog
 
+    if (question is None) == (query is None):
+        fail("mem ask: give a QUESTION or --query, not both and not neither")
     _quiet_litellm()
     try:
-        answer = asyncio.run(run_ask(EventLog(_root(log)), query, make_client(model)))
+        if question is not None:
+            root = _root(log)
+            answer = asyncio.run(answer_question(default_db(root), question, make_client(model), budget))
+        else:
+            answer = asyncio.run(run_ask(EventLog(_root(log)), query, make_client(model)))
     except PoimenError as exc:
         fail(str(exc))
-    out.print(answer.text, highlight=False)
-    for sha in answer.memory_shas:
-        out.print(f"memory {sha}", highlight=False)
+    out.print(answer.text, highlight=False, markup=False, soft_wrap=True)
+    for sha in answer.memory_shas[:10]:
+        out.print(f"{'from' if question is not None else 'memory'} {sha}", highlight=False)
 
 
 def _register_commands() -> None:

@@ -1,9 +1,9 @@
 """The archival tier: a search the typed memory calls and never looks inside.
 
 ``Archive`` is the whole interface: ``search(query, k)`` returning hits that
-carry a sha, a text and a score. The real one is poimen's tiered lookup
-(``poimen.index``: exact failure signature, symptom vectors, text vectors and
-keywords, fused) over the pipeline's memories and the reference docs; it is
+carry a sha, a text and a score. The real one is poimen's context builder
+(``poimen.context``: every memory line, source unit and reference unit ranked
+by the fused relevance scorer, with its provenance) over the pipeline's index; it is
 a shared corpus, not any agent's namespace, and it is only ever read here.
 ``StaticArchive`` is a small keyword archive over given texts, for tests and
 for running without an index.
@@ -66,19 +66,31 @@ class StaticArchive:
 
 
 class IndexArchive:
-    """The tiered lookup over the DuckDB projection, used as a black box (opened on first search)."""
+    """The archival tier over the DuckDB index (opened on first search): the context builder's best lines —
+    memory lines, source units and reference units ranked by the fused scorer, each tagged with its provenance —
+    or, for an index built before the unit projections, the tiered lookup's hits."""
 
     def __init__(self, db_path: str | Path, embedder: Any = None):
         self.db_path = Path(db_path)
         self.embedder = embedder
+        self._engine = None
         self._index = None
 
     def search(self, query: str, k: int) -> list[ArchiveHit]:
-        if self._index is None:
+        from poimen.errors import PoimenError
+
+        if self._engine is None and self._index is None:
+            from poimen.context import ContextEngine
             from poimen.index import MemoryIndex
 
-            self._index = MemoryIndex.open(self.db_path, self.embedder)  # None: the embedder that built it
-        return [as_hit(h) for h in self._index.search(query, k)]
+            try:
+                self._engine = ContextEngine.open(self.db_path, self.embedder)  # None: the embedder that built it
+            except PoimenError:
+                self._index = MemoryIndex.open(self.db_path, self.embedder)
+        if self._index is not None:
+            return [as_hit(h) for h in self._index.search(query, k)]
+        lines = self._engine.context(query, budget=max(200, 120 * k)).lines[:k]
+        return [ArchiveHit(line.sha, line.text, round(line.score, 4), line.origins[0].tag()) for line in lines]
 
 
 def load_factory(spec: str) -> Archive:

@@ -75,8 +75,9 @@ def register(app: typer.Typer) -> None:
         log: Optional[Path] = LogOpt,
         k: int = typer.Option(10, "-k", min=1, max=1000, help="Hits to return."),
         explain: bool = typer.Option(False, "--explain", help="Show why each hit ranked where it did."),
+        lines: int = typer.Option(5, "--lines", min=1, help="Lines shown per hit (its lines that match best)."),
         as_json: bool = typer.Option(False, "--json", help="One JSON object per hit, for tools."),
-        embedder: Optional[str] = typer.Option(None, "--embedder", envvar="POIMEN_EMBEDDER",
+        embedder: Optional[str] = typer.Option(None, "--embedder",
                                                help="Query embedder (default: the one that built the index)."),
     ) -> None:
         """Find memories and reference chunks for TEXT, each with its provenance (level, query, run, evidence).
@@ -100,12 +101,23 @@ def register(app: typer.Typer) -> None:
         if not hits:
             out.print("no hits", highlight=False)
             return
+        from poimen.context import ContextEngine
+
+        try:
+            engine = ContextEngine.open(db_path, emb)
+        except PoimenError:
+            engine = None  # an index from before the unit projections: show the hits' text instead
         for n, h in enumerate(hits, start=1):
             where = f"query {h.query_id} · run {h.run_id[:12]}" if h.kind == "memory" else f"run {h.run_id[:12]}"
             out.print(f"[bold]{n}. {h.level} {h.kind} {h.sha[:12]}[/bold] · {where} · {h.tier} {h.score:.4f}",
                       highlight=False)
-            body = h.text if len(h.text) <= 600 else h.text[:600] + "…"
-            out.print("   " + body.replace("\n", "\n   "), highlight=False, markup=False, soft_wrap=True)
+            shown = engine.lines_near(text, {h.sha}, k=lines) if engine is not None else []
+            if shown:  # the hit's lines that match: nearest in the stream to the failure, most relevant
+                for line in shown:
+                    out.print("   " + line.render(), highlight=False, markup=False, soft_wrap=True)
+            else:
+                body = h.text if len(h.text) <= 600 else h.text[:600] + "…"
+                out.print("   " + body.replace("\n", "\n   "), highlight=False, markup=False, soft_wrap=True)
             if h.via:
                 out.print("   via L1 " + ", ".join(v[:12] for v in h.via), highlight=False)
             for p in h.evidence[:8]:

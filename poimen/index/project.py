@@ -28,7 +28,8 @@ import pyarrow as pa
 
 from poimen.domain import EventKind, Level
 from poimen.index.schema import Projection, Rows, fixed, vector
-from poimen.index.tool_context import failure_signature_rows, symptom_rows, symptom_vector_rows
+from poimen.index.tool_context import failure_signature_rows, stream_chunks, symptom_rows, symptom_vector_rows
+from poimen.index.units import memory_line_rows, unit_rows, unit_vector_rows
 from poimen.log.events import Event
 from poimen.log.store import EventLog
 
@@ -151,8 +152,8 @@ def run_rows(ctx: BuildContext) -> Rows:
             "query_text": s.get("query_text", ""), "stream_id": s.get("stream_id", ""),
             "model_id": run.events[0].model_id, "prompt_template_sha": s.get("prompt_template_sha", ""),
             "chunks_seen": seen, "chunks_used": used, "final_memory_sha": end.get("final_memory_sha", ""),
-            # R runs index every chunk; they have no gate, so no acceptance rate.
-            "acceptance_rate": None if run.level == Level.R else (used / seen if seen else 0.0),
+            # R and L0 stream runs record every chunk; they have no gate, so no acceptance rate.
+            "acceptance_rate": None if run.level in (Level.R, Level.L0) else (used / seen if seen else 0.0),
             "log_position": run.n, "current": run.run_id in ctx.current_runs,
         })
     return rows
@@ -174,16 +175,22 @@ def gate_rows(ctx: BuildContext) -> Rows:
 
 
 def text_vector_rows(ctx: BuildContext) -> Rows:
-    """A 'text' vector per distinct text lookup should find (see the module docstring for which)."""
+    """A 'text' vector per distinct text lookup should find (see the module docstring for which).
+
+    Also every chunk of each current L0 stream run, so a source no gate opened on is still found; a chunk
+    whose text is a memory's (same sha) is listed once, as that memory.
+    """
     docs: dict[str, tuple[str, str]] = {}  # sha -> (level, text)
     current = ctx.current_runs
     for run, e in ctx.events(EventKind.EVIDENCE):
         if e.level == Level.R and run.run_id in current:
             docs.setdefault(e.sha, (Level.R.value, e.text))
+    for sha, text in stream_chunks(ctx).items():
+        docs.setdefault(sha, (Level.L0.value, text))
     for run, e in ctx.events(EventKind.MEMORY):
         if run.run_id in current and e.sha == run.end.get("final_memory_sha"):
             old = docs.get(e.sha)
-            if old is None or old[0] == Level.R or LEVEL_ORDER[e.level] > LEVEL_ORDER[old[0]]:
+            if old is None or old[0] in (Level.R, Level.L0) or LEVEL_ORDER[e.level] > LEVEL_ORDER[old[0]]:
                 docs[e.sha] = (e.level, e.text)  # a memory that is also final at L2 is listed once, as L2
     shas = sorted(docs)
     vectors = ctx.embedder.embed([docs[s][1] for s in shas]) if shas else []
@@ -245,9 +252,23 @@ PROJECTIONS: list[Projection] = [
     Projection("symptom", fixed(("memory_sha", S), ("level", S), ("text", S), ("model_id", S), ("prompt_sha", S)),
                ("memory_sha", "model_id", "prompt_sha"), symptom_rows, "symptoms an accepted memory would explain"),
     Projection("failure_signature", fixed(("key", S), ("kind", S), ("tool", S), ("span", S), ("memory_sha", S),
-                                          ("evidence_sha", S)),
+                                          ("evidence_sha", S), ("streams", I)),
                ("key", "memory_sha", "evidence_sha"), failure_signature_rows,
-               "normalised error signatures in L0 evidence → the current memory whose lineage holds it"),
+               "normalised error signatures in L0 chunks → the current memory whose lineage holds it, or the "
+               "L0 stream chunk itself; streams: how many streams hold the key"),
+    Projection("memory_line", fixed(("memory_sha", S), ("line_no", I), ("level", S), ("run_id", S), ("query_id", S),
+                                    ("store", S), ("text", S), ("turn", I), ("evidence_sha", S), ("via_sha", S),
+                                    ("source", S), ("position", I), ("span_start", I), ("span_end", I),
+                                    ("chunk_line", I)),
+               ("memory_sha", "line_no"), memory_line_rows,
+               "each line of a current final memory with the turn, evidence chunk and span that introduced it"),
+    Projection("unit", fixed(("owner_sha", S), ("line_no", I), ("start", I), ("kind", S), ("level", S), ("text", S),
+                             ("text_sha", S), ("source", S), ("position", I), ("chunk_line", I), ("evidence_sha", S),
+                             ("query_id", S), ("store", S)),
+               ("owner_sha", "line_no", "start"), unit_rows,
+               "what the context builder ranks: L0 and R units of current chunks, and every memory line"),
+    Projection("unit_vector", lambda dim: pa.schema([("text_sha", S), ("model_id", S), ("vector", vector(dim))]),
+               ("text_sha",), unit_vector_rows, "one embedding per distinct unit text"),
     Projection("store_block", fixed(*((c, I if c == "version" else S) for c in STORE_BLOCK_COLUMNS)),
                ("namespace", "block"), store_block_rows, "typed memory: current core blocks per namespace"),
     Projection("store_item", fixed(*((c, I if c == "pos" else S) for c in STORE_ITEM_COLUMNS)),

@@ -1,0 +1,50 @@
+"""``mem context``: the lines an agent should read for a question, within a token budget, each with provenance."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    from poimen.cli import LogOpt, fail, out
+    from poimen.commands.index import DbOpt, EmbedderOpt, _embedder, _paths
+    from poimen.errors import PoimenError
+
+    @app.command()
+    def context(
+        question: str = typer.Argument(..., help="The question, or a raw error message."),
+        budget: int = typer.Option(2000, "--budget", min=16, help="Token budget of the context."),
+        db: Optional[Path] = DbOpt,
+        log: Optional[Path] = LogOpt,
+        embedder: Optional[str] = EmbedderOpt,
+        as_json: bool = typer.Option(False, "--json", help="One JSON object per line, for tools."),
+    ) -> None:
+        """Fill BUDGET tokens with the most relevant lines — memory lines, source units, reference units.
+
+        Lines are ranked by the fused relevance scorer over every unit in the index (memories add a prior),
+        de-duplicated, and tagged with store/level, sha and source#chunk:line.
+
+        Example: mem context "how was the 413 on uploads fixed?" --budget 500
+        """
+        from poimen.context import ContextEngine
+
+        root, db_path = _paths(log, db)
+        try:
+            ctx = ContextEngine.open(db_path, _embedder(embedder, root) if embedder else None).context(question, budget)
+        except PoimenError as exc:
+            fail(str(exc))
+        if as_json:
+            for line in ctx.lines:
+                out.print(json.dumps({"text": line.text, "score": round(line.score, 4), "repeats": line.repeats,
+                                      "origins": [o.__dict__ for o in line.origins]}, ensure_ascii=False),
+                          highlight=False, soft_wrap=True)
+            return
+        if not ctx.lines:
+            out.print("nothing in the index", highlight=False)
+            return
+        out.print(ctx.render(), highlight=False, markup=False, soft_wrap=True)
+        out.print(f"({len(ctx.lines)} lines, {ctx.tokens}/{budget} tokens)", highlight=False)

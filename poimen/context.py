@@ -1,0 +1,381 @@
+"""The context builder: the lines an agent should read for a question, filled to a token budget by global relevance.
+
+It ranks *units*, not blobs — every L0 unit of every recorded stream, every R
+(reference) unit and every line of every current final memory (the ``unit``
+projection) — with the same fused scorer the offline gate uses
+(``poimen.relevance``), so it never does worse than that scorer run as a plain
+retriever over the raw units. What the memories add is a prior, not a
+replacement: a unit that a standing query's memory kept gets ``MEMORY_PRIOR``
+times how close that standing query is to the question (the loop judged it
+relevant to a related question). Units sharing a ``dedup_key`` are listed once
+(with how many times they occur), and a memory line and the L0 unit it copies
+are one candidate that carries both provenances.
+
+Neighbour mixing follows the stream: an L0 unit inherits ``NEIGHBOUR_WEIGHT`` of
+the score of the unit before it in its source. When the question asks for
+failures (a raw error message, "which errors…"; not "how was X fixed?"), a
+failure signature of the question found in a unit's chunk
+(``failure_signature``) adds ``SIGNATURE_BONUS`` to the units of that chunk.
+
+Each line is tagged with its provenance: store/level, the memory or chunk sha,
+and ``source#chunk:line``. ``mem context``, ``mem ask`` and the archival tier of
+``mem compose`` all read through ``ContextEngine.context``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from poimen.errors import PoimenError
+from poimen.relevance import NEIGHBOUR_WEIGHT, Scorer, dedup_key, looks_like_failure, synonyms, unit_terms
+from poimen.tokens import count_tokens
+
+MEMORY_PRIOR = 0.1
+SIGNATURE_BONUS = 0.3
+
+_UNITS_SQL = """
+SELECT u.owner_sha, u.line_no, u.start, u.kind, u.level, u.text, u.text_sha, u.source, u.position, u.chunk_line,
+       u.evidence_sha, u.query_id, u.store, v.model_id, v.vector
+FROM unit u JOIN unit_vector v ON v.text_sha = u.text_sha
+ORDER BY u.source, u.position, u.start, u.kind, u.owner_sha, u.line_no
+"""
+_QUERIES_SQL = "SELECT DISTINCT query_id, query_text FROM run WHERE current AND query_id <> '' ORDER BY query_id"
+_SIGNATURES_SQL = "SELECT DISTINCT key, evidence_sha FROM failure_signature ORDER BY key, evidence_sha"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a line comes from: a memory line (store, level, memory sha) or a chunk unit (level, chunk sha)."""
+
+    kind: str  # 'memory' | 'evidence' | 'reference'
+    level: str
+    sha: str  # the memory sha, or the chunk sha
+    source: str
+    position: int
+    line: int  # the line of the chunk the unit starts on (-1 unknown)
+    store: str = ""
+    query_id: str = ""
+
+    def tag(self) -> str:
+        where = f"{self.source}{self.ref()}" if self.source else ""
+        head = f"{self.store or 'memory'}/{self.level}" if self.kind == "memory" else f"{self.kind}/{self.level}"
+        return " ".join(p for p in (head, self.sha[:8], where) if p)
+
+    def ref(self) -> str:
+        """``#chunk:line`` inside the source."""
+        return f"#{self.position}" + (f":{self.line}" if self.line > 0 else "")
+
+    def group(self) -> str:
+        """The header a context groups this origin's lines under: their source and chunk."""
+        return f"[{self.source or self.level} #{self.position}]"
+
+    def footnote(self) -> str:
+        """The note a context ends with for a memory its lines come from."""
+        return f"[* kept by {self.store or 'memory'}/{self.level} memory {self.sha[:8]}]"
+
+
+@dataclass(frozen=True)
+class ContextLine:
+    text: str
+    score: float
+    origins: tuple[Origin, ...]
+    repeats: int = 1
+
+    @property
+    def level(self) -> str:
+        return self.origins[0].level
+
+    @property
+    def sha(self) -> str:
+        return self.origins[0].sha
+
+    @property
+    def source(self) -> str:
+        return self.origins[0].source
+
+    @property
+    def position(self) -> int:
+        return self.origins[0].position
+
+    @property
+    def line(self) -> int:
+        return self.origins[0].line
+
+    def render(self) -> str:
+        times = f" ×{self.repeats}" if self.repeats > 1 else ""
+        return f"{self.text}  [{self.origins[0].tag()}{times}]"
+
+    def render_short(self) -> str:
+        """``line| text`` under its chunk's header; ``*`` marks a line a memory kept, ``×n`` a repeated one."""
+        times = f" ×{self.repeats}" if self.repeats > 1 else ""
+        kept = "*" if self.memories() else ""
+        return f"{max(self.line, 0)}{kept}| {self.text}{times}"
+
+    def memories(self) -> list[Origin]:
+        return [o for o in self.origins if o.kind == "memory"]
+
+
+@dataclass
+class Context:
+    question: str
+    budget: int
+    lines: list[ContextLine] = field(default_factory=list)
+    tokens: int = 0
+
+    def render(self) -> str:
+        """Lines grouped under a ``[source #chunk]`` header, each opening with its line number (``*`` when a
+        memory kept it, the memory named in a closing note), in stream order inside a group; groups in the order
+        of their best line. Provenance then costs a header per chunk and two tokens a line, not a full tag per
+        line, which is what lets the context carry it and still fill its budget."""
+        groups: dict[str, list[ContextLine]] = {}
+        notes: dict[str, None] = {}
+        for line in self.lines:
+            groups.setdefault(line.origins[0].group(), []).append(line)
+            notes.update(dict.fromkeys(o.footnote() for o in line.memories()[:1]))
+        out = []
+        for header, lines in groups.items():
+            out.append(header)
+            out.extend(line.render_short() for line in sorted(lines, key=lambda x: x.line))
+        return "\n".join(out + list(notes))
+
+    def render_tagged(self) -> str:
+        """One line per unit, each with its full provenance tag (what ``mem ask`` hands the answer prompt)."""
+        return "\n".join(line.render() for line in self.lines)
+
+
+class ContextEngine:
+    """Every unit of an index, its vector and terms, ready to rank for any question."""
+
+    def __init__(self, db_path: Path, scorer: Scorer, rows: list[dict], matrix: np.ndarray,
+                 queries: dict[str, str], signatures: dict[str, set[str]]):
+        self.db_path = Path(db_path)
+        self.scorer = scorer
+        self.rows = rows
+        self.matrix = matrix
+        self.queries = queries
+        self.signatures = signatures
+        # Candidates: one per distinct unit text; each keeps every origin (memory lines and the chunk units they copy).
+        self.texts: list[str] = []
+        self.origins: list[list[Origin]] = []
+        index: dict[str, int] = {}
+        self.vector_row: list[int] = []
+        for r_i, r in enumerate(rows):
+            o = Origin(r["kind"], r["level"], r["owner_sha"], r["source"], int(r["position"]), int(r["chunk_line"]),
+                       r["store"], r["query_id"])
+            i = index.get(r["text"])
+            if i is None:
+                i = index[r["text"]] = len(self.texts)
+                self.texts.append(r["text"])
+                self.origins.append([])
+                self.vector_row.append(r_i)
+            self.origins[i].append(o)
+        for os_ in self.origins:
+            os_.sort(key=lambda o: (o.kind != "memory", o.level != "L2", o.sha, o.position, o.line))
+        self.vectors = matrix[self.vector_row] if len(self.vector_row) else np.zeros((0, matrix.shape[1]), np.float32)
+        # Stream order of L0/R units: the previous candidate in the same source, for neighbour mixing.
+        self.previous = np.full(len(self.texts), -1, dtype=np.int64)
+        last: dict[str, int] = {}
+        for r in rows:
+            if r["kind"] == "memory":
+                continue
+            i = index[r["text"]]
+            prev = last.get(r["source"])
+            if prev is not None and prev != i and self.previous[i] < 0:
+                self.previous[i] = prev
+            last[r["source"]] = i
+        self.chunk_of = [{o.sha for o in os_ if o.kind != "memory"} for os_ in self.origins]
+        for r in rows:
+            if r["kind"] == "memory" and r["evidence_sha"]:
+                self.chunk_of[index[r["text"]]].add(r["evidence_sha"])
+        self.failure = np.array([looks_like_failure(t) for t in self.texts], dtype=np.float32)
+        self.keys = [dedup_key(t) for t in self.texts]
+        self.repeats = defaultdict(int)
+        for r in rows:
+            if r["kind"] != "memory":
+                self.repeats[dedup_key(r["text"])] += 1
+        self.postings: dict[str, list[int]] = defaultdict(list)
+        for i, t in enumerate(self.texts):
+            for term in unit_terms(t):
+                self.postings[term].append(i)
+
+    @classmethod
+    def open(cls, db_path: Path, embedder=None) -> "ContextEngine":
+        import duckdb
+
+        from poimen.index.lookup import _connect, embedder_for
+
+        con = _connect(Path(db_path))
+        try:
+            try:
+                table = con.sql(_UNITS_SQL).to_arrow_table()
+                queries = dict(con.execute(_QUERIES_SQL).fetchall())
+                signatures: dict[str, set[str]] = defaultdict(set)
+                for key, chunk in con.execute(_SIGNATURES_SQL).fetchall():
+                    signatures[key].add(chunk)
+            except duckdb.CatalogException:
+                raise PoimenError(f"{db_path}: an index without units; run `mem rebuild --from-log --accept`") from None
+        finally:
+            con.close()
+        n = table.num_rows
+        model_ids = sorted(set(table.column("model_id").to_pylist()))
+        if len(model_ids) > 1:
+            raise PoimenError(f"{db_path}: unit vectors from several models {model_ids}; rebuild the index")
+        if embedder is None:
+            from poimen.embedding import default_embedder
+
+            embedder = embedder_for(model_ids[0]) if model_ids else default_embedder()
+        elif model_ids and embedder.model_id != model_ids[0]:
+            raise PoimenError(f"{db_path}: unit vectors are from {model_ids[0]}, but the query embedder is "
+                              f"{embedder.model_id}; rebuild the index or use the same model")
+        col = table.column("vector").combine_chunks()
+        dim = col.type.list_size if n else int(embedder.dim)
+        matrix = (np.array(col.values.to_numpy(zero_copy_only=False).reshape(n, dim), dtype=np.float32) if n
+                  else np.zeros((0, dim), np.float32))
+        names = [c for c in table.column_names if c not in ("vector", "model_id")]
+        cols = {c: table.column(c).to_pylist() for c in names}
+        rows = [{c: cols[c][i] for c in names} for i in range(n)]
+        scorer = Scorer(embedder)
+        return cls(db_path, scorer, rows, matrix, queries, dict(signatures))
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    # -- scoring -------------------------------------------------------------
+    def scores(self, question: str) -> np.ndarray:
+        """The fused score of every candidate for ``question`` (``Scorer.combine``, as the offline gate scores),
+        with neighbour mixing along each stream, the memory prior and the signature bonus."""
+        sc = self.scorer
+        q = sc.query(question)
+        n = len(self.texts)
+        if not n:
+            return np.zeros(0, dtype=np.float32)
+
+        def share(part) -> np.ndarray:
+            lexical = np.zeros(n, dtype=np.float32)
+            if part.total:
+                for term, w in list(part.terms.items()) + list(part.expansion.items()):
+                    hit: set[int] = set()
+                    for t in synonyms(term) if term in part.terms else (term,):
+                        hit.update(self.postings.get(t, ()))
+                    if hit:
+                        lexical[np.fromiter(hit, dtype=np.int64)] += w
+                lexical = np.minimum(1.0, lexical / part.total)
+            return lexical
+
+        scores = sc.combine(q, lambda part: self.vectors @ part.vector, share, self.failure)
+        has_prev = self.previous >= 0
+        mixed = scores.copy()
+        mixed[has_prev] += NEIGHBOUR_WEIGHT * scores[self.previous[has_prev]]
+        mixed += self._memory_prior(question)
+        if q.failure:  # a raw error, or a question after failures; not "how was the X fixed?", which wants the fix
+            mixed += self._signature_bonus(question)
+        return mixed
+
+    def _memory_prior(self, question: str) -> np.ndarray:
+        prior = np.zeros(len(self.texts), dtype=np.float32)
+        if not self.queries or not MEMORY_PRIOR:
+            return prior
+        ids = sorted(self.queries)
+        vectors = self.scorer.vectors([self.queries[i] for i in ids] + [question])
+        closeness = {qid: max(0.0, float(vectors[j] @ vectors[-1])) for j, qid in enumerate(ids)}
+        for i, origins in enumerate(self.origins):
+            best = max((closeness.get(o.query_id, 0.0) for o in origins if o.kind == "memory"), default=0.0)
+            prior[i] = MEMORY_PRIOR * best
+        return prior
+
+    def _signature_bonus(self, question: str) -> np.ndarray:
+        bonus = np.zeros(len(self.texts), dtype=np.float32)
+        if not self.signatures:
+            return bonus
+        from poimen.signatures import extract_signatures
+
+        chunks: set[str] = set()
+        for sig in extract_signatures(question):
+            chunks |= self.signatures.get(sig.key, set())
+        if chunks:
+            for i, owned in enumerate(self.chunk_of):
+                if owned & chunks:
+                    bonus[i] = SIGNATURE_BONUS
+        return bonus
+
+    # -- the context ---------------------------------------------------------
+    def ranked(self, question: str) -> list[tuple[int, float]]:
+        scores = self.scores(question)
+        order = np.lexsort((np.arange(len(scores)), -scores))
+        return [(int(i), float(scores[i])) for i in order]
+
+    def context(self, question: str, budget: int = 2000) -> Context:
+        """The best lines for ``question`` whose rendered form fits ``budget`` tokens, best first, each tagged."""
+        if not question.strip():
+            raise PoimenError("the question is empty")
+        out = Context(question, budget)
+        seen: set[str] = set()
+        headers: set[str] = set()
+        for i, score in self.ranked(question):
+            if self.keys[i] in seen:
+                continue
+            line = ContextLine(self.texts[i], score, tuple(self.origins[i]), max(1, self.repeats.get(self.keys[i], 1)))
+            header = line.origins[0].group()
+            notes = [o.footnote() for o in line.memories()[:1] if o.footnote() not in headers]
+            cost = count_tokens(line.render_short()) + 1 + sum(count_tokens(h) + 1 for h in [header, *notes]
+                                                                if h not in headers)
+            if out.tokens + cost > budget:
+                if budget - out.tokens < 12:
+                    break
+                continue
+            seen.add(self.keys[i])
+            headers.update([header, *notes])
+            out.lines.append(line)
+            out.tokens += cost
+        return out
+
+    def lines_near(self, question: str, shas: set[str], k: int = 5, proximity: float = 0.5,
+                   scale: float = 6.0) -> list[ContextLine]:
+        """The ``k`` lines of the given memories/chunks that best explain a hit: fused score plus closeness in
+        the stream to the unit that matches ``question`` best (the failure itself, for a raw error)."""
+        scores = self.scores(question)
+        members = [i for i, os_ in enumerate(self.origins) if any(o.sha in shas for o in os_)]
+        if not members:
+            return []
+        # A chunk hit also offers what the memories kept from its stream: the cause or fix of a failure often
+        # comes a few messages after it, in a later chunk, and a memory line is the distilled form of that.
+        chunk_sources = {o.source for i in members for o in self.origins[i] if o.sha in shas and o.kind != "memory"}
+        if chunk_sources:
+            members = sorted(set(members) | {i for i, os_ in enumerate(self.origins)
+                                             if any(o.kind == "memory" and o.source in chunk_sources for o in os_)})
+        stream_pos = self._stream_positions()
+        sources = {stream_pos[i][0] for i in members if i in stream_pos}
+        anchors = [i for i in stream_pos if stream_pos[i][0] in sources]
+        anchor = max(anchors, key=lambda i: (scores[i], -i)) if anchors else None
+        ranked = []
+        for i in members:
+            s = float(scores[i])
+            if anchor is not None and i in stream_pos and stream_pos[i][0] == stream_pos[anchor][0]:
+                s += proximity * float(np.exp(-abs(stream_pos[i][1] - stream_pos[anchor][1]) / scale))
+            ranked.append((s, i))
+        ranked.sort(key=lambda t: (-t[0], t[1]))
+        return [ContextLine(self.texts[i], s, tuple(self.origins[i])) for s, i in ranked[:k]]
+
+    def _stream_positions(self) -> dict[int, tuple[str, int]]:
+        """Candidate -> (source, ordinal of its first occurrence among that source's L0 units)."""
+        if not hasattr(self, "_positions"):
+            index = {t: i for i, t in enumerate(self.texts)}
+            positions: dict[int, tuple[str, int]] = {}
+            counter: dict[str, int] = defaultdict(int)
+            for r in self.rows:  # rows are in (source, position, start) order
+                if r["kind"] == "evidence":
+                    i = index[r["text"]]
+                    if i not in positions:
+                        positions[i] = (r["source"], counter[r["source"]])
+                    counter[r["source"]] += 1
+            self._positions = positions
+        return self._positions
+
+
+def build_context(db_path: Path, question: str, budget: int = 2000, embedder=None) -> Context:
+    """One question, one context: ``ContextEngine.open(db_path).context(question, budget)``."""
+    return ContextEngine.open(db_path, embedder).context(question, budget)
