@@ -4,8 +4,8 @@
     python -m bench --quick    # a smaller run (<= 10 minutes): writes bench/out/REPORT.md
     python -m bench --model openai/gpt-4o-mini --api-base http://localhost:8000/v1
 
-Sections: long-context QA (RULER-HQA style), LoCoMo coverage against the BM25
-and dense baselines, tool context (loghub; Hadoop duplicates when
+Sections: long-context QA (RULER-HQA style), LoCoMo coverage against the BM25,
+dense and hybrid (RRF) baselines, tool context (loghub; Hadoop duplicates when
 ``bench.hadoop_dups`` exists), speed, reliability (when ``bench.reliability``
 exists). A section that fails or whose module is missing says so in the report;
 no figure is ever filled in. Embeddings are cached by (model, text sha) under
@@ -45,6 +45,8 @@ class Config:
     chunk_tokens: int = 5000
     locomo_conversations: int | None = None  # None: all ten
     locomo_chunk_tokens: int = 1000
+    # Questions per conversation for the per-question variant (one L1 run each): 0 picks 30 (quick: 10), None all.
+    locomo_per_question: int | None = 0
     only: tuple[str, ...] = SECTIONS
     # Test hooks: a tiny HotpotQA builder, a LoCoMo slice, an embedder.
     hotpot_build: Callable | None = None
@@ -63,6 +65,8 @@ class Config:
         self.hotpot_items = self.hotpot_items or (3 if self.quick else 25)
         if self.locomo_conversations is None and self.quick:
             self.locomo_conversations = 2
+        if self.locomo_per_question == 0:
+            self.locomo_per_question = 10 if self.quick else 30
 
 
 def _optional(name: str):
@@ -79,17 +83,35 @@ def _unavailable(title: str, why: str) -> dict:
     return {"title": title, "notes": f"**Not available in this run:** {why}"}
 
 
+_EMBEDDERS: dict[Path, object] = {}  # one model per cache folder: the sections and the offline engine share it
+
+
 def _embedder(cfg: Config):
     if cfg.embedder is not None:
         return cfg.embedder
     from poimen.embedding import SentenceTransformerEmbedder
 
-    return SentenceTransformerEmbedder(cache_dir=cfg.cache_dir / "embeddings")
+    folder = cfg.cache_dir / "embeddings"
+    return _EMBEDDERS.setdefault(folder, SentenceTransformerEmbedder(cache_dir=folder))
+
+
+def _offline_engine(cfg: Config) -> None:
+    """Give the offline engine the bench's cached embedder (same model as its default, so the same replies).
+
+    Its default embedder keeps vectors only in memory, so each run would embed
+    every LoCoMo turn and HotpotQA sentence again. Test hooks (``cfg.embedder``)
+    leave the engine alone: its scorer is process-wide.
+    """
+    if cfg.model is None and cfg.embedder is None:
+        from poimen.llm import offline
+
+        offline.configure(_embedder(cfg))
 
 
 def hotpot_section(cfg: Config, assets: Path) -> dict:
     from bench import clients, ruler_hqa
 
+    _offline_engine(cfg)
     client = clients.bench_client(cfg.model, cfg.api_base)
     kwargs = {"build": cfg.hotpot_build} if cfg.hotpot_build else {}
     result = ruler_hqa.run(client, cfg.hotpot_lengths, cfg.hotpot_items, cfg.chunk_tokens,
@@ -114,9 +136,11 @@ def locomo_section(cfg: Config, assets: Path) -> dict:
     from bench import clients, locomo_poimen
 
     data = _locomo_slice(cfg)
+    _offline_engine(cfg)
     with tempfile.TemporaryDirectory(prefix="poimen-locomo-") as tmp:
         result = locomo_poimen.run(data, _embedder(cfg), clients.bench_client(cfg.model, cfg.api_base), Path(tmp),
-                                   chunk_tokens=cfg.locomo_chunk_tokens, progress=cfg.progress)
+                                   chunk_tokens=cfg.locomo_chunk_tokens, per_question_limit=cfg.locomo_per_question,
+                                   progress=cfg.progress)
     return locomo_poimen.section(result, assets)
 
 

@@ -25,6 +25,9 @@ Choices, written down:
   stopwords removed) occur in the memory. Word-level, not substring, because a
   memory paraphrases and reorders; 80% because a memory that drops a date or a
   name has lost the fact, while one that drops an adjective has not.
+- Answer in memory: the normalised answer (``normalize_answer``) occurs in the
+  normalised memory as whole words ("yes" is not found inside "eyes"). It asks
+  whether the memory holds what ψ needs, whatever ψ then makes of it.
 """
 
 from __future__ import annotations
@@ -201,6 +204,12 @@ def retention(item: Item, memory_text: str, share: float = RETAINED_SHARE) -> fl
     memory = content_tokens(memory_text)
     kept = sum(_retained(s, memory, share) for s in item.supporting_sentences)
     return kept / len(item.supporting_sentences)
+
+
+def answer_in_memory(answer: str, memory_text: str) -> bool:
+    """The normalised answer string occurs in the normalised memory, on word boundaries."""
+    wanted = normalize_answer(answer)
+    return bool(wanted) and f" {wanted} " in f" {normalize_answer(memory_text)} "
 
 
 # --- the official HotpotQA answer metrics (hotpot_evaluate_v1.py) ---------------------------

@@ -9,6 +9,9 @@ import pytest
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# Module-scoped fixtures (a fake model server, a baseline run) start before the autouse fixture below, and the
+# offline engine follows $POIMEN_EMBEDDER: set it at import too, so a fixture and its tests score alike.
+os.environ["POIMEN_EMBEDDER"] = "hash"
 
 
 @pytest.fixture(autouse=True)
@@ -16,4 +19,7 @@ def _isolated_home(tmp_path, monkeypatch):
     """No test writes to the working directory: POIMEN_HOME points into tmp_path."""
     monkeypatch.setenv("POIMEN_HOME", str(tmp_path / "poimen-home"))
     monkeypatch.delenv("POIMEN_MODEL", raising=False)
+    # The offline engine and the index embed with the hash embedder unless a test asks for the real model
+    # (monkeypatch.setenv("POIMEN_EMBEDDER", "all-MiniLM-L6-v2")): fast, deterministic, no weights loaded.
+    monkeypatch.setenv("POIMEN_EMBEDDER", "hash")
     yield

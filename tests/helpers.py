@@ -21,3 +21,10 @@ def stream(n: int = 10) -> Stream:
 
 
 QUERY = Query("q1", "What caused the outage?")
+
+
+def loop_run_ids(log) -> list[str]:
+    """Sealed runs of the gated loop, without the L0 stream and reference runs that record sources."""
+    from poimen.reference import is_loop_run
+
+    return [rid for rid in log.sealed_run_ids() if is_loop_run(log.run_events(rid))]

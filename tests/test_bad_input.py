@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import loop_run_ids
 from poimen.chunking import check_source, iter_chunks
 from poimen.core import RunRequest, run_loops
 from poimen.errors import SourceError
@@ -80,7 +81,7 @@ def test_other_sources_still_seal_and_nothing_is_half_written(tmp_path, corpus):
     assert sorted(o.stream_id for o in result.outcomes) == ["good-1.md", "good-2.log"]
     assert all(o.status == "sealed" and o.chunks_used == 1 for o in result.outcomes)
     log = EventLog(root)
-    assert not log.journals() and len(log.sealed_run_ids()) == 2
+    assert not log.journals() and len(loop_run_ids(log)) == 2
     assert not list(log.segment_dir.glob(".*")), "no temp segment left"
     assert verify(root).ok
 

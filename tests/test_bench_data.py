@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
 import pytest
 
 from bench import baselines, hotpot_data, locomo_data
@@ -142,7 +143,11 @@ def test_coverage_on_a_hand_made_conversation():
     assert result["n"] == {"overall": 2, "multi-hop": 1, "single-hop": 1}
 
 
-@pytest.mark.parametrize("make", [baselines.BM25Turns, lambda d: baselines.DenseTurns(d, HashEmbedder())])
+def _hybrid(data: LoCoMo) -> baselines.HybridTurns:
+    return baselines.HybridTurns(baselines.BM25Turns(data), baselines.DenseTurns(data, HashEmbedder()))
+
+
+@pytest.mark.parametrize("make", [baselines.BM25Turns, lambda d: baselines.DenseTurns(d, HashEmbedder()), _hybrid])
 def test_baselines_rank_within_the_budget(make):
     data, (cat, pottery) = _tiny()
     retriever = make(data)
@@ -158,3 +163,55 @@ def test_fill_skips_or_stops_at_a_turn_that_does_not_fit():
     short = Turn("c", "D1:2", "Bob", "ok", "d", 1)
     assert baselines.fill([long, short], 50, skip=True) == [short]
     assert baselines.fill([long, short], 50, skip=False) == []
+
+
+class _FixedScores(baselines._TurnRetriever):
+    """A retriever whose scores are given: the fusion is checked on rankings known in advance."""
+
+    def __init__(self, data: LoCoMo, scores: list[float]):
+        super().__init__(data)
+        self.fixed = scores
+
+    def scores(self, sample_id, question):
+        return np.asarray(self.fixed, dtype=float)
+
+
+def test_hybrid_fuses_ranks_with_rrf_k60():
+    turns = tuple(Turn("c", f"D1:{i}", "Ann", f"turn {i}", "d", 1) for i in range(1, 5))
+    data = LoCoMo([Conversation("c", ("Ann", "Bob"), turns)], [])
+    item = QAItem("c", "q?", "a", ("D1:2",), 4, ("turn 2",))
+    # BM25 ranks 1,2,3,4; dense ranks 4,2,3,1. With k=60 the turn second in both lists
+    # (2/62) beats the turns first in one and last in the other (1/61 + 1/64), which tie
+    # and keep conversation order; with k=1 the first-in-one turns would win instead.
+    bm25 = _FixedScores(data, [3.0, 2.0, 1.0, 0.0])
+    dense = _FixedScores(data, [0.0, 2.5, 1.0, 3.0])
+    assert [t.dia_id for t in baselines.HybridTurns(bm25, dense).rank(item)] == ["D1:2", "D1:1", "D1:4", "D1:3"]
+    assert [t.dia_id for t in baselines.HybridTurns(bm25, dense, k=1).rank(item)][0] == "D1:1"
+    one = count_tokens(turns[1].render() + "\n")
+    assert [t.dia_id for t in baselines.HybridTurns(bm25, dense).context(item, one)] == ["D1:2"]
+
+
+def test_answer_in_memory_matches_normalised_whole_words():
+    memory = "Lilu: The Beatles played in Hamburg, Germany. Her eyes were blue."
+    assert hotpot_data.answer_in_memory("the Beatles", memory)
+    assert hotpot_data.answer_in_memory("Hamburg Germany", memory)  # punctuation normalised away
+    assert not hotpot_data.answer_in_memory("yes", memory)  # not inside "eyes"
+    assert not hotpot_data.answer_in_memory("Berlin", memory)
+    assert not hotpot_data.answer_in_memory("", memory)
+
+
+def test_locomo_goal_line_is_the_best_baseline_plus_margin():
+    from bench import locomo_poimen
+
+    def cov(a, b):
+        return {"coverage": {500: {"overall": a}, 2000: {"overall": b}}}
+
+    result = {"methods": {"bm25": cov(0.50, 0.65), "dense": cov(0.46, 0.70), "hybrid": cov(0.55, 0.75),
+                          "poimen": cov(0.64, 0.79)}}
+    rows = {r[0]: r for r in locomo_poimen.goal_rows(result)}
+    vs500 = rows["coverage @500: poimen (topic queries) vs best baseline (hybrid)"]
+    assert vs500[1] == ">= 0.630 (+0.08)" and vs500[3] is True
+    vs2000 = rows["coverage @2000: poimen (topic queries) vs best baseline (hybrid)"]
+    assert vs2000[1] == ">= 0.800 (+0.05)" and vs2000[3] is False
+    assert rows["coverage @500: poimen (topic queries)"][3] is True
+    assert rows["coverage @2000: poimen (topic queries)"][3] is False

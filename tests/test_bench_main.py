@@ -75,11 +75,11 @@ def test_bench_main_writes_report_tables(tmp_path):
     assert all(float(cells[6]) > 0 and float(cells[7]) == 1.0 for cells in gated)
 
     # LoCoMo: every method at both budgets, side by side, plus the memory ceiling.
-    for method in ("bm25", "dense", "poimen-memory", "poimen-turns", "poimen+dense"):
+    for method in ("bm25", "dense", "hybrid", "poimen", "poimen-untagged", "poimen-scorer"):
         for budget in (500, 2000):
             assert re.search(rf"^\| {re.escape(method)} \| {budget} \| [01]\.\d{{3}} \|", text, re.M), (method, budget)
     assert "| memory ceiling | - |" in text
-    assert re.search(r"coverage @500: best poimen variant .* \| (✅ met|❌ not met) \|", text)
+    assert re.search(r"coverage @500: poimen \(topic queries\) vs best baseline .* \| (✅ met|❌ not met) \|", text)
 
     for name in ("hotpot_memory_tokens.png", "hotpot_gate_timeline.png", "locomo_coverage_500.png",
                  "locomo_coverage_2000.png"):

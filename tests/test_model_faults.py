@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from fakes.openai_server import CUT, DROP, FakeOpenAI, hang, status, transformed
+from helpers import loop_run_ids
 
 from poimen.core import RunRequest, run_loops
 from poimen.domain import canonical_json
@@ -66,7 +67,7 @@ def run(root: Path, server: FakeOpenAI, source: Path, resume: bool = False, **cl
 
 def events(root: Path) -> list:
     log = EventLog(root)
-    return [e for rid in log.sealed_run_ids() for e in log.run_events(rid)]
+    return [e for rid in loop_run_ids(log) for e in log.run_events(rid)]
 
 
 def rows(root: Path, kinds=("gate", "evidence", "memory", "run_end")) -> list[str]:
@@ -124,7 +125,7 @@ def test_retries_run_out_stop_the_run_resumably(tmp_path, server, source, clean)
     assert outcome.status == "interrupted" and "resume" in outcome.error
     assert server.calls == 1 + 4, "one good call, then one call plus three litellm retries"
     log = EventLog(tmp_path / "log")
-    assert not log.sealed_run_ids() and len(log.journals()) == 1
+    assert not loop_run_ids(log) and len(log.journals()) == 1
     report = verify(tmp_path / "log")
     assert report.ok and report.resumable_runs == 1
     journal_kinds = [e.kind for e in read_journal(log.journals()[0])[0]]

@@ -58,7 +58,7 @@ def test_model_id_change_is_a_difference_naming_the_rows(tmp_path, template):
         shas = {r[0] for r in con.execute("SELECT sha FROM memory_vector").fetchall()}
     assert {key.split("|")[0] for key, _ in vector_rows} == shas  # every vector row is named
     assert all(what == "changed: model_id" for _, what in vector_rows)  # same vectors: only the id moved
-    assert {t for t, _, _ in report.differing_rows} == {"memory_vector"}
+    assert {t for t, _, _ in report.differing_rows} == {"memory_vector", "unit_vector"}  # every vector names its model
     text = str(report)
     assert "DIFF memory_vector" in text and "changed: model_id" in text and "poimen/other-model" in text
     # The manifest is kept, so the difference is reported again until someone accepts it.
@@ -104,7 +104,7 @@ def test_cli_rebuild_reports_and_exits_1_on_difference(tmp_path, template):
     first = runner.invoke(app, args + ["--embedder", "poimen/hash-bow-64"])
     assert first.exit_code == 0, first.output
     assert "first one" in first.output
-    same = runner.invoke(app, args)  # the manifest's embedder is used by default
+    same = runner.invoke(app, args, env={"POIMEN_EMBEDDER": ""})  # the manifest's embedder is used by default
     assert same.exit_code == 0 and "rebuild matches the manifest" in same.output
     other = runner.invoke(app, args + ["--embedder", "poimen/hash-bow-32"])
     assert other.exit_code == 1
