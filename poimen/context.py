@@ -31,7 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from poimen.errors import PoimenError
-from poimen.relevance import NEIGHBOUR_WEIGHT, Scorer, dedup_key, looks_like_failure, synonyms, unit_terms
+from poimen.relevance import (FAILURE_STEMS, NEIGHBOUR_WEIGHT, SYNONYMS, Scorer, dedup_key, looks_like_failure,
+                              states_a_failure, synonyms, unit_terms)
 from poimen.tokens import count_tokens
 
 MEMORY_PRIOR = 0.1
@@ -192,6 +193,7 @@ class ContextEngine:
             if r["kind"] == "memory" and r["evidence_sha"]:
                 self.chunk_of[index[r["text"]]].add(r["evidence_sha"])
         self.failure = np.array([looks_like_failure(t) for t in self.texts], dtype=np.float32)
+        self.stated_failures = [i for i, t in enumerate(self.texts) if states_a_failure(t)]
         self.keys = [dedup_key(t) for t in self.texts]
         self.repeats = defaultdict(int)
         for r in rows:
@@ -261,6 +263,8 @@ class ContextEngine:
                     hit: set[int] = set()
                     for t in synonyms(term) if term in part.terms else (term,):
                         hit.update(self.postings.get(t, ()))
+                    if part.failure and term in FAILURE_STEMS and term in part.terms:
+                        hit.update(self.stated_failures)
                     if hit:
                         lexical[np.fromiter(hit, dtype=np.int64)] += w
                 lexical = np.minimum(1.0, lexical / part.total)
@@ -333,10 +337,11 @@ class ContextEngine:
             out.tokens += cost
         return out
 
-    def lines_near(self, question: str, shas: set[str], k: int = 5, proximity: float = 0.5,
+    def lines_near(self, question: str, shas: set[str], k: int = 4, proximity: float = 0.5,
                    scale: float = 6.0) -> list[ContextLine]:
         """The ``k`` lines of the given memories/chunks that best explain a hit: fused score plus closeness in
-        the stream to the unit that matches ``question`` best (the failure itself, for a raw error)."""
+        the stream to the unit that matches ``question`` best (the failure itself, for a raw error); the best
+        line, then the best cause line and the best fix line, then the rest."""
         scores = self.scores(question)
         members = [i for i, os_ in enumerate(self.origins) if any(o.sha in shas for o in os_)]
         if not members:
@@ -357,8 +362,16 @@ class ContextEngine:
             if anchor is not None and i in stream_pos and stream_pos[i][0] == stream_pos[anchor][0]:
                 s += proximity * float(np.exp(-abs(stream_pos[i][1] - stream_pos[anchor][1]) / scale))
             ranked.append((s, i))
-        ranked.sort(key=lambda t: (-t[0], t[1]))
-        return [ContextLine(self.texts[i], s, tuple(self.origins[i])) for s, i in ranked[:k]]
+        ranked = [(s, i) for s, i in sorted(ranked, key=lambda t: (-t[0], t[1])) if s > 0]
+        # What a user wants beside a known failure: the failure line, then its cause and its fix (the best line
+        # in the cause and fix vocabularies of relevance.SYNONYMS), then the rest by score.
+        picked = ranked[:1]
+        for group in SYNONYMS:
+            best = next(((s, i) for s, i in ranked if unit_terms(self.texts[i]) & group), None)
+            if best and best not in picked:
+                picked.append(best)
+        picked += [t for t in ranked if t not in picked]
+        return [ContextLine(self.texts[i], s, tuple(self.origins[i])) for s, i in picked[:k]]
 
     def _stream_positions(self) -> dict[int, tuple[str, int]]:
         """Candidate -> (source, ordinal of its first occurrence among that source's L0 units)."""

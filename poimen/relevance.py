@@ -21,9 +21,12 @@
   names and identifiers) join the query at ``EXPANSION_WEIGHT`` of their
   weight, adding to the share but not to its denominator, so a bridge entity
   found early can pull in its second hop without making the first hop count less.
-- For a failure-shaped query (failure words, or a signature poimen knows in
-  its text) a unit that looks like a failure — an error log level, an
-  exception, a trace frame, an HTTP error status — gets ``FAILURE_BONUS``.
+- For a query that asks for failures (failure words or a signature poimen
+  knows, and no "how was it fixed"/"what caused it" intent) a unit that looks
+  like a failure — an error log level, an exception, a trace frame, an HTTP
+  error status — gets ``FAILURE_BONUS``, and one that *states* a failure (not a
+  bare stack frame) holds the query's failure words: a ``WARNING`` line answers
+  "which errors occurred?" though it never says "error".
 - Neighbour mixing (dialogue and logs): a unit inherits ``NEIGHBOUR_WEIGHT`` of
   the score of the unit before it, so an answer turn right after a matching
   question turn rises with it.
@@ -56,20 +59,20 @@ LEXICAL_WEIGHT = 0.75
 NEIGHBOUR_WEIGHT = 0.15
 EXPANSION_WEIGHT = 0.3
 EXPANSION_TERMS = 12
-FAILURE_BONUS = 0.3
+FAILURE_BONUS = 0.15
 THRESHOLD = 0.65  # chosen by bench.calibrate on its HotpotQA dev split (its docstring has the sweep)
 MAX_UNIT_TOKENS = 96  # a prose line longer than this is cut into sentences
 RECORD_MAX_TOKENS = 512  # a record (chat turn, log line) is cut only past this: a wall of text, not a message
 NUMBER_WEIGHT = 5.0  # a bare number (a status code, a count) is specific, but less than a named identifier
 EMBED_CHARS = 1200  # ~256 word pieces, all-MiniLM-L6-v2's limit: a paragraph cut shorter loses its later sentences
-SCORER_VERSION = "fused-2"
+SCORER_VERSION = "fused-3"
 # Operations vocabulary: one stem of a group in the query matches any stem of the group in a unit, so "how was it
 # fixed?" finds "mitigated by…" and "rolled back". A small, fixed list of incident words, not a thesaurus.
 SYNONYMS = tuple(frozenset(g.split()) for g in (
-    "fix mitig resolv revert rollback patch workaround restor remedi hotfix",
+    "fix mitig revert rollback patch workaround remedi hotfix",  # not "resolved": a status, rarely the remedy
     "caus root",
 ))
-FACET_MASS = 4.0  # a facet's lexical share counts in full only when its words weigh at least this much together
+FACET_MASS = 3.0  # a facet's lexical share counts in full only when its words weigh at least this much together
 _SYNONYM = {stem: group for group in SYNONYMS for stem in group}
 
 _TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/@'-]*[A-Za-z0-9_]|[A-Za-z0-9_]")
@@ -176,6 +179,20 @@ def is_failure_query(text: str) -> bool:
 
 def looks_like_failure(unit: str) -> bool:
     return bool(_FAILURE_UNIT.search(unit))
+
+
+_FRAME = re.compile(r"^\s*(?:at [\w$.<>]+\(|File \"|\.\.\. \d+ more|[\w./-]+\.\w+:\d+)")
+
+
+def states_a_failure(unit: str) -> bool:
+    """A unit that says a failure happened — a WARN/ERROR line, an exception, an HTTP error, a pod reason —
+    as opposed to a stack frame (which only says where). For a question after failures, such a unit holds the
+    question's failure words ("errors", "failed") whatever words it uses itself."""
+    return looks_like_failure(unit) and not _FRAME.match(unit)
+
+
+FAILURE_STEMS = frozenset(stem(w) for w in _FAILURE_WORDS if w not in ("cause", "caused", "causes", "root", "fix",
+                                                                       "fixed", "fixes", "trace", "stack", "down"))
 
 
 def dedup_key(unit: str) -> str:
@@ -343,7 +360,10 @@ class Scorer:
             rare: dict[str, float] = {}
             for line in memory:
                 for term, w in query_terms(line).items():
-                    if term not in terms and w >= 4.0:
+                    # Not ids that mix digits into a name (request ids, hashes, paths): one request's id would pull
+                    # in every line of that request. Names, words and plain numbers (years) can bridge.
+                    mixed = any(c.isdigit() for c in term) and not term.isdigit()
+                    if term not in terms and w >= 4.0 and not mixed:
                         rare[term] = max(rare.get(term, 0.0), w)
             top = sorted(rare.items(), key=lambda kv: (-kv[1], kv[0]))[:EXPANSION_TERMS]
             expansion = {t: w * self.expansion_weight for t, w in top}
@@ -357,6 +377,8 @@ class Scorer:
         if not q.total:
             return 0.0
         have = unit_terms(unit)
+        if q.failure and states_a_failure(unit):
+            have = have | FAILURE_STEMS
         hit = sum(w for t, w in q.terms.items() if t in have or (t in _SYNONYM and _SYNONYM[t] & have))
         hit += sum(w for t, w in q.expansion.items() if t in have)
         return min(1.0, hit / q.total)

@@ -75,7 +75,7 @@ def register(app: typer.Typer) -> None:
         log: Optional[Path] = LogOpt,
         k: int = typer.Option(10, "-k", min=1, max=1000, help="Hits to return."),
         explain: bool = typer.Option(False, "--explain", help="Show why each hit ranked where it did."),
-        lines: int = typer.Option(5, "--lines", min=1, help="Lines shown per hit (its lines that match best)."),
+        lines: int = typer.Option(4, "--lines", min=1, help="Lines shown per hit (its lines that match best)."),
         as_json: bool = typer.Option(False, "--json", help="One JSON object per hit, for tools."),
         embedder: Optional[str] = typer.Option(None, "--embedder",
                                                help="Query embedder (default: the one that built the index)."),
