@@ -90,7 +90,7 @@ def gate(system: str, user: str) -> str:
     memory (or an earlier unit of the chunk) already holds is not added again.
     Units are copied whole or not at all; the engine never writes a word.
     """
-    from poimen.relevance import THRESHOLD, dedup_key, split_units, unit_terms
+    from poimen.relevance import FILL_MARGIN, THRESHOLD, dedup_key, split_units, unit_terms
 
     data = sections(user)
     memory = data.get("memory", "").strip()
@@ -104,9 +104,13 @@ def gate(system: str, user: str) -> str:
     keys = {dedup_key(line) for line in old_lines}
     # (score, age, position, text): age 0 for what the memory holds, 1 for the chunk's units
     pool = [(float(s), 0, j, line) for j, (line, s) in enumerate(zip(old_lines, old_scores))]
+    # The fuller the memory, the more a new unit must offer: the bar rises by FILL_MARGIN at a full budget, so
+    # a long stream's tail of look-alike units stops reopening the gate while a strong unit still gets in.
+    fill = min(1.0, sum(count_tokens(line) + 1 for line in old_lines) / budget) if budget else 1.0
+    bar = THRESHOLD + FILL_MARGIN * fill
     for i, (unit, s) in enumerate(zip(units, unit_scores)):
         key = dedup_key(unit)
-        if s >= THRESHOLD and key not in keys:
+        if s >= bar and key not in keys:
             keys.add(key)
             pool.append((float(s), 1, i, unit))
     chosen, used = [], 0

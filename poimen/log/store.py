@@ -258,8 +258,9 @@ class EventLog:
     def append_run(self, run_id: str, drafts: list[EventDraft]) -> list[Event]:
         """Write a whole short run (e.g. one derived projection or one store write) and seal it at once."""
         journal = self.open_run(run_id)
-        if journal.resumed:
+        if journal.resumed and journal.events[-1].kind != "run_end":
             raise LogCorrupt(f"{self.root}: run {run_id} already has a journal")
+        # A journal that ends in run_end was killed while sealing (its whole run is one append): finish that seal.
         return journal.seal(drafts)
 
     # -- reading -----------------------------------------------------------
