@@ -18,7 +18,8 @@
   exactly; a unit also offers the words inside its identifiers, so the query
   word "ingress" finds ``nginx.ingress.kubernetes.io``.
 - Memory-conditioned expansion: the rarest terms of the current memory (its
-  names and identifiers) join the query at ``EXPANSION_WEIGHT`` of their
+  names, words and plain numbers; not ids that mix digits in, such as a
+  request id shared by every line of one request) join the query at ``EXPANSION_WEIGHT`` of their
   weight, adding to the share but not to its denominator, so a bridge entity
   found early can pull in its second hop without making the first hop count less.
 - For a query that asks for failures (failure words or a signature poimen
@@ -31,14 +32,16 @@
   the score of the unit before it, so an answer turn right after a matching
   question turn rises with it.
 
-``THRESHOLD`` (the score a unit needs for the offline gate to keep it) was
-chosen on a dev split: ``python -m bench.calibrate`` sweeps it over HotpotQA
+``THRESHOLD`` (the score a unit needs for the offline gate to keep it), and
+``FILL_MARGIN`` (how much that bar rises as the memory fills), were chosen on a
+dev split: ``python -m bench.calibrate`` sweeps it over HotpotQA
 items disjoint from the benchmark's (questions 70–99; the benchmark reads the
 first 25–50) and takes the highest threshold that costs at most 0.03
 supporting-fact retention (see that module for the rule and the sweep).
 
 Near-duplicates share a ``dedup_key`` (lower case, numbers and hex masked,
-spaces collapsed); callers keep one unit per key with a count.
+spaces collapsed): the gate keeps one unit per key, the context builder one
+line per key with how many times it occurs.
 
 Everything here is deterministic: the same texts and embedder give the same scores.
 """
