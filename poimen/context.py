@@ -155,6 +155,7 @@ class ContextEngine:
                  queries: dict[str, str], signatures: dict[str, set[str]]):
         self.db_path = Path(db_path)
         self.scorer = scorer
+        self._scored: tuple[str, np.ndarray] | None = None
         self.rows = rows
         self.matrix = matrix
         self.queries = queries
@@ -208,7 +209,7 @@ class ContextEngine:
     def open(cls, db_path: Path, embedder=None) -> "ContextEngine":
         import duckdb
 
-        from poimen.index.lookup import _connect, embedder_for
+        from poimen.index.lookup import _connect, embedder_for, vector_matrix
 
         con = _connect(Path(db_path))
         try:
@@ -233,10 +234,7 @@ class ContextEngine:
         elif model_ids and embedder.model_id != model_ids[0]:
             raise PoimenError(f"{db_path}: unit vectors are from {model_ids[0]}, but the query embedder is "
                               f"{embedder.model_id}; rebuild the index or use the same model")
-        col = table.column("vector").combine_chunks()
-        dim = col.type.list_size if n else int(embedder.dim)
-        matrix = (np.array(col.values.to_numpy(zero_copy_only=False).reshape(n, dim), dtype=np.float32) if n
-                  else np.zeros((0, dim), np.float32))
+        matrix = vector_matrix(table, int(embedder.dim))
         names = [c for c in table.column_names if c not in ("vector", "model_id")]
         cols = {c: table.column(c).to_pylist() for c in names}
         rows = [{c: cols[c][i] for c in names} for i in range(n)]
@@ -249,7 +247,14 @@ class ContextEngine:
     # -- scoring -------------------------------------------------------------
     def scores(self, question: str) -> np.ndarray:
         """The fused score of every candidate for ``question`` (``Scorer.combine``, as the offline gate scores),
-        with neighbour mixing along each stream, the memory prior and the signature bonus."""
+        with neighbour mixing along each stream, the memory prior and the signature bonus. The last question's
+        scores are kept: ``mem lookup`` asks for the lines of each of its hits with the same text."""
+        if self._scored is not None and self._scored[0] == question:
+            return self._scored[1]
+        self._scored = (question, self._score(question))
+        return self._scored[1]
+
+    def _score(self, question: str) -> np.ndarray:
         sc = self.scorer
         q = sc.query(question)
         n = len(self.texts)

@@ -132,6 +132,15 @@ def embedder_for(model_id: str, dim: int = 0, cache_dir: Path | None = None):
     return SentenceTransformerEmbedder(model_id, cache_dir=cache_dir)
 
 
+def vector_matrix(table, default_dim: int = 0) -> np.ndarray:
+    """The ``vector`` column of an Arrow table as a C-ordered float32 matrix (``default_dim`` when it is empty)."""
+    n = table.num_rows
+    if not n:
+        return np.zeros((0, default_dim), dtype=np.float32)
+    col = table.column("vector").combine_chunks()
+    return np.array(col.values.to_numpy(zero_copy_only=False).reshape(n, col.type.list_size), dtype=np.float32, order="C")
+
+
 def _connect(db_path: Path) -> duckdb.DuckDBPyConnection:
     if not Path(db_path).exists():
         raise PoimenError(f"{db_path}: no index here; build it with `mem rebuild --from-log`")
@@ -167,10 +176,8 @@ class MemoryIndex:
         finally:
             con.close()
         n = table.num_rows
-        col = table.column("vector").combine_chunks()
-        dim = col.type.list_size if n else int(getattr(embedder, "dim", 0) or 0)
-        matrix = np.array(col.values.to_numpy(zero_copy_only=False).reshape(n, dim), dtype=np.float32, order="C") if n \
-            else np.zeros((0, dim), dtype=np.float32)
+        matrix = vector_matrix(table, int(getattr(embedder, "dim", 0) or 0))
+        dim = matrix.shape[1]
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         np.divide(matrix, norms, out=matrix, where=norms > 0)
         model_ids = sorted(set(table.column("model_id").to_pylist()))
