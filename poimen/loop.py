@@ -22,6 +22,7 @@ from poimen.domain import Chunk, EventKind, Level, Query, sha256_json, sha256_te
 from poimen.errors import ParseError
 from poimen.gate_parser import parse_gate_reply
 from poimen.llm.client import ModelClient
+from poimen.llm.constrain import ReplyFormat, reply_format
 from poimen.log.events import Event, EventDraft
 from poimen.prompts import load, render
 from poimen.tokens import count_tokens
@@ -87,12 +88,21 @@ class ListSink:
         return placed
 
 
-def run_id_for(level: Level, query: Query, stream: Stream, cfg: LoopConfig, model_id: str) -> str:
+def gate_format(client: ModelClient) -> ReplyFormat | None:
+    """The gate's reply format under the client's constrained-decoding mode (None: free text)."""
+    return reply_format("gate", getattr(client, "constrain", None))
+
+
+def run_id_for(level: Level, query: Query, stream: Stream, cfg: LoopConfig, model_id: str,
+               fmt: ReplyFormat | None = None) -> str:
     """A hash of everything that determines a run, so the same inputs name the same run."""
-    return sha256_json({
+    inputs = {
         "level": str(level), "query": query.sha, "use_exit_gate": query.use_exit_gate or cfg.use_exit_gate,
         "stream": stream.sha, "config": asdict(cfg), "model": model_id, "prompt": load("gate").sha,
-    })
+    }
+    if fmt is not None:  # only when constrained, so unconstrained runs keep their ids
+        inputs["reply_format"] = f"{fmt.mode}:{fmt.sha}"
+    return sha256_json(inputs)
 
 
 @dataclass
@@ -138,14 +148,14 @@ def _replay(events: list[Event]) -> _State:
     return state
 
 
-async def _ask(client: ModelClient, rendered, cfg: LoopConfig) -> tuple[list[str], list[str], object]:
+async def _ask(client: ModelClient, rendered, cfg: LoopConfig, kind: str) -> tuple[list[str], list[str], object]:
     """Call until a reply parses or attempts run out. Transport failures propagate: they are not gate decisions."""
     replies, reasons = [], []
     for _ in range(cfg.max_attempts):
         completion = await client.complete(rendered.system, rendered.user, cfg.max_reply_tokens)
         replies.append(completion.text)
         try:
-            return replies, reasons, parse_gate_reply(completion.text)
+            return replies, reasons, parse_gate_reply(completion.text, rendered, kind)
         except ParseError as exc:
             reasons.append(exc.reason)
     return replies, reasons, None
@@ -181,7 +191,8 @@ async def run_loop(
     level = Level(level)
     use_exit = query.use_exit_gate or cfg.use_exit_gate
     model_id = client.model_id
-    run_id = run_id_for(level, query, stream, cfg, model_id)
+    fmt = gate_format(client)
+    run_id = run_id_for(level, query, stream, cfg, model_id, fmt)
     if not getattr(sink, "run_id", ""):
         sink.run_id = run_id
     elif sink.run_id != run_id:
@@ -192,6 +203,7 @@ async def run_loop(
             "query_id": query.id, "query_text": query.text, "query_sha": query.sha, "store": query.store,
             "stream_id": stream.id, "stream_sha": stream.sha, "chunks": len(stream.chunk_shas),
             "config": asdict(cfg), "use_exit_gate": use_exit, "prompt_template_sha": load("gate").sha,
+            **({"constrain": fmt.mode, "grammar_sha": fmt.sha} if fmt else {}),
         })])
     state = _replay(sink.events)
     pending: asyncio.Future | None = None
@@ -203,19 +215,21 @@ async def run_loop(
             if chunk.sha != stream.chunk_shas[t - 1]:
                 raise ValueError(f"stream {stream.id}: chunk {t} changed since the run started (sha differs)")
             rendered = render("gate", question=query.text, memory=state.memory, chunk=chunk.text, budget=cfg.memory_budget)
-            replies, reasons, reply = await _ask(client, rendered, cfg)
+            replies, reasons, reply = await _ask(client, rendered, cfg, fmt.reply_kind if fmt else "tags")
             where = {"source": chunk.source, "position": chunk.position, "chunk_tokens": chunk.tokens}
             common = dict(base, turn=t, prompt_sha=rendered.sha)
+            constrained = {"grammar_sha": fmt.sha} if fmt else {}
             if reply is None:
                 drafts = [EventDraft(kind=EventKind.PARSE_FAILED, **common, sha=chunk.sha, text=replies[-1], update=False,
-                                     attrs={**where, "replies": replies, "reasons": reasons, "attempts": len(replies)})]
+                                     attrs={**where, **constrained, "replies": replies, "reasons": reasons,
+                                            "attempts": len(replies)})]
                 state.parse_failures += 1
             else:
                 candidate_tokens = count_tokens(reply.memory) if reply.update else 0
                 over = reply.update and candidate_tokens > cfg.memory_budget
                 accept = reply.update and not over
                 acted = bool(use_exit and reply.exit)
-                gate_attrs = {**where, "attempts": len(replies), "replies": replies[:-1], "reasons": reasons,
+                gate_attrs = {**where, **constrained, "attempts": len(replies), "replies": replies[:-1], "reasons": reasons,
                               "model_update": reply.update, "acted_on_exit": acted,
                               "memory_tokens": candidate_tokens if accept else state.memory_tokens}
                 drafts = [EventDraft(kind=EventKind.GATE, **common, sha=chunk.sha, text=replies[-1],

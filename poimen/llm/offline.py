@@ -20,11 +20,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from poimen.prompts import escape, sections
+from poimen.prompts import escape, sections, task_name
 from poimen.tokens import count_tokens
 
 MODEL_ID = "poimen/extractive"
-_TASK = re.compile(r"^poimen-task: ([a-z_]+)", re.M)
 _BUDGET = re.compile(r"Stay under (\d+) tokens")
 
 TaskFn = Callable[[str, str], str]
@@ -37,10 +36,10 @@ def register_task(name: str, fn: TaskFn) -> None:
 
 def respond(system: str, user: str) -> str:
     """The engine's reply to one rendered prompt."""
-    m = _TASK.search(system)
-    if not m or m.group(1) not in _TASKS:
-        raise ValueError(f"offline engine: no handler for prompt task {m.group(1) if m else '(none)'}")
-    return _TASKS[m.group(1)](system, user)
+    task = task_name(system)
+    if task not in _TASKS:
+        raise ValueError(f"offline engine: no handler for prompt task {task or '(none)'}")
+    return _TASKS[task](system, user)
 
 
 _scorer = None
