@@ -147,3 +147,21 @@ def test_the_timeout_option_reaches_the_call(tmp_path, server, source):
                  "--timeout", "0.5", "--query", QUERY.text, "--chunk-tokens", "30", str(source))
     assert result.returncode == 1 and "Timeout" in result.stderr and "--resume" in result.stderr
     assert not loop_run_ids(EventLog(tmp_path / "log")), "the run stopped resumably, nothing sealed"
+
+
+def test_mem_model_serve_names_a_bad_model_in_one_line(tmp_path):
+    (tmp_path / "notes.txt").write_text("not a model")
+    for spec, says in ((str(tmp_path / "missing.gguf"), "no such GGUF file, folder or installed package"),
+                       (str(tmp_path / "notes.txt"), "not a .gguf file"),
+                       (str(tmp_path), "expected one .gguf file in this folder, found 0")):
+        result = mem("model", "serve", "--model", spec, "--port", "0")
+        lines = [line for line in result.stderr.splitlines() if line.strip()]
+        assert result.returncode == 1 and len(lines) == 1 and says in lines[0], result.stderr
+
+
+def test_the_default_local_model_is_the_gguf_inside_its_wheel():
+    from poimen.llm.local import alias, resolve_model
+
+    path = resolve_model(None)
+    assert path.is_file() and path.suffix == ".gguf" and "site-packages" in str(path)
+    assert alias(path) == "SmolLM2-135M-Instruct.Q4_1"
