@@ -69,7 +69,7 @@ MAX_UNIT_TOKENS = 96  # a prose line longer than this is cut into sentences
 RECORD_MAX_TOKENS = 512  # a record (chat turn, log line) is cut only past this: a wall of text, not a message
 NUMBER_WEIGHT = 5.0  # a bare number (a status code, a count) is specific, but less than a named identifier
 EMBED_CHARS = 1200  # ~256 word pieces, all-MiniLM-L6-v2's limit: a paragraph cut shorter loses its later sentences
-SCORER_VERSION = "fused-4"
+SCORER_VERSION = "fused-5"
 # Operations vocabulary: one stem of a group in the query matches any stem of the group in a unit, so "how was it
 # fixed?" finds "mitigated by…" and "rolled back". A small, fixed list of incident words, not a thesaurus.
 SYNONYMS = tuple(frozenset(g.split()) for g in (
@@ -259,6 +259,42 @@ def _sentences(text: str, offset_of, max_tokens: int, whole: bool = False) -> li
     return out
 
 
+_LIST_ITEM = re.compile(r"^(\s*)(?:[-*+•]|\d+[.)])\s")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _items(block: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
+    """Lines grouped into records: a list item keeps its wrapped continuation (lines indented past its marker that
+    start no record), so "- restart the pod, then\\n  drain the node" is one unit, not two fragments."""
+    items: list[list[tuple[int, str]]] = []
+    for at, line in block:
+        head = items[-1][0][1] if items else ""
+        item = _LIST_ITEM.match(head)
+        if item and _indent(line) > len(item.group(1)) and not _RECORD_START.match(line):
+            items[-1].append((at, line))
+        else:
+            items.append([(at, line)])
+    return items
+
+
+def _joined(lines: list[tuple[int, str]]):
+    """(the lines' stripped text joined by spaces, a map from a position in it to the offset in the source)."""
+    starts, joined, parts = [], 0, []
+    for at, line in lines:
+        starts.append((joined, at + _indent(line)))
+        parts.append(line.strip())
+        joined += len(line.strip()) + 1
+
+    def offset_of(p: int) -> int:
+        j0, o0 = max((s for s in starts if s[0] <= p), key=lambda s: s[0])
+        return o0 + (p - j0)
+
+    return " ".join(parts), offset_of
+
+
 def split_units(text: str, max_tokens: int = MAX_UNIT_TOKENS) -> list[Unit]:
     """Lines — log lines, chat turns, list items, table rows, one-line paragraphs — whole, cut into sentences
     only past ``max_tokens``; hard-wrapped prose is joined back into its paragraph first. Spans index ``text``.
@@ -272,21 +308,11 @@ def split_units(text: str, max_tokens: int = MAX_UNIT_TOKENS) -> list[Unit]:
     def flush() -> None:
         lines = [x for _, x in block]
         if _is_prose(lines):
-            starts, joined, parts = [], 0, []
-            for at, line in block:
-                starts.append((joined, at + len(line) - len(line.lstrip())))
-                parts.append(line.strip())
-                joined += len(line.strip()) + 1
-
-            def offset_of(p: int) -> int:
-                j0, o0 = max((s for s in starts if s[0] <= p), key=lambda s: s[0])
-                return o0 + (p - j0)
-
-            out.extend(_sentences(" ".join(parts), offset_of, max_tokens))
+            out.extend(_sentences(*_joined(block), max_tokens))
         else:
-            for at, line in block:  # a line stays whole: a record (up to RECORD_MAX_TOKENS: a chat turn is never
-                limit = RECORD_MAX_TOKENS if _RECORD_START.match(line) else max_tokens  # cut), or a one-line paragraph
-                out.extend(_sentences(line, lambda p, at=at: at + p, limit, True))
+            for item in _items(block):  # a record stays whole (up to RECORD_MAX_TOKENS: a chat turn is never cut),
+                limit = RECORD_MAX_TOKENS if _RECORD_START.match(item[0][1]) else max_tokens  # as does a short line
+                out.extend(_sentences(*_joined(item), limit, True))
         block.clear()
 
     at = 0
