@@ -128,14 +128,15 @@ def log_show(log: Optional[Path] = LogOpt, run_id: Optional[str] = typer.Option(
     Example: mem log show --run 3fa2
     """
     from poimen.log.store import EventLog, read_journal
-    from poimen.runner import sealed_summaries
+    from poimen.log.payloads import RunStart
+    from poimen.log.runs import loop_runs, read_runs
     from poimen.timeline import resolve_run, turn_rows
 
     elog = EventLog(_root(log))
     try:
         if not run_id:
             table = Table("run", "level", "query", "stream", "seen", "used", "final memory")
-            for s in sealed_summaries(elog):
+            for s in loop_runs(read_runs(elog)):
                 table.add_row(s.run_id[:12], s.level, s.query_id, s.stream_id, str(s.chunks_seen), str(s.chunks_used),
                               s.final_memory_sha[:12] or "-")
             for p in elog.journals():
@@ -146,9 +147,9 @@ def log_show(log: Optional[Path] = LogOpt, run_id: Optional[str] = typer.Option(
         events = elog.run_events(rid) if elog.is_sealed(rid) else read_journal(elog.journal_dir / f"{rid}.jsonl")[0]
     except PoimenError as exc:
         fail(str(exc))
-    start = events[0].attributes
-    out.print(f"run {rid}\nlevel {events[0].level} · query {start.get('query_id')}: {start.get('query_text')}\n"
-              f"stream {start.get('stream_id')} · model {events[0].model_id}", highlight=False)
+    start = RunStart.from_event(events[0])
+    out.print(f"run {rid}\nlevel {events[0].level} · query {start.query_id}: {start.query_text}\n"
+              f"stream {start.stream_id} · model {events[0].model_id}", highlight=False)
     table = Table("turn", "chunk", "gate", "exit", "memory tok", "note")
     for r in turn_rows(events):
         table.add_row(str(r["turn"]), r["chunk"], r["gate"], r["exit"], str(r["memory_tokens"]), r["note"])

@@ -32,6 +32,7 @@ import duckdb
 from poimen.agent.stores import CORE_BLOCKS, RUN_PREFIX
 from poimen.domain import EventKind, TYPED_STORES, canonical_json, sha256_text
 from poimen.log.events import Event
+from poimen.log.payloads import StoreWrite
 from poimen.log.store import EventLog
 
 SCHEMA = [
@@ -109,17 +110,17 @@ def _state(con: duckdb.DuckDBPyConnection) -> tuple[int, str]:
 
 def apply(con: duckdb.DuckDBPyConnection, event: Event, pos: int) -> None:
     """Fold one ``store_write`` event into the projection (the only place rows change)."""
-    a = event.attributes
-    ns, store, block = a["namespace"], a["store"], a.get("block", "")
+    a = StoreWrite.from_event(event)
+    ns, store, block = a.namespace, a.store, a.block
     if block:
         row = con.execute("SELECT version FROM store_block WHERE namespace = ? AND block = ?", [ns, block]).fetchone()
         version = (row[0] if row else 0) + 1
         con.execute("DELETE FROM store_block WHERE namespace = ? AND block = ?", [ns, block])
         con.execute("INSERT INTO store_block VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [ns, block, store, event.text, event.sha, version, a["ts"], event.hash])
+                    [ns, block, store, event.text, event.sha, version, a.ts, event.hash])
     else:
         con.execute("INSERT INTO store_item VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [ns, store, pos, event.sha, event.text, a["ts"], a.get("source_run_id", ""), event.hash])
+                    [ns, store, pos, event.sha, event.text, a.ts, a.source_run_id or "", event.hash])
 
 
 def catch_up(con: duckdb.DuckDBPyConnection, log: EventLog) -> int:

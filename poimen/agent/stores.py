@@ -29,6 +29,7 @@ from typing import Any
 
 from poimen.domain import EventKind, TYPED_STORES, sha256_text
 from poimen.errors import PoimenError
+from poimen.log import payloads
 from poimen.log.events import EventDraft
 
 CORE_BLOCKS: dict[str, str] = {"user_profile": "semantic", "task_state": "working"}
@@ -91,8 +92,8 @@ class StoreWrite:
         return sha256_text(self.text)
 
     def draft(self) -> EventDraft:
-        attrs = {"namespace": self.namespace, "store": self.store, "block": self.block, "op": self.op,
-                 "ts": self.ts, **self.detail}
+        attrs = payloads.StoreWrite.from_attrs({"namespace": self.namespace, "store": self.store, "block": self.block,
+                                                "op": self.op, "ts": self.ts, **self.detail}).to_attrs()
         return EventDraft(kind=EventKind.STORE_WRITE, level=STORE_LEVEL, sha=self.sha, parents=self.parents,
                           text=self.text, model_id=self.model_id, prompt_sha=self.prompt_sha, attrs=attrs)
 
