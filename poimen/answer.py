@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from poimen.errors import PoimenError
+from poimen.errors import IndexMissing, NoRuns, PoimenError
 from poimen.llm.client import ModelClient
 from poimen.log.store import EventLog
 from poimen.prompts import render, unescape
@@ -32,7 +32,7 @@ def final_memories(log: EventLog, query: str) -> tuple[str, list[tuple[str, str]
 async def ask(log: EventLog, query: str, client: ModelClient) -> Answer:
     question, memories = final_memories(log, query)
     if not memories:
-        raise PoimenError(f"--query {query!r}: no sealed run of this query in {log.root}; run `mem run` first")
+        raise NoRuns(f"--query {query!r}: no sealed run of this query in {log.root}")
     rendered = render("answer", question=question, memory="\n\n".join(t for _, t in memories))
     completion = await client.complete(rendered.system, rendered.user, 1024)
     m = _ANSWER.search(completion.text)
@@ -53,7 +53,7 @@ async def answer_question(db_path, question: str, client: ModelClient, budget: i
 
     ctx = ContextEngine.open(db_path, embedder).context(question, budget)
     if not ctx.lines:
-        raise PoimenError(f"{db_path}: the index holds nothing to answer from; run `mem run` and `mem rebuild` first")
+        raise NoRuns(f"{db_path}: the index holds nothing to answer from")
     rendered = render("answer", question=question, memory=ctx.render_tagged())
     completion = await client.complete(rendered.system, rendered.user, 1024)
     m = _ANSWER.search(completion.text)

@@ -35,8 +35,25 @@ def _root(log: Optional[Path]) -> Path:
     return Path(log) if log else default_root()
 
 
-def fail(message: str) -> None:
-    err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+def _hint(exc: BaseException) -> str:
+    """What to do next, in this surface's words (the core's errors carry data, not CLI advice)."""
+    from poimen.errors import IndexMissing, NoRuns, RunInterrupted, SourceChanged
+
+    hints = {IndexMissing: "build it with `mem rebuild --from-log` (add --accept when the tables changed on purpose)",
+             RunInterrupted: "rerun with --resume", NoRuns: "run `mem run` first (and `mem rebuild --from-log`)",
+             SourceChanged: "rerun without --resume: a changed source is a new run"}
+    return next((h for kind, h in hints.items() if isinstance(exc, kind)), "")
+
+
+def explain(exc: BaseException) -> str:
+    """An error as one line: its message, then the hint for it on the command line."""
+    hint = _hint(exc)
+    return f"{exc}; {hint}" if hint else str(exc)
+
+
+def fail(message: str | BaseException) -> None:
+    text = explain(message) if isinstance(message, BaseException) else message
+    err.print(f"[red]error:[/red] {text}", highlight=False, soft_wrap=True)
     raise typer.Exit(1)
 
 
@@ -90,7 +107,7 @@ def run(
         try:
             result = run_loops(req, on_start=on_start, on_turn=on_turn)
         except PoimenError as exc:
-            fail(str(exc))
+            fail(exc)
     for line in result.source_errors:
         err.print(f"[red]error:[/red] {line}", highlight=False, soft_wrap=True)
     table = Table("run", "level", "query", "stream", "status", "seen", "used", "memory sha")
@@ -99,8 +116,8 @@ def run(
                       str(o.chunks_used), o.final_memory_sha[:12])
     out.print(table)
     for o in result.outcomes:
-        if o.error:
-            err.print(f"[red]error:[/red] {o.error}", highlight=False, soft_wrap=True)
+        if o.problem:
+            err.print(f"[red]error:[/red] {explain(o.problem)}", highlight=False, soft_wrap=True)
     if not result.ok:
         raise typer.Exit(1)
 
@@ -146,7 +163,7 @@ def log_show(log: Optional[Path] = LogOpt, run_id: Optional[str] = typer.Option(
         rid = resolve_run(elog, run_id)
         events = elog.run_events(rid) if elog.is_sealed(rid) else read_journal(elog.journal_dir / f"{rid}.jsonl")[0]
     except PoimenError as exc:
-        fail(str(exc))
+        fail(exc)
     start = RunStart.from_event(events[0])
     out.print(f"run {rid}\nlevel {events[0].level} · query {start.query_id}: {start.query_text}\n"
               f"stream {start.stream_id} · model {events[0].model_id}", highlight=False)
@@ -188,7 +205,7 @@ def ask(
         else:
             answer = asyncio.run(run_ask(EventLog(_root(log)), query, make_client(model)))
     except PoimenError as exc:
-        fail(str(exc))
+        fail(exc)
     out.print(answer.text, highlight=False, markup=False, soft_wrap=True)
     for sha in answer.memory_shas[:10]:
         out.print(f"{'from' if question is not None else 'memory'} {sha}", highlight=False)
@@ -211,7 +228,7 @@ def main() -> None:
     try:
         app()
     except PoimenError as exc:  # a last net: user errors never show a traceback
-        err.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/red] {explain(exc)}", highlight=False, soft_wrap=True)
         sys.exit(1)
 
 

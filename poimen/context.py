@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from poimen.errors import PoimenError
+from poimen.errors import IndexMissing, PoimenError
 from poimen.relevance import (FAILURE_STEMS, NEIGHBOUR_WEIGHT, SYNONYMS, Scorer, dedup_key, looks_like_failure,
                               states_a_failure, synonyms, unit_terms)
 from poimen.tokens import count_tokens
@@ -209,7 +209,8 @@ class ContextEngine:
     def open(cls, db_path: Path, embedder=None) -> "ContextEngine":
         import duckdb
 
-        from poimen.index.lookup import _connect, embedder_for, vector_matrix
+        from poimen.embedding import embedder_for
+        from poimen.index.lookup import _connect, vector_matrix
 
         con = _connect(Path(db_path))
         try:
@@ -220,13 +221,13 @@ class ContextEngine:
                 for key, chunk in con.execute(_SIGNATURES_SQL).fetchall():
                     signatures[key].add(chunk)
             except duckdb.CatalogException:
-                raise PoimenError(f"{db_path}: an index without units; run `mem rebuild --from-log --accept`") from None
+                raise IndexMissing(db_path, "an index without units (built before they existed)") from None
         finally:
             con.close()
         n = table.num_rows
         model_ids = sorted(set(table.column("model_id").to_pylist()))
         if len(model_ids) > 1:
-            raise PoimenError(f"{db_path}: unit vectors from several models {model_ids}; rebuild the index")
+            raise IndexMissing(db_path, f"unit vectors from several models {model_ids}")
         if embedder is None:
             from poimen.embedding import default_embedder
 

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable, Protocol
 
 from poimen.domain import Chunk, EventKind, Level, Query, sha256_json, sha256_text
-from poimen.errors import ParseError
+from poimen.errors import ParseError, PoimenError, SourceChanged
 from poimen.gate_parser import parse_gate_reply
 from poimen.llm.client import ModelClient
 from poimen.log import payloads as P
@@ -108,7 +108,11 @@ class RunOutcome:
     final_memory: str = ""
     final_memory_sha: str = ""
     events: list[Event] = field(default_factory=list)
-    error: str = ""
+    problem: PoimenError | None = None  # why the run is not sealed (RunInterrupted), for each surface to render
+
+    @property
+    def error(self) -> str:
+        return str(self.problem) if self.problem else ""
 
 
 @dataclass
@@ -186,7 +190,8 @@ async def run_loop(
     if not getattr(sink, "run_id", ""):
         sink.run_id = run_id
     elif sink.run_id != run_id:
-        raise ValueError(f"sink is for run {sink.run_id[:16]}, but these inputs name run {run_id[:16]}")
+        raise SourceChanged(stream.id, 0, f"names run {run_id[:16]}, but the journal being resumed is run "
+                                          f"{sink.run_id[:16]}")
     base = {"level": str(level), "model_id": model_id}
     if not sink.events:
         sink.append([EventDraft(kind=EventKind.RUN_START, **base, attrs=P.RunStart(
@@ -202,7 +207,7 @@ async def run_loop(
                 break
             t = state.turn + 1
             if chunk.sha != stream.chunk_shas[t - 1]:
-                raise ValueError(f"stream {stream.id}: chunk {t} changed since the run started (sha differs)")
+                raise SourceChanged(stream.id, t)
             rendered = render("gate", question=query.text, memory=state.memory, chunk=chunk.text, budget=cfg.memory_budget)
             replies, reasons, reply = await _ask(client, rendered, cfg)
             where = P.ChunkPlace(chunk.source, chunk.position, chunk.tokens).where

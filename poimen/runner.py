@@ -15,7 +15,7 @@ from pathlib import Path
 
 from poimen.chunking import DEFAULT_MAX_TOKENS, iter_chunks, source_id
 from poimen.domain import Chunk, EventKind, Level, Query
-from poimen.errors import ModelUnavailable, SourceError
+from poimen.errors import ModelUnavailable, RunInterrupted, SourceError
 from poimen.llm.client import ModelClient
 from poimen.log.payloads import RunEnd
 from poimen.log.runs import loop_runs, read_runs
@@ -97,7 +97,7 @@ async def execute(
             outcome.final_memory, outcome.final_memory_sha = end.text, end.sha
             return outcome
         if log.has_journal(run_id) and not resume:
-            outcome.status, outcome.error = "unfinished", f"run {run_id[:16]} ({plan.query.id} × {plan.stream.id}) was interrupted; rerun with --resume"
+            outcome.status, outcome.problem = "unfinished", RunInterrupted(run_id, plan.query.id, plan.stream.id)
             return outcome
         async with sem:
             journal = log.open_run(run_id)
@@ -105,7 +105,8 @@ async def execute(
             try:
                 return await run_loop(plan.level, plan.query, plan.stream, client, journal, cfg, on_turn=hook)
             except ModelUnavailable as exc:
-                outcome.status, outcome.error = "interrupted", f"{exc}; {len(journal.events)} events kept, resume with --resume"
+                outcome.status = "interrupted"
+                outcome.problem = RunInterrupted(run_id, plan.query.id, plan.stream.id, len(journal.events), str(exc))
                 return outcome
 
     return list(await asyncio.gather(*(one(p) for p in plans)))

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 
 from poimen.domain import EventKind, Level, sha256_json
+from poimen.errors import ProjectionError
 from poimen.llm.client import ModelClient
 from poimen.log import payloads
 from poimen.log.events import EventDraft
@@ -65,7 +66,7 @@ def parse_symptoms(reply: str) -> str:
 
 async def project(memory_sha: str, level: str, memory_text: str, client: ModelClient) -> SymptomProjection:
     if Level(level) not in (Level.L1, Level.L2):
-        raise ValueError(f"memory {memory_sha[:16]}: symptom projections are for L1 and L2 memories only, not {level}")
+        raise ProjectionError(f"memory {memory_sha[:16]}: symptom projections are for L1 and L2 memories only, not {level}")
     rendered = render("symptom", memory=memory_text)
     completion = await client.complete(rendered.system, rendered.user, 512)
     return SymptomProjection(memory_sha, Level(level).value, parse_symptoms(completion.text), completion.model_id,

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Optional
 
 import dagster as dg
 
-from poimen.embedding import DEFAULT_MODEL, DIM, Embedder, HashEmbedder, SentenceTransformerEmbedder
+from poimen.embedding import DEFAULT_MODEL, Embedder, embedder_for
 from poimen.log.store import default_root
-
-_HASH = re.compile(r"^hash(?:-(\d+))?$")
-
 
 class EmbedderResource(dg.ConfigurableResource):
     """The embedder behind ``memory_vector``; vectors are cached on disk by (model id, text sha).
@@ -29,8 +25,5 @@ class EmbedderResource(dg.ConfigurableResource):
     cache_dir: Optional[str] = None
 
     def get_embedder(self) -> Embedder:
-        hashed = _HASH.match(self.model)
-        if hashed:
-            return HashEmbedder(int(hashed.group(1) or DIM))
         cache = Path(self.cache_dir) if self.cache_dir else default_root() / "cache" / "embeddings"
-        return SentenceTransformerEmbedder(self.model, batch_size=self.batch_size, cache_dir=cache)
+        return embedder_for(self.model, cache_dir=cache, batch_size=self.batch_size)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from poimen.domain import sha256_text
+from poimen.errors import ConfigError
 from poimen.text import content_terms
 
 
@@ -97,5 +98,5 @@ def load_factory(spec: str) -> Archive:
     """``module:callable`` returning an Archive: bring your own archival tier to the CLI and MCP server."""
     module, _, name = spec.partition(":")
     if not module or not name:
-        raise ValueError(f"--archive {spec!r}: expected module:callable")
+        raise ConfigError(f"--archive {spec!r}: expected module:callable")
     return getattr(importlib.import_module(module), name)()

@@ -25,7 +25,7 @@ from poimen.text import content_terms
 from poimen.tokens import count_tokens
 
 if TYPE_CHECKING:
-    from poimen.agent.facade import Memory
+    from poimen.agent.ports import StoreReader
 
 RECENT = 3  # episodes paged in from the recall tier regardless of match
 ARCHIVAL_K = 3
@@ -71,7 +71,7 @@ def relevance(query_terms: set[str], text: str) -> float:
     return round(len(query_terms.intersection(content_terms(text))) / len(query_terms), 4)
 
 
-def candidates(memory: "Memory", query: str, recent: int = RECENT, k: int = ARCHIVAL_K,
+def candidates(memory: "StoreReader", query: str, recent: int = RECENT, k: int = ARCHIVAL_K,
                notes: list[str] | None = None) -> list[tuple[tuple, ContextLine]]:
     """Every non-core line that may enter the context, with its sort key; problems go to ``notes``."""
     notes = notes if notes is not None else []
@@ -98,7 +98,7 @@ def candidates(memory: "Memory", query: str, recent: int = RECENT, k: int = ARCH
     return sorted(keyed, key=lambda t: t[0])
 
 
-def compose(memory: "Memory", query: str, budget: int = 1000) -> Context:
+def compose(memory: "StoreReader", query: str, budget: int = 1000) -> Context:
     """Core blocks, then the most relevant other lines that fit in ``budget`` tokens."""
     core = [ContextLine(b.store, b.label, b.sha, b.text, 1.0, "core") for b in memory.blocks().values() if b.text]
     lines, dropped, notes = list(core), [], []

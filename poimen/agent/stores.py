@@ -81,11 +81,11 @@ class StoreWrite:
 
     def __post_init__(self) -> None:
         if self.store not in TYPED_STORES:
-            raise ValueError(f"store {self.store!r}: expected one of {TYPED_STORES}")
+            raise MemoryRefused(f"store {self.store!r}: expected one of {TYPED_STORES}")
         if self.op not in OPS:
-            raise ValueError(f"op {self.op!r}: expected one of {OPS}")
+            raise MemoryRefused(f"op {self.op!r}: expected one of {OPS}")
         if self.block and CORE_BLOCKS.get(self.block) != self.store:
-            raise ValueError(f"block {self.block!r} does not belong to store {self.store!r}")
+            raise MemoryRefused(f"block {self.block!r} does not belong to store {self.store!r}")
 
     @property
     def sha(self) -> str:

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 from poimen.domain import canonical_json
 from poimen.errors import PoimenError
 from poimen.index import project
-from poimen.index.project import BuildContext
+from poimen.index.schema import BuildContext
 from poimen.index.schema import RowHash, content_hash, create_table_sql, row_hashes, to_table
 from poimen.log.store import EventLog, file_sha256
 

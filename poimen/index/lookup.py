@@ -37,7 +37,8 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
-from poimen.errors import PoimenError
+from poimen.embedding import embedder_for
+from poimen.errors import IndexMissing, PoimenError
 from poimen.index.keyword import BM25
 from poimen.signatures import extract_signatures
 from poimen.signatures.specificity import decisive, weight
@@ -119,19 +120,6 @@ _SIGNATURE_SQL = "SELECT key, kind, memory_sha, streams FROM failure_signature O
 _STREAMS_SQL = "SELECT count(DISTINCT stream_id) FROM run WHERE current AND level IN ('L0', 'L1')"
 
 
-def embedder_for(model_id: str, dim: int = 0, cache_dir: Path | None = None):
-    """The embedder a model id names (the one an index recorded): ``poimen/hash-bow-<dim>`` (or ``hash``) or a
-    sentence-transformers model (``sentence-transformers/all-MiniLM-L6-v2`` or a local model folder)."""
-    from poimen.embedding import DEFAULT_MODEL, HashEmbedder, SentenceTransformerEmbedder, _HASH_NAME
-
-    hashed = _HASH_NAME.match(model_id)
-    if hashed:
-        return HashEmbedder(int(hashed.group(1)) if hashed.group(1) else dim or 384)
-    if model_id in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
-        return SentenceTransformerEmbedder(DEFAULT_MODEL, cache_dir=cache_dir)
-    return SentenceTransformerEmbedder(model_id, cache_dir=cache_dir)
-
-
 def vector_matrix(table, default_dim: int = 0) -> np.ndarray:
     """The ``vector`` column of an Arrow table as a C-ordered float32 matrix (``default_dim`` when it is empty)."""
     n = table.num_rows
@@ -143,7 +131,7 @@ def vector_matrix(table, default_dim: int = 0) -> np.ndarray:
 
 def _connect(db_path: Path) -> duckdb.DuckDBPyConnection:
     if not Path(db_path).exists():
-        raise PoimenError(f"{db_path}: no index here; build it with `mem rebuild --from-log`")
+        raise IndexMissing(db_path)
     try:
         return duckdb.connect(str(db_path), read_only=True)
     except duckdb.Error as exc:
@@ -172,7 +160,7 @@ class MemoryIndex:
             try:
                 table = con.sql(_DOCS_SQL).to_arrow_table()
             except duckdb.CatalogException:
-                raise PoimenError(f"{db_path}: not a poimen index (no projection tables); run `mem rebuild --from-log`") from None
+                raise IndexMissing(db_path, "not a poimen index (no projection tables)") from None
         finally:
             con.close()
         n = table.num_rows
@@ -182,7 +170,7 @@ class MemoryIndex:
         np.divide(matrix, norms, out=matrix, where=norms > 0)
         model_ids = sorted(set(table.column("model_id").to_pylist()))
         if len(model_ids) > 1:
-            raise PoimenError(f"{db_path}: text vectors from several models {model_ids}; rebuild the index")
+            raise IndexMissing(db_path, f"text vectors from several models {model_ids}")
         model_id = model_ids[0] if model_ids else getattr(embedder, "model_id", "")
         if embedder is None:
             embedder = embedder_for(model_id, dim) if model_id else None

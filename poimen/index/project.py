@@ -20,54 +20,18 @@ same (query, stream) is superseded by the newer one (a changed source or model).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any
 
 import pyarrow as pa
 
 from poimen.domain import EventKind, Level
-from poimen.index.schema import Projection, Rows, fixed, vector
+from poimen.index.schema import BuildContext, Projection, Rows, fixed, vector
+from poimen.index.stores import STORE_PROJECTIONS
 from poimen.index.tool_context import failure_signature_rows, stream_chunks, symptom_rows, symptom_vector_rows
 from poimen.index.units import memory_line_rows, unit_rows, unit_vector_rows
 from poimen.log import payloads as P
-from poimen.log.runs import Run, current, read_runs
-from poimen.log.store import EventLog
 
 S, I, B, D = pa.string(), pa.int64(), pa.bool_(), pa.float64()
 LEVEL_ORDER = {"L0": 0, "L1": 1, "L2": 2, "R": 3}
-
-
-@dataclass
-class BuildContext:
-    """The sealed log, read once, and what earlier projections produced."""
-
-    runs: list[Run]
-    embedder: Any
-    built: dict[str, pa.Table] = field(default_factory=dict)
-    log_root: Any = None
-
-    @classmethod
-    def from_log(cls, log_root, embedder) -> "BuildContext":
-        return cls(read_runs(EventLog(log_root)), embedder, log_root=log_root)
-
-    @property
-    def dim(self) -> int:
-        return int(self.embedder.dim)
-
-    def table(self, name: str) -> pa.Table:
-        return self.built[name]
-
-    def events(self, *kinds: str):
-        for run in self.runs:
-            for e in run.events:
-                if e.kind in kinds:
-                    yield run, e
-
-    @cached_property
-    def current_runs(self) -> set[str]:
-        """The latest sealed loop run per (level, query, stream): the ones lookup should read."""
-        return {run.run_id for run in current(self.runs).values()}
 
 
 # -- the projections ---------------------------------------------------------
@@ -171,32 +135,6 @@ def memory_vector_rows(ctx: BuildContext) -> Rows:
     return text_vector_rows(ctx) + symptom_vector_rows(ctx)
 
 
-def _store_rows(ctx: BuildContext, table: str, columns: tuple[str, ...]) -> Rows:
-    """The typed stores, replayed by the agent module's own fold (one definition of what a store holds)."""
-    from poimen.agent.projection import replay
-
-    if ctx.log_root is None:
-        return []
-    con = replay(ctx.log_root)
-    try:
-        cur = con.execute(f"SELECT {', '.join(columns)} FROM {table}")  # constants, never data
-        return [dict(zip(columns, row)) for row in cur.fetchall()]
-    finally:
-        con.close()
-
-
-STORE_BLOCK_COLUMNS = ("namespace", "block", "store", "text", "sha", "version", "ts", "event_hash")
-STORE_ITEM_COLUMNS = ("namespace", "store", "pos", "sha", "text", "ts", "source", "event_hash")
-
-
-def store_block_rows(ctx: BuildContext) -> Rows:
-    return _store_rows(ctx, "store_block", STORE_BLOCK_COLUMNS)
-
-
-def store_item_rows(ctx: BuildContext) -> Rows:
-    return _store_rows(ctx, "store_item", STORE_ITEM_COLUMNS)
-
-
 PROJECTIONS: list[Projection] = [
     Projection("evidence", fixed(("sha", S), ("level", S), ("source", S), ("position", I), ("tokens", I), ("text", S)),
                ("sha",), evidence_rows, "L0 evidence chunks the loop accepted, and R reference chunks"),
@@ -236,10 +174,7 @@ PROJECTIONS: list[Projection] = [
                "what the context builder ranks: L0 and R units of current chunks, and every memory line"),
     Projection("unit_vector", lambda dim: pa.schema([("text_sha", S), ("model_id", S), ("vector", vector(dim))]),
                ("text_sha",), unit_vector_rows, "one embedding per distinct unit text"),
-    Projection("store_block", fixed(*((c, I if c == "version" else S) for c in STORE_BLOCK_COLUMNS)),
-               ("namespace", "block"), store_block_rows, "typed memory: current core blocks per namespace"),
-    Projection("store_item", fixed(*((c, I if c == "pos" else S) for c in STORE_ITEM_COLUMNS)),
-               ("namespace", "store", "pos"), store_item_rows, "typed memory: facts, events and rules per namespace"),
+    *STORE_PROJECTIONS,
 ]
 
 

@@ -28,7 +28,7 @@ from poimen.reference import STREAM_KIND
 from poimen.signatures import extract_signatures
 
 if TYPE_CHECKING:
-    from poimen.index.project import BuildContext
+    from poimen.index.schema import BuildContext
 
 MEMORY_LEVELS = (Level.L1.value, Level.L2.value)
 

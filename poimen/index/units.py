@@ -27,7 +27,7 @@ from poimen.index.tool_context import MEMORY_LEVELS, current_memories
 from poimen.relevance import embed_texts, embedding_text, split_units
 
 if TYPE_CHECKING:
-    from poimen.index.project import BuildContext
+    from poimen.index.schema import BuildContext
 
 
 def _line_of(text: str, start: int) -> int:
