@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from poimen.errors import IndexMissing, NoRuns, PoimenError
+from poimen.errors import NoRuns
 from poimen.llm.client import ModelClient
 from poimen.log.store import EventLog
 from poimen.prompts import render, unescape

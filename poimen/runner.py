@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from poimen.chunking import DEFAULT_MAX_TOKENS, iter_chunks, source_id
-from poimen.domain import Chunk, EventKind, Level, Query
+from poimen.domain import Chunk, Level, Query
 from poimen.errors import ModelUnavailable, RunInterrupted, SourceError
 from poimen.llm.client import ModelClient
 from poimen.log.payloads import RunEnd

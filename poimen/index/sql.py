@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 
 from poimen.errors import PoimenError
-from poimen.index.lookup import _connect
+from poimen.index.read import connect_read_only
 
 # COPY ... TO and EXPORT write files even on a read-only database; SET could lift limits.
 ALLOWED = {"SELECT", "EXPLAIN", "PRAGMA"}
@@ -15,7 +15,7 @@ ALLOWED = {"SELECT", "EXPLAIN", "PRAGMA"}
 
 def run_sql(db_path: Path, query: str) -> list[tuple[list[str], list[tuple]]]:
     """Run each statement of ``query``; returns (column names, rows) per statement. Writes are refused."""
-    con = _connect(Path(db_path))
+    con = connect_read_only(Path(db_path))
     try:
         try:
             statements = con.extract_statements(query)

@@ -16,7 +16,7 @@ from functools import cached_property
 
 from poimen.domain import EventKind, Level
 from poimen.log.events import Event
-from poimen.log.payloads import LOOP_KIND, RunEnd, RunStart
+from poimen.log.payloads import RunEnd, RunStart
 from poimen.log.store import EventLog
 
 UNGATED_LEVELS = (Level.L0.value, Level.R.value)  # stream and reference runs record every chunk: no gate
