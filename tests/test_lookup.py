@@ -7,7 +7,7 @@ import json
 import duckdb
 import numpy as np
 import pytest
-from index_helpers import built, make_log
+from index_helpers import built
 from typer.testing import CliRunner
 
 from poimen.cli import app
@@ -15,11 +15,6 @@ from poimen.embedding import HashEmbedder
 from poimen.errors import PoimenError
 from poimen.index import MemoryIndex, lookup
 from poimen.index.sql import run_sql
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory):
-    return make_log(tmp_path_factory.mktemp("template"))
 
 
 @pytest.fixture
