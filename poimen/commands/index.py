@@ -133,8 +133,10 @@ def register(app: typer.Typer) -> None:
         db: Optional[Path] = DbOpt,
         log: Optional[Path] = LogOpt,
         csv: bool = typer.Option(False, "--csv", help="Print CSV instead of a table."),
+        allow_files: bool = typer.Option(False, "--allow-files",
+                                         help="Let the SQL read other files (read_parquet, read_csv …); off by default."),
     ) -> None:
-        """Run read-only DuckDB SQL on the index (SELECT, EXPLAIN, PRAGMA; writes are refused).
+        """Run read-only DuckDB SQL on the index (SELECT, EXPLAIN, PRAGMA; writes are refused; no other files).
 
         Example: mem sql "SELECT query_id, avg(acceptance_rate) FROM run WHERE level = 'L1' GROUP BY 1"
         """
@@ -145,7 +147,7 @@ def register(app: typer.Typer) -> None:
         _, db_path = _paths(log, db)
         text = query if query is not None else sys.stdin.read()
         try:
-            results = run_sql(db_path, text)
+            results = run_sql(db_path, text, allow_files)
         except PoimenError as exc:
             fail(exc)
         for cols, rows in results:

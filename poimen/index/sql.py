@@ -13,9 +13,12 @@ from poimen.index.read import connect_read_only
 ALLOWED = {"SELECT", "EXPLAIN", "PRAGMA"}
 
 
-def run_sql(db_path: Path, query: str) -> list[tuple[list[str], list[tuple]]]:
-    """Run each statement of ``query``; returns (column names, rows) per statement. Writes are refused."""
-    con = connect_read_only(Path(db_path))
+def run_sql(db_path: Path, query: str, allow_files: bool = False) -> list[tuple[list[str], list[tuple]]]:
+    """Run each statement of ``query``; returns (column names, rows) per statement. Writes are refused.
+
+    The index is all it reads: DuckDB's access to other files and URLs is off unless ``allow_files`` (a query
+    could otherwise ``SELECT * FROM read_text('/any/path')`` on the machine it runs on)."""
+    con = connect_read_only(Path(db_path), files=allow_files)
     try:
         try:
             statements = con.extract_statements(query)
