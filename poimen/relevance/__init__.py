@@ -53,7 +53,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from poimen.relevance.terms import (EMBED_CHARS, FAILURE_STEMS, NUMBER_WEIGHT, SYNONYMS, _SYNONYM, asks_for_failures,
+from poimen.relevance.terms import (EMBED_CHARS, FAILURE_STEMS, NUMBER_WEIGHT, SYNONYMS, asks_for_failures, lexical_share, matched_weight,
                                     dedup_key, embedding_text, facets, is_failure_query, is_identifier,
                                     looks_like_failure, query_terms, rarity, states_a_failure, stem, synonyms,
                                     unit_terms)
@@ -157,7 +157,7 @@ class Scorer:
         have = unit_terms(unit)
         if q.failure and states_a_failure(unit):
             have = have | FAILURE_STEMS
-        hit = sum(w for t, w in q.terms.items() if t in have or (t in _SYNONYM and _SYNONYM[t] & have))
+        hit = matched_weight(q.terms, have)
         hit += sum(w for t, w in q.expansion.items() if t in have)
         return min(1.0, hit / q.total)
 

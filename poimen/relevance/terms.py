@@ -154,3 +154,16 @@ def embedding_text(unit: str) -> str:
     model is uncased, so lower-casing loses nothing.
     """
     return dedup_key(unit)[:EMBED_CHARS]
+
+
+def matched_weight(terms: dict[str, float], have: frozenset[str]) -> float:
+    """The summed weight of the ``terms`` a unit's term set holds, a synonym counting for its group."""
+    return sum(w for t, w in terms.items() if t in have or (t in _SYNONYM and _SYNONYM[t] & have))
+
+
+def lexical_share(query: str, text: str) -> float:
+    """The rarity-weighted share of ``query``'s terms found in ``text`` (0 to 1): the scorer's lexical half alone,
+    for small stores ranked without an embedder (typed-memory compose, a static archive)."""
+    terms = query_terms(query)
+    total = sum(terms.values())
+    return min(1.0, matched_weight(terms, unit_terms(text)) / total) if total else 0.0
