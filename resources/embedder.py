@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Optional
@@ -24,13 +25,17 @@ class EmbedderResource(dg.ConfigurableResource):
     vector row, so changing it here shows up as a rebuild difference.
     """
 
-    model: str = DEFAULT_MODEL
+    model: Optional[str] = None  # unset: POIMEN_EMBEDDER when the embedder is built, else all-MiniLM-L6-v2
     batch_size: int = 64
     cache_dir: Optional[str] = None
 
+    @property
+    def model_name(self) -> str:
+        return self.model or os.environ.get("POIMEN_EMBEDDER") or DEFAULT_MODEL
+
     def get_embedder(self) -> Embedder:
-        hashed = _HASH.match(self.model)
+        hashed = _HASH.match(self.model_name)
         if hashed:
             return HashEmbedder(int(hashed.group(1) or DIM))
         cache = Path(self.cache_dir) if self.cache_dir else default_root() / "cache" / "embeddings"
-        return SentenceTransformerEmbedder(self.model, batch_size=self.batch_size, cache_dir=cache)
+        return SentenceTransformerEmbedder(self.model_name, batch_size=self.batch_size, cache_dir=cache)

@@ -15,7 +15,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 EXPECTED = {("chunks",), ("reference_docs",), ("l1_memories",), ("l2_memories",), ("memory_index",),
-            ("symptom_projections",), ("failure_signatures",), ("typed_stores",)}
+            ("symptom_projections",), ("failure_signatures",), ("typed_stores",), ("context_units",),
+            ("typed_store_index",)}
 
 
 def free_port() -> int:
