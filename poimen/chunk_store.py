@@ -73,18 +73,21 @@ class ChunkDiff:
                 f"re-chunked sha {self.fresh_sha[:16] or '(none)'}")
 
 
-def compare_chunks(out_dir: Path, sources: list[Path], root: Path, max_tokens: int) -> tuple[int, ChunkDiff | None]:
-    """Re-chunk every source and compare, chunk by chunk, with the stored files; returns chunks compared, first diff."""
+def first_chunk_diff(out_dir: Path, fresh: dict[str, list[Chunk]]) -> tuple[int, ChunkDiff | None]:
+    """Compare, source by source and chunk by chunk, a fresh chunking with the stored files: chunks equal, first diff."""
     compared = 0
-    for source in sources:
-        sid = source_id(source, root)
+    for sid, chunks in fresh.items():
         path = chunk_path(out_dir, sid)
         stored = pq.read_table(path, columns=["sha"]).column("sha").to_pylist() if path.exists() else []
-        fresh = [c.sha for c in iter_chunks(source, max_tokens, root)]
-        for position in range(max(len(stored), len(fresh))):
+        for position in range(max(len(stored), len(chunks))):
             old = stored[position] if position < len(stored) else ""
-            new = fresh[position] if position < len(fresh) else ""
+            new = chunks[position].sha if position < len(chunks) else ""
             if old != new:
                 return compared, ChunkDiff(sid, position, old, new)
             compared += 1
     return compared, None
+
+
+def chunk_sources(sources: list[Path], root: Path, max_tokens: int) -> dict[str, list[Chunk]]:
+    """Every source chunked afresh, by source id (a ``SourceError`` names the file that cannot be read)."""
+    return {source_id(s, root): list(iter_chunks(s, max_tokens, root)) for s in sources}
