@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -9,6 +10,7 @@ import dagster as dg
 
 from poimen.embedding import DEFAULT_MODEL, Embedder, embedder_for
 from poimen.log.store import default_root
+
 
 class EmbedderResource(dg.ConfigurableResource):
     """The embedder behind ``memory_vector``; vectors are cached on disk by (model id, text sha).
@@ -20,10 +22,14 @@ class EmbedderResource(dg.ConfigurableResource):
     vector row, so changing it here shows up as a rebuild difference.
     """
 
-    model: str = DEFAULT_MODEL
+    model: Optional[str] = None  # unset: POIMEN_EMBEDDER when the embedder is built, else all-MiniLM-L6-v2
     batch_size: int = 64
     cache_dir: Optional[str] = None
 
+    @property
+    def model_name(self) -> str:
+        return self.model or os.environ.get("POIMEN_EMBEDDER") or DEFAULT_MODEL
+
     def get_embedder(self) -> Embedder:
         cache = Path(self.cache_dir) if self.cache_dir else default_root() / "cache" / "embeddings"
-        return embedder_for(self.model, cache_dir=cache, batch_size=self.batch_size)
+        return embedder_for(self.model_name, cache_dir=cache, batch_size=self.batch_size)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Optional
@@ -22,7 +23,9 @@ class LLMResource(dg.ConfigurableResource):
     API key as ``dg.EnvVar(...)``; it is never written to the log.
     """
 
-    model: str = DEFAULT_MODEL
+    # Unset fields fall back, when a client is built (never when the code location loads), to POIMEN_MODEL,
+    # POIMEN_API_BASE and POIMEN_API_KEY; a key set in config should be a dg.EnvVar so it is never shown.
+    model: Optional[str] = None
     api_base: Optional[str] = None
     api_key: Optional[str] = None
     concurrency: int = 4
@@ -30,8 +33,13 @@ class LLMResource(dg.ConfigurableResource):
     cache_dir: Optional[str] = None
     cache: bool = True
 
+    @property
+    def model_name(self) -> str:
+        return self.model or os.environ.get("POIMEN_MODEL") or DEFAULT_MODEL
+
     def get_client(self) -> ModelClient:
-        client: ModelClient = LiteLLMClient(self.model, api_base=self.api_base, api_key=self.api_key,
+        client: ModelClient = LiteLLMClient(self.model_name, api_base=self.api_base or os.environ.get("POIMEN_API_BASE"),
+                                            api_key=self.api_key or os.environ.get("POIMEN_API_KEY"),
                                             timeout=self.timeout_seconds)
         if not self.cache:
             return client
@@ -52,7 +60,7 @@ class ScriptedLLMResource(LLMResource):
     _client: Optional[ScriptedClient] = PrivateAttr(default=None)
 
     def get_client(self) -> ModelClient:
-        return self._client or ScriptedClient(self.replies, model_id=self.model, repeat_last=self.repeat_last)
+        return self._client or ScriptedClient(self.replies, model_id=self.model_name, repeat_last=self.repeat_last)
 
     @classmethod
     def of(cls, replies: Sequence[Reply] | ScriptedClient, concurrency: int = 4) -> dg.ResourceDefinition:
