@@ -11,7 +11,7 @@ import dagster as dg
 from assets.memories import l1_memories, l2_memories
 from poimen.domain import EventKind, Level
 from poimen.index.rebuild import RebuildReport, rebuild_into
-from poimen.log.events import Event
+from poimen.log.runs import Run, current, loop_runs, read_runs
 from poimen.log.store import EventLog
 from poimen.log.verify import VerifyReport, verify
 from poimen.timeline import markdown_table
@@ -50,17 +50,13 @@ def log_integrity(report: VerifyReport) -> Verdict:
     return Verdict(False, f"first bad event: {report.first}", {**meta, "problems": len(report.problems)})
 
 
-def acceptance_within(runs: Iterable[list[Event]], limit: float = ACCEPTANCE_LIMIT) -> Verdict:
+def acceptance_within(runs: Iterable[Run], limit: float = ACCEPTANCE_LIMIT) -> Verdict:
     """Gates opened over chunks seen in the latest run of each (query, stream): a gate open on most chunks is not gating."""
-    latest: dict[tuple[str, str], dict] = {}
-    for events in runs:
-        start, end = events[0].attributes, events[-1].attributes
-        latest[(start.get("query_id", ""), start.get("stream_id", ""))] = end
     per_query: dict[str, list[int]] = {}
-    for (query_id, _), end in latest.items():
-        counts = per_query.setdefault(query_id, [0, 0])
-        counts[0] += end.get("chunks_used", 0)
-        counts[1] += end.get("chunks_seen", 0)
+    for run in current(runs).values():
+        counts = per_query.setdefault(run.query_id, [0, 0])
+        counts[0] += run.chunks_used
+        counts[1] += run.chunks_seen
     used = sum(u for u, _ in per_query.values())
     seen = sum(n for _, n in per_query.values())
     rate = used / seen if seen else 0.0
@@ -74,14 +70,12 @@ def acceptance_within(runs: Iterable[list[Event]], limit: float = ACCEPTANCE_LIM
                     "per_query": markdown_table(rows) + "\n", "why_a_limit": WHY_HIGH})
 
 
-def memories_within_budget(runs: Iterable[list[Event]]) -> Verdict:
+def memories_within_budget(runs: Iterable[Run]) -> Verdict:
     """Every stored memory fits the budget its run was given (recounted from the text, not taken from attrs)."""
     over, checked, retained = [], 0, 0
-    for events in runs:
-        if not events or events[0].kind != EventKind.RUN_START:
-            continue
-        budget = events[0].attributes.get("config", {}).get("memory_budget", 0)
-        for e in events:
+    for run in loop_runs(runs):
+        budget = run.start.memory_budget
+        for e in run.events:
             retained += e.kind == EventKind.BUDGET_EXCEEDED
             if e.kind == EventKind.MEMORY:
                 checked += 1
@@ -110,11 +104,9 @@ def _result(verdict: Verdict, severity: dg.AssetCheckSeverity = dg.AssetCheckSev
     return dg.AssetCheckResult(passed=verdict.passed, severity=severity, description=verdict.description, metadata=metadata)
 
 
-def _level_runs(log: EventLog, level: str) -> list[list[Event]]:
+def _level_runs(log: EventLog, level: str) -> list[Run]:
     """The sealed loop runs of one level, in log order (so the last run of a (query, stream) is its latest)."""
-    return [events for run_id in log.sealed_run_ids()
-            if (events := log.run_events(run_id)) and events[0].kind == EventKind.RUN_START and events[0].level == level
-            and events[-1].kind == EventKind.RUN_END]
+    return loop_runs(read_runs(log), level)
 
 
 @dg.asset_check(asset=l1_memories, description="L1 gates open on under 30% of chunks (warn: a gate open on most "

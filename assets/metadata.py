@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from poimen.domain import EventKind, sha256_json
 from poimen.log.events import Event
+from poimen.log.payloads import RunStart
 from poimen.log.store import EventLog
 from poimen.loop import RunOutcome
 from poimen.timeline import markdown_table, turn_rows
@@ -68,7 +69,7 @@ def run_stats(runs: dict[str, list[Event]]) -> RunStats:
             if e.model_id:
                 stats.model_ids.add(e.model_id)
             if e.kind == EventKind.RUN_START:
-                stats.prompt_shas.add(e.attributes.get("prompt_template_sha", ""))
+                stats.prompt_shas.add(RunStart.from_event(e).prompt_template_sha or "")
             elif e.kind in (EventKind.GATE, EventKind.PARSE_FAILED):
                 stats.chunks_seen += 1
                 stats.gates_opened += bool(e.update)
@@ -123,5 +124,5 @@ def _final(events: list[Event]) -> str:
 
 
 def _title(events: list[Event]) -> str:
-    a = events[0].attributes if events else {}
-    return f"{a.get('query_id', '?')}: “{a.get('query_text', '?')}” × {a.get('stream_id', '?')}"
+    a = RunStart.from_event(events[0]) if events and events[0].kind == EventKind.RUN_START else RunStart("?", "?")
+    return f"{a.query_id}: “{a.query_text}” × {a.stream_id or '?'}"

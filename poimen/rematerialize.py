@@ -28,6 +28,7 @@ from poimen.chunking import source_id
 from poimen.domain import Chunk, EventKind, Level, Query
 from poimen.index.rebuild import RebuildReport, rebuild_into
 from poimen.llm.replay import ReplayClient, ReplayMiss
+from poimen.log import payloads as P
 from poimen.log.events import Event, EventDraft
 from poimen.log.store import EventLog
 from poimen.loop import LoopConfig, Stream, run_id_for, run_loop
@@ -133,7 +134,7 @@ class _Rederive:
     def run(self, run_id: str) -> str:
         events = self.live.run_events(run_id)
         first = events[0]
-        kind = first.attributes.get("kind") if first.kind == EventKind.RUN_START else None
+        kind = P.RunStart.from_event(first).kind if first.kind == EventKind.RUN_START else None
         if kind == STREAM_KIND:
             return self._stream(run_id, first)
         if kind == REFERENCE_KIND:
@@ -154,7 +155,7 @@ class _Rederive:
         return ""
 
     def _stream(self, run_id: str, start: Event) -> str:
-        sid = start.attributes["stream_id"]
+        sid = P.RunStart.from_event(start).stream_id
         chunks = self.fresh.get(sid)
         if chunks is None or reference_run_id(sid, chunks, 0, STREAM_KIND) != run_id:
             return self._carry(run_id, self.live.run_events(run_id))  # a source as it was before an edit
@@ -162,44 +163,45 @@ class _Rederive:
         return self._count("stream")
 
     def _reference(self, run_id: str, start: Event) -> str:
-        a = start.attributes
-        path = next((p for p in self.inputs.reference if source_id(p, self.inputs.reference_root) == a["stream_id"]), None)
+        a = P.RunStart.from_event(start)
+        path = next((p for p in self.inputs.reference if source_id(p, self.inputs.reference_root) == a.stream_id), None)
         if path is None:
             return self._carry(run_id, self.live.run_events(run_id))
-        chunks = chunk_sources([path], self.inputs.reference_root or path.parent, a["max_tokens"])[a["stream_id"]]
-        if reference_run_id(a["stream_id"], chunks, a["max_tokens"]) != run_id:
+        bound = a.max_tokens or 0
+        chunks = chunk_sources([path], self.inputs.reference_root or path.parent, bound)[a.stream_id]
+        if reference_run_id(a.stream_id, chunks, bound) != run_id:
             return self._carry(run_id, self.live.run_events(run_id))  # the document as it was before an edit
-        self.replica.append_run(run_id, reference_drafts(a["stream_id"], chunks, a["max_tokens"]))
+        self.replica.append_run(run_id, reference_drafts(a.stream_id, chunks, bound))
         return self._count("reference")
 
     def _loop(self, run_id: str, events: list[Event]) -> str:
-        a = events[0].attributes
+        a = P.RunStart.from_event(events[0])
         level = Level(events[0].level)
-        query = Query(a["query_id"], a["query_text"], a.get("store", ""), a.get("use_exit_gate", False))
-        cfg = LoopConfig(**a["config"])
+        query = Query(a.query_id, a.query_text, a.store, bool(a.use_exit_gate))
+        cfg = LoopConfig(**(a.config or {}))
         stream = self._l1_stream(a) if level == Level.L1 else l2_stream(self.replica, query)
-        if stream is None or stream.sha != a["stream_sha"]:
+        if stream is None or stream.sha != a.stream_sha:
             if level == Level.L1:
                 return self._carry(run_id, events)  # the source as it was before an edit: history, not drift
             return f"run {run_id[:16]} (L2 {query.id}): its stream of L1 memories differs from the recorded one"
         client = ReplayClient.of_run(events)
         if run_id_for(level, query, stream, cfg, client.model_id) != run_id:
-            return (f"run {run_id[:16]} ({level} {query.id} × {a['stream_id']}): the same inputs now name another "
+            return (f"run {run_id[:16]} ({level} {query.id} × {a.stream_id}): the same inputs now name another "
                     "run (loop config, gate template or model id changed)")
         journal = self.replica.open_run(run_id)
         try:
             asyncio.run(run_loop(level, query, stream, client, journal, cfg))
         except ReplayMiss as miss:
             turn = max((e.turn for e in journal.events), default=0) + 1
-            return (f"run {run_id[:16]} ({level} {query.id} × {a['stream_id']}) turn {turn}: the gate prompt differs "
+            return (f"run {run_id[:16]} ({level} {query.id} × {a.stream_id}) turn {turn}: the gate prompt differs "
                     f"from the recorded one (prompt {miss.prompt_sha[:16]} was never sent)")
         self.report.replayed_calls += client.calls
         self.finals[journal.events[-1].sha] = journal.events[-1].text
         return self._count("loop")
 
-    def _l1_stream(self, start: dict) -> Stream | None:
-        chunks = self.fresh.get(start["stream_id"])
-        return Stream.of(start["stream_id"], chunks) if chunks is not None else None
+    def _l1_stream(self, start: P.RunStart) -> Stream | None:
+        chunks = self.fresh.get(start.stream_id)
+        return Stream.of(start.stream_id, chunks) if chunks is not None else None
 
     def _symptom(self, run_id: str, events: list[Event]) -> str:
         e = events[0]

@@ -21,6 +21,7 @@ from pipelines.sensors import sources_sensor
 from poimen.domain import Level, sha256_text
 from poimen.index import TABLES
 from poimen.llm.client import ScriptedClient
+from poimen.log.runs import Run, loop_runs, read_runs
 from poimen.log.store import EventLog
 from poimen.log.verify import verify
 from poimen.loop import ListSink, LoopConfig, run_loop
@@ -250,15 +251,14 @@ def test_validators_flag_bad_logs_high_acceptance_and_over_budget_memories(tmp_p
     resources = make_resources(tmp_path, corpus)
     assert full_build(resources).success
     log = EventLog(tmp_path / "log")
-    runs = [log.run_events(r) for r in log.sealed_run_ids()]
-    l1 = [evs for evs in runs if evs[0].level == "L1"]
+    l1 = loop_runs(read_runs(log), "L1")
     assert acceptance_within(l1, limit=1.01).passed and not acceptance_within(l1, limit=0.0).passed
     assert memories_within_budget(l1).passed
 
     too_big = " ".join(["word"] * 50)
-    tampered = [replace(e, text=too_big, sha=sha256_text(too_big)) if e.kind == "memory" else e for e in l1[0]]
+    tampered = [replace(e, text=too_big, sha=sha256_text(too_big)) if e.kind == "memory" else e for e in l1[0].events]
     tampered[0] = replace(tampered[0], attrs=tampered[0].attrs.replace('"memory_budget":1024', '"memory_budget":10'))
-    verdict = memories_within_budget([tampered])
+    verdict = memories_within_budget([Run(l1[0].n, l1[0].run_id, tuple(tampered))])
     assert not verdict.passed and verdict.metadata["over_budget"] >= 1
 
     assert log_integrity(verify(tmp_path / "log")).passed

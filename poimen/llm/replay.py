@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from poimen.domain import EventKind
 from poimen.errors import PoimenError
 from poimen.llm.client import Completion
+from poimen.log import payloads as P
 from poimen.log.events import Event
 from poimen.prompts import Rendered
 
@@ -34,11 +35,11 @@ def recorded_replies(events: Sequence[Event]) -> dict[str, list[str]]:
     replies: dict[str, list[str]] = defaultdict(list)
     for e in events:
         if e.kind == EventKind.GATE:
-            replies[e.prompt_sha].extend([*e.attributes.get("replies", []), e.text])
+            replies[e.prompt_sha].extend([*P.Gate.from_event(e).replies, e.text])
         elif e.kind == EventKind.PARSE_FAILED:
-            replies[e.prompt_sha].extend(e.attributes.get("replies", []))
+            replies[e.prompt_sha].extend(P.ParseFailed.from_event(e).replies)
         elif e.kind == EventKind.SYMPTOM:
-            replies[e.prompt_sha].append(e.attributes.get("reply", ""))
+            replies[e.prompt_sha].append(P.Symptom.from_event(e).reply)
     return dict(replies)
 
 
