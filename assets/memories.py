@@ -1,21 +1,40 @@
-"""L1 and L2 memories: the same gated loop, at level L1 over the sources and at level L2 over the L1 memories."""
+"""L1 and L2 memories: the same gated loop, at level L1 over the stored chunks and at level L2 over the L1 memories."""
 
 
 import dagster as dg
 
 from assets.chunks import chunks
 from assets.metadata import gate_timeline, outcome_counts, run_stats, sealed_events
+from poimen.chunk_store import CHUNK_DIR, stored_stream
 from poimen.core import RunRequest, RunResult, run_loops
-from resources import CorpusResource, EventLogResource, LLMResource
+from poimen.errors import SourceError
+from poimen.progress import RunProgress
+from resources import WRITER_POOL, CorpusResource, EventLogResource, LLMResource
 
 
-def run_level(level: str, corpus: CorpusResource, event_log: EventLogResource, llm: LLMResource) -> RunResult:
+def l1_streams(corpus: CorpusResource, event_log: EventLogResource) -> tuple[list, list[str]]:
+    """Each current source's stream from its chunks Parquet (written by `chunks`): no source is chunked again."""
+    streams, errors = [], []
+    for source in corpus.source_files():
+        try:
+            streams.append(stored_stream(event_log.path / CHUNK_DIR, source, corpus.sources_dir))
+        except SourceError as exc:
+            errors.append(str(exc))
+    return streams, errors
+
+
+def run_level(context: dg.AssetExecutionContext, level: str, corpus: CorpusResource, event_log: EventLogResource,
+              llm: LLMResource) -> RunResult:
     """Every standing query over its streams at ``level``; sealed runs are skipped and interrupted ones resumed."""
-    return run_loops(RunRequest(
-        root=event_log.path, level=level, sources=corpus.source_files() if level == "L1" else [],
-        queries=corpus.queries_file, resume=True, concurrency=llm.concurrency, chunk_tokens=corpus.chunk_tokens,
-        memory_budget=corpus.memory_budget, sources_root=corpus.sources_dir,
-    ), client=llm.get_client())
+    streams, errors = l1_streams(corpus, event_log) if level == "L1" else (None, [])
+    progress = RunProgress(context.log.info, level)
+    result = run_loops(RunRequest(
+        root=event_log.path, level=level, streams=streams, queries=corpus.queries_file, resume=True,
+        concurrency=llm.concurrency, chunk_tokens=corpus.chunk_bound, memory_budget=corpus.memory_budget,
+        sources_root=corpus.sources_dir,
+    ), client=llm.get_client(), on_start=progress.on_start, on_turn=progress.on_turn)
+    progress.finish(result.outcomes)
+    return RunResult(result.outcomes, errors + result.source_errors)
 
 
 def loop_result(context: dg.AssetExecutionContext, result: RunResult, event_log: EventLogResource) -> dg.MaterializeResult:
@@ -36,15 +55,15 @@ def loop_result(context: dg.AssetExecutionContext, result: RunResult, event_log:
     })
 
 
-@dg.asset(group_name="memory", kinds={"litellm", "parquet"}, deps=[chunks])
+@dg.asset(group_name="memory", kinds={"litellm", "parquet"}, deps=[chunks], pool=WRITER_POOL)
 def l1_memories(context: dg.AssetExecutionContext, corpus: CorpusResource, event_log: EventLogResource,
                 llm: LLMResource) -> dg.MaterializeResult:
-    """L1 memories: the gated loop runs every standing query over every source; runs already sealed are skipped."""
-    return loop_result(context, run_level("L1", corpus, event_log, llm), event_log)
+    """L1 memories: the gated loop runs every standing query over every source's stored chunks; sealed runs are skipped."""
+    return loop_result(context, run_level(context, "L1", corpus, event_log, llm), event_log)
 
 
-@dg.asset(group_name="memory", kinds={"litellm", "parquet"}, deps=[l1_memories])
+@dg.asset(group_name="memory", kinds={"litellm", "parquet"}, deps=[l1_memories], pool=WRITER_POOL)
 def l2_memories(context: dg.AssetExecutionContext, corpus: CorpusResource, event_log: EventLogResource,
                 llm: LLMResource) -> dg.MaterializeResult:
     """L2 memories: per standing query, the same gated loop reads that query's L1 memories (one per source)."""
-    return loop_result(context, run_level("L2", corpus, event_log, llm), event_log)
+    return loop_result(context, run_level(context, "L2", corpus, event_log, llm), event_log)

@@ -11,12 +11,14 @@ from dataclasses import dataclass, field
 
 from poimen.domain import EventKind, sha256_json
 from poimen.log.events import Event
+from poimen.log.payloads import RunStart
 from poimen.log.store import EventLog
 from poimen.loop import RunOutcome
 from poimen.timeline import markdown_table, turn_rows
 from poimen.tokens import count_tokens
 
 TIMELINE_ROWS = 400  # past this a UI table stops being readable; the log keeps everything
+FIRST_LINE = 80  # characters of a memory's first line shown in a timeline row
 
 
 @dataclass
@@ -67,7 +69,7 @@ def run_stats(runs: dict[str, list[Event]]) -> RunStats:
             if e.model_id:
                 stats.model_ids.add(e.model_id)
             if e.kind == EventKind.RUN_START:
-                stats.prompt_shas.add(e.attributes.get("prompt_template_sha", ""))
+                stats.prompt_shas.add(RunStart.from_event(e).prompt_template_sha or "")
             elif e.kind in (EventKind.GATE, EventKind.PARSE_FAILED):
                 stats.chunks_seen += 1
                 stats.gates_opened += bool(e.update)
@@ -88,20 +90,39 @@ def outcome_counts(outcomes: Sequence[RunOutcome]) -> dict[str, int]:
 
 
 def gate_timeline(runs: dict[str, list[Event]], limit: int = TIMELINE_ROWS) -> str:
-    """One markdown table per run (query × stream), turn by turn: chunk, gate, exit, memory size, notes."""
+    """One markdown table per run, headed by its question and stream, turn by turn: chunk, gate, exit, memory size,
+    the first line of the memory the turn wrote, notes; then the final memory's first line and token count."""
     parts, shown = [], 0
     ordered = sorted(runs.items(), key=lambda kv: _title(kv[1]))
     for run_id, events in ordered:
-        rows = turn_rows(events)
+        rows = _with_memory_lines(turn_rows(events), events)
         if shown + len(rows) > limit:
             parts.append(f"_{len(ordered) - len(parts)} more runs not shown; `mem log show --run <id>` prints any run._")
             break
         shown += len(rows)
         parts.append(f"**{_title(events)}** — run `{run_id[:16]}`\n\n"
-                     + markdown_table(rows, ["turn", "chunk", "gate", "exit", "memory_tokens", "note"]))
+                     + markdown_table(rows, ["turn", "chunk", "gate", "exit", "memory_tokens", "memory", "note"])
+                     + f"\n\n{_final(events)}")
     return "\n\n".join(parts) or "(no runs)"
 
 
+def first_line(text: str, width: int = FIRST_LINE) -> str:
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _with_memory_lines(rows: list[dict], events: list[Event]) -> list[dict]:
+    written = {e.turn: e.text for e in events if e.kind == EventKind.MEMORY}
+    return [dict(r, memory=first_line(written[r["turn"]]) if r["turn"] in written else "") for r in rows]
+
+
+def _final(events: list[Event]) -> str:
+    end = events[-1] if events else None
+    if end is None or end.kind != EventKind.RUN_END or not end.text:
+        return "_final memory: empty (no gate opened)_"
+    return f"_final memory ({count_tokens(end.text)} tokens):_ {first_line(end.text)}"
+
+
 def _title(events: list[Event]) -> str:
-    a = events[0].attributes if events else {}
-    return f"{a.get('query_id', '?')} × {a.get('stream_id', '?')}"
+    a = RunStart.from_event(events[0]) if events and events[0].kind == EventKind.RUN_START else RunStart("?", "?")
+    return f"{a.query_id}: “{a.query_text}” × {a.stream_id or '?'}"

@@ -1,20 +1,18 @@
-"""Tool context: symptom projections of the accepted memories, and the failure signatures that point at them."""
+"""Tool context: symptom projections of the accepted memories (the failure signatures are an index table, see index)."""
 
 
 import asyncio
-from collections import Counter
 
 import dagster as dg
-from dagster_duckdb import DuckDBResource
 
 from assets.memories import l1_memories, l2_memories
 from poimen.domain import sha256_json
 from poimen.prompts import load
 from poimen.symptoms import project_log, projections
-from resources import EventLogResource, LLMResource
+from resources import WRITER_POOL, EventLogResource, LLMResource
 
 
-@dg.asset(group_name="tool_context", kinds={"litellm", "parquet"}, deps=[l1_memories, l2_memories])
+@dg.asset(group_name="tool_context", kinds={"litellm", "parquet"}, deps=[l1_memories, l2_memories], pool=WRITER_POOL)
 def symptom_projections(event_log: EventLogResource, llm: LLMResource) -> dg.MaterializeResult:
     """The errors and behaviour each accepted L1/L2 memory would explain (temperature 0, pinned prompt), as log events.
 
@@ -34,20 +32,3 @@ def symptom_projections(event_log: EventLogResource, llm: LLMResource) -> dg.Mat
         "content_hash": sha256_json(sorted([p.memory_sha, p.text] for p in recorded)),
     })
 
-
-@dg.asset(group_name="tool_context", kinds={"duckdb"}, deps=[dg.AssetKey("memory_index")])
-def failure_signatures(duckdb: DuckDBResource) -> dg.MaterializeResult:
-    """Failure signatures (HTTP status, exception + frames, exit code, errno, Kubernetes reason, log template) found in
-    the L0 evidence of each current memory, pointing at that memory: the next occurrence is an exact tier-1 hit."""
-    with duckdb.get_connection() as con:
-        rows = con.execute("SELECT kind, tool, key, memory_sha FROM failure_signature ORDER BY key, memory_sha").fetchall()
-    kinds = Counter(kind for kind, _, _, _ in rows)
-    tools = Counter(tool for _, tool, _, _ in rows)
-    return dg.MaterializeResult(metadata={
-        "rows": len(rows),
-        "keys": len({key for _, _, key, _ in rows}),
-        "memories": len({memory for *_, memory in rows}),
-        "kinds": dg.MetadataValue.json(dict(sorted(kinds.items()))),
-        "tools": dg.MetadataValue.json(dict(sorted(tools.items()))),
-        "content_hash": sha256_json([list(r) for r in rows]),
-    })

@@ -1,6 +1,7 @@
 """Typed memory: the pipeline's final memories filed into the store their standing query names."""
 
 import os
+from typing import Optional
 from collections import Counter
 
 import dagster as dg
@@ -9,25 +10,32 @@ from assets.memories import l1_memories, l2_memories
 from poimen.agent.facade import Memory
 from poimen.agent.pipeline import import_pipeline
 from poimen.domain import sha256_json
-from resources import CorpusResource, EventLogResource
+from resources import WRITER_POOL, CorpusResource, EventLogResource
 
 
 class TypedStoresConfig(dg.Config):
-    namespace: str = os.environ.get("POIMEN_NAMESPACE") or "team"
+    """The namespace the pipeline's memories are filed under; unset: ``POIMEN_NAMESPACE`` when the step runs, else team."""
+
+    namespace: Optional[str] = None
+
+    @property
+    def resolved_namespace(self) -> str:
+        return self.namespace or os.environ.get("POIMEN_NAMESPACE") or "team"
 
 
-@dg.asset(group_name="typed_memory", kinds={"parquet"}, deps=[l1_memories, l2_memories])
+@dg.asset(group_name="typed_memory", kinds={"parquet"}, deps=[l1_memories, l2_memories], pool=WRITER_POOL)
 def typed_stores(config: TypedStoresConfig, event_log: EventLogResource, corpus: CorpusResource) -> dg.MaterializeResult:
     """Each query's final memory (L2 when there is one, else each source's L1) written into the typed store named by
     queries.yaml (semantic, episodic, procedural or working) of one namespace, as store_write events in the log.
 
     Idempotent: a run already imported into the namespace is skipped.
     """
-    memory = Memory(config.namespace, root=event_log.path)
+    namespace = config.resolved_namespace
+    memory = Memory(namespace, root=event_log.path)
     imported = import_pipeline(memory, corpus.queries_file)
     new = [i for i in imported if not i.skipped]
     return dg.MaterializeResult(metadata={
-        "namespace": config.namespace,
+        "namespace": namespace,
         "memories": len(imported),
         "imported": len(new),
         "skipped": len(imported) - len(new),

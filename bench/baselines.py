@@ -219,7 +219,7 @@ class HybridTurns(_TurnRetriever):
     """
 
     def __init__(self, bm25: BM25Turns, dense: DenseTurns, skip: bool = True, dated: bool = True, k: int | None = None):
-        from poimen.index.lookup import RRF_K
+        from poimen.index.hits import RRF_K
 
         super().__init__(bm25.data, skip, dated)
         self.parts = (bm25, dense)

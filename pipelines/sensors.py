@@ -13,9 +13,13 @@ def listing_key(listing: list[tuple[str, int, int]]) -> str:
     return sha256_json(sorted(listing))[:32]
 
 
-@dg.sensor(job=full_build, minimum_interval_seconds=30, default_status=dg.DefaultSensorStatus.RUNNING)
+@dg.sensor(job=full_build, minimum_interval_seconds=30, default_status=dg.DefaultSensorStatus.STOPPED)
 def sources_sensor(context: dg.SensorEvaluationContext, corpus: CorpusResource) -> dg.SensorResult | dg.SkipReason:
-    """Requests `full_build` when the sources folder, the reference folder or queries.yaml changes."""
+    """Requests `full_build` when the sources folder, the reference folder or queries.yaml changes.
+
+    Ships stopped, so opening the UI starts nothing: turn it on in the UI (Automation → sources_sensor) or with
+    `dagster sensor start sources_sensor`.
+    """
     key = listing_key(corpus.listing())
     if context.cursor == key:
         return dg.SkipReason("inputs unchanged since the last requested build")

@@ -5,12 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from poimen.domain import Level
-from poimen.errors import PoimenError
+from poimen.errors import NoRuns
 from poimen.llm.client import ModelClient
 from poimen.log.store import EventLog
 from poimen.prompts import render, unescape
-from poimen.runner import sealed_summaries
+from poimen.log.runs import final_runs, read_runs
 
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.S)
 
@@ -25,9 +24,7 @@ class Answer:
 
 def final_memories(log: EventLog, query: str) -> tuple[str, list[tuple[str, str]]]:
     """The query's text and (sha, text) of its final memories: its latest L2 memory if any, else its L1 memories."""
-    runs = [s for s in sealed_summaries(log) if query in (s.query_id, s.query_text) and s.final_memory]
-    l2 = [s for s in runs if s.level == Level.L2]
-    chosen = l2[-1:] if l2 else list({s.stream_id: s for s in runs if s.level == Level.L1}.values())
+    chosen = [r for r in final_runs(read_runs(log)) if query in (r.query_id, r.query_text)]
     text = chosen[0].query_text if chosen else query
     return text, [(s.final_memory_sha, s.final_memory) for s in chosen]
 
@@ -35,7 +32,7 @@ def final_memories(log: EventLog, query: str) -> tuple[str, list[tuple[str, str]
 async def ask(log: EventLog, query: str, client: ModelClient) -> Answer:
     question, memories = final_memories(log, query)
     if not memories:
-        raise PoimenError(f"--query {query!r}: no sealed run of this query in {log.root}; run `mem run` first")
+        raise NoRuns(f"--query {query!r}: no sealed run of this query in {log.root}")
     rendered = render("answer", question=question, memory="\n\n".join(t for _, t in memories))
     completion = await client.complete(rendered.system, rendered.user, 1024)
     m = _ANSWER.search(completion.text)
@@ -56,7 +53,7 @@ async def answer_question(db_path, question: str, client: ModelClient, budget: i
 
     ctx = ContextEngine.open(db_path, embedder).context(question, budget)
     if not ctx.lines:
-        raise PoimenError(f"{db_path}: the index holds nothing to answer from; run `mem run` and `mem rebuild` first")
+        raise NoRuns(f"{db_path}: the index holds nothing to answer from")
     rendered = render("answer", question=question, memory=ctx.render_tagged())
     completion = await client.complete(rendered.system, rendered.user, 1024)
     m = _ANSWER.search(completion.text)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from poimen.domain import Chunk
-from poimen.errors import SourceError
+from poimen.errors import ConfigError, SourceError
 from poimen.tokens import count_tokens
 
 DEFAULT_MAX_TOKENS = 5000
@@ -192,7 +192,7 @@ def _units(path: Path, max_tokens: int) -> Iterator[str]:
 def iter_chunks(path: str | Path, max_tokens: int = DEFAULT_MAX_TOKENS, root: Path | None = None) -> Iterator[Chunk]:
     """Yield the L0 chunks of one source, in order, each at most ``max_tokens`` tokens."""
     if max_tokens < 16:
-        raise ValueError(f"max_tokens={max_tokens}: a chunk bound under 16 tokens cannot hold a sentence")
+        raise ConfigError(f"max_tokens={max_tokens}: a chunk bound under 16 tokens cannot hold a sentence")
     path = Path(path)
     check_source(path, root)
     sid = source_id(path, root)

@@ -42,8 +42,25 @@ def _root(log: Optional[Path]) -> Path:
     return Path(log) if log else default_root()
 
 
-def fail(message: str) -> None:
-    err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+def _hint(exc: BaseException) -> str:
+    """What to do next, in this surface's words (the core's errors carry data, not CLI advice)."""
+    from poimen.errors import IndexMissing, NoRuns, RunInterrupted, SourceChanged
+
+    hints = {IndexMissing: "build it with `mem rebuild --from-log` (add --accept when the tables changed on purpose)",
+             RunInterrupted: "rerun with --resume", NoRuns: "run `mem run` first (and `mem rebuild --from-log`)",
+             SourceChanged: "rerun without --resume: a changed source is a new run"}
+    return next((h for kind, h in hints.items() if isinstance(exc, kind)), "")
+
+
+def explain(exc: BaseException) -> str:
+    """An error as one line: its message, then the hint for it on the command line."""
+    hint = _hint(exc)
+    return f"{exc}; {hint}" if hint else str(exc)
+
+
+def fail(message: str | BaseException) -> None:
+    text = explain(message) if isinstance(message, BaseException) else message
+    err.print(f"[red]error:[/red] {text}", highlight=False, soft_wrap=True)
     raise typer.Exit(1)
 
 
@@ -95,7 +112,7 @@ def run(
         try:
             result = run_loops(req, on_start=on_start, on_turn=on_turn)
         except PoimenError as exc:
-            fail(str(exc))
+            fail(exc)
     for line in result.source_errors:
         err.print(f"[red]error:[/red] {line}", highlight=False, soft_wrap=True)
     table = Table("run", "level", "query", "stream", "status", "seen", "used", "memory sha")
@@ -104,8 +121,8 @@ def run(
                       str(o.chunks_used), o.final_memory_sha[:12])
     out.print(table)
     for o in result.outcomes:
-        if o.error:
-            err.print(f"[red]error:[/red] {o.error}", highlight=False, soft_wrap=True)
+        if o.problem:
+            err.print(f"[red]error:[/red] {explain(o.problem)}", highlight=False, soft_wrap=True)
     if not result.ok:
         raise typer.Exit(1)
 
@@ -133,14 +150,15 @@ def log_show(log: Optional[Path] = LogOpt, run_id: Optional[str] = typer.Option(
     Example: mem log show --run 3fa2
     """
     from poimen.log.store import EventLog, read_journal
-    from poimen.runner import sealed_summaries
+    from poimen.log.payloads import RunStart
+    from poimen.log.runs import loop_runs, read_runs
     from poimen.timeline import resolve_run, turn_rows
 
     elog = EventLog(_root(log))
     try:
         if not run_id:
             table = Table("run", "level", "query", "stream", "seen", "used", "final memory")
-            for s in sealed_summaries(elog):
+            for s in loop_runs(read_runs(elog)):
                 table.add_row(s.run_id[:12], s.level, s.query_id, s.stream_id, str(s.chunks_seen), str(s.chunks_used),
                               s.final_memory_sha[:12] or "-")
             for p in elog.journals():
@@ -150,12 +168,11 @@ def log_show(log: Optional[Path] = LogOpt, run_id: Optional[str] = typer.Option(
         rid = resolve_run(elog, run_id)
         events = elog.run_events(rid) if elog.is_sealed(rid) else read_journal(elog.journal_dir / f"{rid}.jsonl")[0]
     except PoimenError as exc:
-        fail(str(exc))
-    start = events[0].attributes
-    out.print(f"run {rid}\nlevel {events[0].level} · query {start.get('query_id')}: {start.get('query_text')}\n"
-              f"stream {start.get('stream_id')} · model {events[0].model_id}"
-              f" · template sha {str(start.get('prompt_template_sha', ''))[:12]}"
-              + (f" · {start['constrain']} grammar sha {start['grammar_sha'][:12]}" if start.get("grammar_sha") else ""),
+        fail(exc)
+    start = RunStart.from_event(events[0])
+    out.print(f"run {rid}\nlevel {events[0].level} · query {start.query_id}: {start.query_text}\n"
+              f"stream {start.stream_id} · model {events[0].model_id} · template sha {(start.prompt_template_sha or '')[:12]}"
+              + (f" · {start.constrain} grammar sha {start.grammar_sha[:12]}" if start.grammar_sha else ""),
               highlight=False)
     table = Table("turn", "chunk", "gate", "exit", "memory tok", "note")
     for r in turn_rows(events):
@@ -196,7 +213,7 @@ def ask(
         else:
             answer = asyncio.run(run_ask(EventLog(_root(log)), query, client))
     except PoimenError as exc:
-        fail(str(exc))
+        fail(exc)
     out.print(answer.text, highlight=False, markup=False, soft_wrap=True)
     for sha in answer.memory_shas[:10]:
         out.print(f"{'from' if question is not None else 'memory'} {sha}", highlight=False)
@@ -219,7 +236,7 @@ def main() -> None:
     try:
         app()
     except PoimenError as exc:  # a last net: user errors never show a traceback
-        err.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/red] {explain(exc)}", highlight=False, soft_wrap=True)
         sys.exit(1)
 
 

@@ -25,12 +25,12 @@ and ``source#chunk:line``. ``mem context``, ``mem ask`` and the archival tier of
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from poimen.errors import PoimenError
+from poimen.context_lines import Context, ContextLine, Origin
+from poimen.errors import IndexMissing, PoimenError
 from poimen.relevance import (FAILURE_STEMS, NEIGHBOUR_WEIGHT, SYNONYMS, Scorer, dedup_key, looks_like_failure,
                               states_a_failure, synonyms, unit_terms)
 from poimen.tokens import count_tokens
@@ -46,106 +46,6 @@ ORDER BY u.source, u.position, u.start, u.kind, u.owner_sha, u.line_no
 """
 _QUERIES_SQL = "SELECT DISTINCT query_id, query_text FROM run WHERE current AND query_id <> '' ORDER BY query_id"
 _SIGNATURES_SQL = "SELECT DISTINCT key, evidence_sha FROM failure_signature ORDER BY key, evidence_sha"
-
-
-@dataclass(frozen=True)
-class Origin:
-    """Where a line comes from: a memory line (store, level, memory sha) or a chunk unit (level, chunk sha)."""
-
-    kind: str  # 'memory' | 'evidence' | 'reference'
-    level: str
-    sha: str  # the memory sha, or the chunk sha
-    source: str
-    position: int
-    line: int  # the line of the chunk the unit starts on (-1 unknown)
-    store: str = ""
-    query_id: str = ""
-
-    def tag(self) -> str:
-        where = f"{self.source}{self.ref()}" if self.source else ""
-        head = f"{self.store or 'memory'}/{self.level}" if self.kind == "memory" else f"{self.kind}/{self.level}"
-        return " ".join(p for p in (head, self.sha[:8], where) if p)
-
-    def ref(self) -> str:
-        """``#chunk:line`` inside the source."""
-        return f"#{self.position}" + (f":{self.line}" if self.line > 0 else "")
-
-    def group(self) -> str:
-        """The header a context groups this origin's lines under: their source and chunk."""
-        return f"[{self.source or self.level} #{self.position}]"
-
-    def footnote(self) -> str:
-        """The note a context ends with for a memory its lines come from."""
-        return f"[* kept by {self.store or 'memory'}/{self.level} memory {self.sha[:8]}]"
-
-
-@dataclass(frozen=True)
-class ContextLine:
-    text: str
-    score: float
-    origins: tuple[Origin, ...]
-    repeats: int = 1
-
-    @property
-    def level(self) -> str:
-        return self.origins[0].level
-
-    @property
-    def sha(self) -> str:
-        return self.origins[0].sha
-
-    @property
-    def source(self) -> str:
-        return self.origins[0].source
-
-    @property
-    def position(self) -> int:
-        return self.origins[0].position
-
-    @property
-    def line(self) -> int:
-        return self.origins[0].line
-
-    def render(self) -> str:
-        times = f" ×{self.repeats}" if self.repeats > 1 else ""
-        return f"{self.text}  [{self.origins[0].tag()}{times}]"
-
-    def render_short(self) -> str:
-        """``line| text`` under its chunk's header; ``*`` marks a line a memory kept, ``×n`` a repeated one."""
-        times = f" ×{self.repeats}" if self.repeats > 1 else ""
-        kept = "*" if self.memories() else ""
-        return f"{max(self.line, 0)}{kept}| {self.text}{times}"
-
-    def memories(self) -> list[Origin]:
-        return [o for o in self.origins if o.kind == "memory"]
-
-
-@dataclass
-class Context:
-    question: str
-    budget: int
-    lines: list[ContextLine] = field(default_factory=list)
-    tokens: int = 0
-
-    def render(self) -> str:
-        """Lines grouped under a ``[source #chunk]`` header, each opening with its line number (``*`` when a
-        memory kept it, the memory named in a closing note), in stream order inside a group; groups in the order
-        of their best line. Provenance then costs a header per chunk and two tokens a line, not a full tag per
-        line, which is what lets the context carry it and still fill its budget."""
-        groups: dict[str, list[ContextLine]] = {}
-        notes: dict[str, None] = {}
-        for line in self.lines:
-            groups.setdefault(line.origins[0].group(), []).append(line)
-            notes.update(dict.fromkeys(o.footnote() for o in line.memories()[:1]))
-        out = []
-        for header, lines in groups.items():
-            out.append(header)
-            out.extend(line.render_short() for line in sorted(lines, key=lambda x: x.line))
-        return "\n".join(out + list(notes))
-
-    def render_tagged(self) -> str:
-        """One line per unit, each with its full provenance tag (what ``mem ask`` hands the answer prompt)."""
-        return "\n".join(line.render() for line in self.lines)
 
 
 class ContextEngine:
@@ -209,9 +109,10 @@ class ContextEngine:
     def open(cls, db_path: Path, embedder=None) -> "ContextEngine":
         import duckdb
 
-        from poimen.index.lookup import _connect, embedder_for, vector_matrix
+        from poimen.embedding import embedder_for
+        from poimen.index.read import connect_read_only, vector_matrix
 
-        con = _connect(Path(db_path))
+        con = connect_read_only(Path(db_path))
         try:
             try:
                 table = con.sql(_UNITS_SQL).to_arrow_table()
@@ -220,13 +121,13 @@ class ContextEngine:
                 for key, chunk in con.execute(_SIGNATURES_SQL).fetchall():
                     signatures[key].add(chunk)
             except duckdb.CatalogException:
-                raise PoimenError(f"{db_path}: an index without units; run `mem rebuild --from-log --accept`") from None
+                raise IndexMissing(db_path, "an index without units (built before they existed)") from None
         finally:
             con.close()
         n = table.num_rows
         model_ids = sorted(set(table.column("model_id").to_pylist()))
         if len(model_ids) > 1:
-            raise PoimenError(f"{db_path}: unit vectors from several models {model_ids}; rebuild the index")
+            raise IndexMissing(db_path, f"unit vectors from several models {model_ids}")
         if embedder is None:
             from poimen.embedding import default_embedder
 

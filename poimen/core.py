@@ -10,7 +10,7 @@ from pathlib import Path
 from poimen.domain import Level, Query
 from poimen.llm.client import ModelClient, make_client
 from poimen.log.store import EventLog
-from poimen.loop import LoopConfig, RunOutcome
+from poimen.loop import LoopConfig, RunOutcome, Stream
 from poimen.queries import adhoc_query, load_queries
 from poimen.runner import RunPlan, execute, l2_stream, open_sources
 
@@ -32,6 +32,7 @@ class RunRequest:
     chunk_tokens: int = 5000
     memory_budget: int = 1024
     sources_root: Path | None = None
+    streams: list[Stream] | None = None  # L1 streams already chunked (the Dagster build reads its chunks Parquet)
 
 
 @dataclass
@@ -49,6 +50,8 @@ def plan_runs(req: RunRequest, log: EventLog) -> tuple[list[RunPlan], list[str]]
     if req.level == "L2":
         plans = [RunPlan(Level.L2, q, s) for q in qs if (s := l2_stream(log, q)) is not None]
         return plans, []
+    if req.streams is not None:
+        return [RunPlan(Level.L1, q, s) for s in req.streams for q in qs], []
     streams, errors = open_sources(req.sources, req.chunk_tokens, req.sources_root)
     return [RunPlan(Level.L1, q, s) for s in streams for q in qs], errors
 
@@ -60,7 +63,7 @@ def run_loops(
     on_turn: Callable[[RunPlan, int, bool, int], None] | None = None,
 ) -> RunResult:
     """Plan and execute runs under the log's writer lock. Bad sources are reported and skipped."""
-    if req.level == "L1" and not req.sources:
+    if req.level == "L1" and not req.sources and req.streams is None:
         from poimen.errors import PoimenError
 
         raise PoimenError("no sources given (L1 reads source files)")

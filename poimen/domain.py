@@ -8,6 +8,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from poimen.errors import SourceChanged
+
 
 def sha256_text(text: str) -> str:
     """The sha256 hex digest of a text's UTF-8 bytes: the identity of evidence and memories."""
@@ -70,7 +72,7 @@ class Chunk:
     def __post_init__(self) -> None:
         digest = sha256_text(self.text)
         if self.sha and self.sha != digest:
-            raise ValueError(f"chunk {self.source}#{self.position}: sha does not match its text")
+            raise SourceChanged(self.source, self.position, "has a sha that does not match its text")
         object.__setattr__(self, "sha", digest)
 
 

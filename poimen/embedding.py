@@ -134,24 +134,34 @@ class HashEmbedder:
 _HASH_NAME = re.compile(r"^(?:hash|poimen/hash-bow)(?:-(\d+))?$")
 
 
-def configured_embedder_id() -> str:
-    """The embedder ``$POIMEN_EMBEDDER`` names (``hash``, ``hash-<dim>``, a model id or folder), else all-MiniLM-L6-v2."""
-    import os
-
-    name = os.environ.get("POIMEN_EMBEDDER", "").strip() or DEFAULT_MODEL
+def embedder_id(name: str, dim: int = 0) -> str:
+    """The one spelling of an embedder: ``hash``, ``hash-<dim>`` and ``poimen/hash-bow-<dim>`` are
+    ``poimen/hash-bow-<dim>``; ``all-MiniLM-L6-v2`` is ``sentence-transformers/all-MiniLM-L6-v2``; anything else
+    (a model id or a local folder) is itself."""
+    name = name.strip()
     hashed = _HASH_NAME.match(name)
     if hashed:
-        return f"poimen/hash-bow-{hashed.group(1) or DIM}"
+        return f"poimen/hash-bow-{hashed.group(1) or dim or DIM}"
     return f"sentence-transformers/{DEFAULT_MODEL}" if name in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}") else name
 
 
-def embedder_named(model_id: str, cache_dir: Path | None = None) -> "Embedder":
-    """An embedder from its id: ``poimen/hash-bow-<dim>`` (or ``hash``), else a sentence-transformers model."""
+def configured_embedder_id() -> str:
+    """The embedder ``$POIMEN_EMBEDDER`` names, else all-MiniLM-L6-v2 (in its one spelling)."""
+    import os
+
+    return embedder_id(os.environ.get("POIMEN_EMBEDDER", "").strip() or DEFAULT_MODEL)
+
+
+def embedder_for(name: str, dim: int = 0, cache_dir: Path | None = None, batch_size: int = 64) -> "Embedder":
+    """The embedder a name or recorded model id stands for (see ``embedder_id``); every surface builds it here.
+
+    ``dim`` sizes a bare ``hash``; ``cache_dir`` keeps a model's vectors on disk by text sha."""
+    model_id = embedder_id(name, dim)
     hashed = _HASH_NAME.match(model_id)
     if hashed:
-        return HashEmbedder(int(hashed.group(1) or DIM))
-    name = DEFAULT_MODEL if model_id == f"sentence-transformers/{DEFAULT_MODEL}" else model_id
-    return SentenceTransformerEmbedder(name, cache_dir=cache_dir)
+        return HashEmbedder(int(hashed.group(1)))
+    local = DEFAULT_MODEL if model_id == f"sentence-transformers/{DEFAULT_MODEL}" else model_id
+    return SentenceTransformerEmbedder(local, batch_size=batch_size, cache_dir=cache_dir)
 
 
 def default_embedder() -> "Embedder":
@@ -164,4 +174,4 @@ def default_embedder() -> "Embedder":
 
 @functools.cache
 def _default_embedder(model_id: str, cache_dir: Path) -> "Embedder":
-    return embedder_named(model_id, cache_dir)
+    return embedder_for(model_id, cache_dir=cache_dir)

@@ -36,3 +36,38 @@ class LogCorrupt(PoimenError):
 
 class ConfigError(PoimenError):
     """A configuration file (queries.yaml, a prompt template) is invalid."""
+
+
+class IndexMissing(PoimenError):
+    """The index database is absent, not a poimen index, or lacks a table a reader needs."""
+
+    def __init__(self, db_path, what: str = "no index here"):
+        super().__init__(f"{db_path}: {what}")
+        self.db_path, self.what = db_path, what
+
+
+class RunInterrupted(PoimenError):
+    """A run stopped before its seal (killed, or its model stopped answering); its journal is kept."""
+
+    def __init__(self, run_id: str, query_id: str, stream_id: str, events_kept: int = 0, cause: str = ""):
+        why = f"{cause}; " if cause else ""
+        super().__init__(f"{why}run {run_id[:16]} ({query_id} × {stream_id}) is unfinished, "
+                         f"{events_kept} events kept")
+        self.run_id, self.query_id, self.stream_id = run_id, query_id, stream_id
+        self.events_kept, self.cause = events_kept, cause
+
+
+class SourceChanged(PoimenError):
+    """A source's chunk no longer has the sha recorded for it (edited while a run read it, or between resumes)."""
+
+    def __init__(self, stream_id: str, turn: int, what: str = "changed since the run started (sha differs)"):
+        super().__init__(f"stream {stream_id}: chunk {turn} {what}")
+        self.stream_id, self.turn = stream_id, turn
+
+
+class ProjectionError(PoimenError):
+    """A projection produced rows that break its declared key: a bug in the projection, named by table and key."""
+
+
+class NoRuns(PoimenError):
+    """Nothing has been read yet for what was asked: no sealed run of the query, or an index with no docs."""

@@ -19,10 +19,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable, Protocol
 
 from poimen.domain import Chunk, EventKind, Level, Query, sha256_json, sha256_text
-from poimen.errors import ParseError
+from poimen.errors import ParseError, PoimenError, SourceChanged
 from poimen.gate_parser import parse_gate_reply
 from poimen.llm.client import ModelClient
 from poimen.llm.constrain import ReplyFormat, reply_format
+from poimen.log import payloads as P
 from poimen.log.events import Event, EventDraft
 from poimen.prompts import load, render
 from poimen.tokens import count_tokens
@@ -117,7 +118,11 @@ class RunOutcome:
     final_memory: str = ""
     final_memory_sha: str = ""
     events: list[Event] = field(default_factory=list)
-    error: str = ""
+    problem: PoimenError | None = None  # why the run is not sealed (RunInterrupted), for each surface to render
+
+    @property
+    def error(self) -> str:
+        return str(self.problem) if self.problem else ""
 
 
 @dataclass
@@ -138,13 +143,13 @@ def _replay(events: list[Event]) -> _State:
     for e in events:
         if e.kind in (EventKind.GATE, EventKind.PARSE_FAILED):
             state.turn = e.turn
-            if e.kind == EventKind.GATE and e.exit and e.attributes.get("acted_on_exit"):
+            if e.kind == EventKind.GATE and e.exit and P.Gate.from_event(e).acted_on_exit:
                 state.exited = True
         state.parse_failures += e.kind == EventKind.PARSE_FAILED
         state.over_budget += e.kind == EventKind.BUDGET_EXCEEDED
         if e.kind == EventKind.MEMORY:
             state.memory, state.memory_sha, state.used = e.text, e.sha, state.used + 1
-            state.memory_tokens = e.attributes.get("tokens", 0)
+            state.memory_tokens = P.Memory.from_event(e).tokens
     return state
 
 
@@ -196,15 +201,16 @@ async def run_loop(
     if not getattr(sink, "run_id", ""):
         sink.run_id = run_id
     elif sink.run_id != run_id:
-        raise ValueError(f"sink is for run {sink.run_id[:16]}, but these inputs name run {run_id[:16]}")
+        raise SourceChanged(stream.id, 0, f"names run {run_id[:16]}, but the journal being resumed is run "
+                                          f"{sink.run_id[:16]}")
     base = {"level": str(level), "model_id": model_id}
     if not sink.events:
-        sink.append([EventDraft(kind=EventKind.RUN_START, **base, attrs={
-            "query_id": query.id, "query_text": query.text, "query_sha": query.sha, "store": query.store,
-            "stream_id": stream.id, "stream_sha": stream.sha, "chunks": len(stream.chunk_shas),
-            "config": asdict(cfg), "use_exit_gate": use_exit, "prompt_template_sha": load("gate").sha,
-            **({"constrain": fmt.mode, "grammar_sha": fmt.sha} if fmt else {}),
-        })])
+        sink.append([EventDraft(kind=EventKind.RUN_START, **base, attrs=P.RunStart(
+            query_id=query.id, query_text=query.text, query_sha=query.sha, store=query.store,
+            stream_id=stream.id, stream_sha=stream.sha, chunks=len(stream.chunk_shas),
+            config=asdict(cfg), use_exit_gate=use_exit, prompt_template_sha=load("gate").sha,
+            constrain=fmt.mode if fmt else None, grammar_sha=fmt.sha if fmt else None,
+        ).to_attrs())])
     state = _replay(sink.events)
     pending: asyncio.Future | None = None
     try:
@@ -213,38 +219,38 @@ async def run_loop(
                 break
             t = state.turn + 1
             if chunk.sha != stream.chunk_shas[t - 1]:
-                raise ValueError(f"stream {stream.id}: chunk {t} changed since the run started (sha differs)")
+                raise SourceChanged(stream.id, t)
             rendered = render("gate", question=query.text, memory=state.memory, chunk=chunk.text, budget=cfg.memory_budget)
             replies, reasons, reply = await _ask(client, rendered, cfg, fmt.reply_kind if fmt else "tags")
-            where = {"source": chunk.source, "position": chunk.position, "chunk_tokens": chunk.tokens}
+            where = P.ChunkPlace(chunk.source, chunk.position, chunk.tokens).where
             common = dict(base, turn=t, prompt_sha=rendered.sha)
-            constrained = {"grammar_sha": fmt.sha} if fmt else {}
+            grammar_sha = fmt.sha if fmt else None
             if reply is None:
                 drafts = [EventDraft(kind=EventKind.PARSE_FAILED, **common, sha=chunk.sha, text=replies[-1], update=False,
-                                     attrs={**where, **constrained, "replies": replies, "reasons": reasons,
-                                            "attempts": len(replies)})]
+                                     attrs=P.ParseFailed(**where, replies=tuple(replies), reasons=tuple(reasons),
+                                                         attempts=len(replies), grammar_sha=grammar_sha).to_attrs())]
                 state.parse_failures += 1
             else:
                 candidate_tokens = count_tokens(reply.memory) if reply.update else 0
                 over = reply.update and candidate_tokens > cfg.memory_budget
                 accept = reply.update and not over
                 acted = bool(use_exit and reply.exit)
-                gate_attrs = {**where, **constrained, "attempts": len(replies), "replies": replies[:-1], "reasons": reasons,
-                              "model_update": reply.update, "acted_on_exit": acted,
-                              "memory_tokens": candidate_tokens if accept else state.memory_tokens}
+                gate_attrs = P.Gate(**where, attempts=len(replies), replies=tuple(replies[:-1]), reasons=tuple(reasons),
+                                    model_update=reply.update, acted_on_exit=acted, grammar_sha=grammar_sha,
+                                    memory_tokens=candidate_tokens if accept else state.memory_tokens).to_attrs()
                 drafts = [EventDraft(kind=EventKind.GATE, **common, sha=chunk.sha, text=replies[-1],
                                      update=accept, exit=reply.exit, attrs=gate_attrs)]
                 if over:
                     drafts.append(EventDraft(kind=EventKind.BUDGET_EXCEEDED, **common, sha=sha256_text(reply.memory),
-                                             attrs={"candidate_tokens": candidate_tokens, "budget": cfg.memory_budget}))
+                                             attrs=P.BudgetExceeded(candidate_tokens, cfg.memory_budget).to_attrs()))
                     state.over_budget += 1
                 if accept:
                     parents = (chunk.sha,) + ((state.memory_sha,) if state.memory_sha else ())
                     drafts.append(EventDraft(kind=EventKind.EVIDENCE, **dict(common, level=str(chunk.level)),
-                                             sha=chunk.sha, text=chunk.text, attrs=where))
+                                             sha=chunk.sha, text=chunk.text, attrs=P.Evidence(**where).to_attrs()))
                     drafts.append(EventDraft(kind=EventKind.MEMORY, **common, sha=sha256_text(reply.memory),
                                              parents=parents, text=reply.memory,
-                                             attrs={"tokens": candidate_tokens, "query_id": query.id}))
+                                             attrs=P.Memory(candidate_tokens, query.id).to_attrs()))
                     state.memory, state.memory_sha, state.used = reply.memory, sha256_text(reply.memory), state.used + 1
                     state.memory_tokens = candidate_tokens
                 state.exited = acted
@@ -261,8 +267,7 @@ async def run_loop(
         if pending is not None:
             await pending
     await _io(sink.seal, [EventDraft(kind=EventKind.RUN_END, **base, turn=state.turn, sha=state.memory_sha, text=state.memory,
-                          attrs={"chunks_seen": state.turn, "chunks_used": state.used,
-                                 "final_memory_sha": state.memory_sha, "stopped_by_exit": state.exited,
-                                 "parse_failed": state.parse_failures, "budget_exceeded": state.over_budget})])
+                          attrs=P.RunEnd(state.turn, state.used, state.memory_sha, state.exited,
+                                         state.parse_failures, state.over_budget).to_attrs())])
     return RunOutcome(run_id, level, query.id, stream.id, "sealed", state.turn, state.used,
                       state.memory, state.memory_sha, list(sink.events))

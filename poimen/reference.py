@@ -14,6 +14,7 @@ from pathlib import Path
 
 from poimen.chunking import iter_chunks, source_id
 from poimen.domain import Chunk, EventKind, Level, sha256_json
+from poimen.log import payloads as P
 from poimen.log.events import EventDraft
 from poimen.log.store import EventLog
 
@@ -31,16 +32,14 @@ def reference_drafts(source: str, chunks: Sequence[Chunk], max_tokens: int,
     """The events of one document's run (R reference, or an L0 stream). ``query_*`` keys are empty: no query reads it."""
     level = str(level)
     shas = [c.sha for c in chunks]
-    drafts = [EventDraft(kind=EventKind.RUN_START, level=level, attrs={
-        "kind": kind, "query_id": "", "query_text": "", "query_sha": "", "store": "",
-        "stream_id": source, "stream_sha": sha256_json(shas), "chunks": len(chunks), "max_tokens": max_tokens,
-    })]
+    drafts = [EventDraft(kind=EventKind.RUN_START, level=level, attrs=P.RunStart(
+        kind=kind, stream_id=source, stream_sha=sha256_json(shas), chunks=len(chunks), max_tokens=max_tokens,
+    ).to_attrs())]
     for turn, c in enumerate(chunks, start=1):
         drafts.append(EventDraft(kind=EventKind.EVIDENCE, level=level, turn=turn, sha=c.sha, text=c.text,
-                                 attrs={"source": c.source, "position": c.position, "chunk_tokens": c.tokens}))
-    drafts.append(EventDraft(kind=EventKind.RUN_END, level=level, turn=len(chunks), attrs={
-        "chunks_seen": len(chunks), "chunks_used": len(chunks), "final_memory_sha": "",
-    }))
+                                 attrs=P.Evidence(c.source, c.position, c.tokens).to_attrs()))
+    drafts.append(EventDraft(kind=EventKind.RUN_END, level=level, turn=len(chunks),
+                             attrs=P.RunEnd(len(chunks), len(chunks), "").to_attrs()))
     return drafts
 
 
@@ -82,4 +81,4 @@ def record_stream(log: EventLog, stream_id: str, chunks: Sequence[Chunk]) -> str
 def is_loop_run(events) -> bool:
     """A run of the gated loop (L1/L2), not a recorded source (an L0 stream or an R document)."""
     return bool(events) and events[0].kind == EventKind.RUN_START and \
-        events[0].attributes.get("kind") not in (STREAM_KIND, REFERENCE_KIND)
+        P.RunStart.from_event(events[0]).run_kind == P.LOOP_KIND

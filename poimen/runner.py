@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from poimen.chunking import DEFAULT_MAX_TOKENS, iter_chunks, source_id
-from poimen.domain import Chunk, EventKind, Level, Query
-from poimen.errors import ModelUnavailable, SourceError
+from poimen.domain import Chunk, Level, Query
+from poimen.errors import ModelUnavailable, RunInterrupted, SourceError
 from poimen.llm.client import ModelClient
+from poimen.log.payloads import RunEnd
+from poimen.log.runs import loop_runs, read_runs
 from poimen.log.store import EventLog
 from poimen.reference import record_stream
 from poimen.loop import LoopConfig, RunOutcome, Stream, gate_format, run_id_for, run_loop
@@ -42,42 +44,10 @@ def open_sources(paths: Sequence[str | Path], max_tokens: int = DEFAULT_MAX_TOKE
     return streams, errors
 
 
-@dataclass(frozen=True)
-class RunSummary:
-    """What a sealed run concluded, read back from its segment."""
-
-    run_id: str
-    level: str
-    query_id: str
-    query_text: str
-    store: str
-    stream_id: str
-    chunks_seen: int
-    chunks_used: int
-    final_memory: str
-    final_memory_sha: str
-
-
-def sealed_summaries(log: EventLog) -> list[RunSummary]:
-    """One summary per sealed loop run, in index order."""
-    out = []
-    for run_id in log.sealed_run_ids():
-        events = log.run_events(run_id)
-        if not events or events[0].kind != EventKind.RUN_START:
-            continue
-        start, end = events[0].attributes, events[-1]
-        a = end.attributes
-        out.append(RunSummary(run_id, events[0].level, start["query_id"], start["query_text"], start.get("store", ""),
-                              start["stream_id"], a["chunks_seen"], a["chunks_used"], end.text, a["final_memory_sha"]))
-    return out
-
-
 def l2_stream(log: EventLog, query: Query) -> Stream | None:
     """The L1 memories of one query as a stream of L1 chunks: the latest sealed run per source, by source."""
-    latest: dict[str, RunSummary] = {}
-    for s in sealed_summaries(log):
-        if s.level == Level.L1 and s.query_id == query.id and s.final_memory:
-            latest[s.stream_id] = s
+    latest = {r.stream_id: r for r in loop_runs(read_runs(log), Level.L1)
+              if r.query_id == query.id and r.final_memory}
     if not latest:
         return None
     chunks = [
@@ -122,11 +92,12 @@ async def execute(
         outcome = RunOutcome(run_id, plan.level, plan.query.id, plan.stream.id, "skipped")
         if run_id in sealed or log.is_sealed(run_id):
             end = log.run_events(run_id)[-1]
-            outcome.chunks_seen, outcome.chunks_used = end.attributes["chunks_seen"], end.attributes["chunks_used"]
+            done = RunEnd.from_event(end)
+            outcome.chunks_seen, outcome.chunks_used = done.chunks_seen, done.chunks_used
             outcome.final_memory, outcome.final_memory_sha = end.text, end.sha
             return outcome
         if log.has_journal(run_id) and not resume:
-            outcome.status, outcome.error = "unfinished", f"run {run_id[:16]} ({plan.query.id} × {plan.stream.id}) was interrupted; rerun with --resume"
+            outcome.status, outcome.problem = "unfinished", RunInterrupted(run_id, plan.query.id, plan.stream.id)
             return outcome
         async with sem:
             journal = log.open_run(run_id)
@@ -134,7 +105,8 @@ async def execute(
             try:
                 return await run_loop(plan.level, plan.query, plan.stream, client, journal, cfg, on_turn=hook)
             except ModelUnavailable as exc:
-                outcome.status, outcome.error = "interrupted", f"{exc}; {len(journal.events)} events kept, resume with --resume"
+                outcome.status = "interrupted"
+                outcome.problem = RunInterrupted(run_id, plan.query.id, plan.stream.id, len(journal.events), str(exc))
                 return outcome
 
     return list(await asyncio.gather(*(one(p) for p in plans)))

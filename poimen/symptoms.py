@@ -24,11 +24,13 @@ import re
 from dataclasses import dataclass
 
 from poimen.domain import EventKind, Level, sha256_json
+from poimen.errors import ProjectionError
 from poimen.llm.client import ModelClient
+from poimen.log import payloads
 from poimen.log.events import EventDraft
 from poimen.log.store import EventLog
 from poimen.prompts import load, render, unescape
-from poimen.runner import sealed_summaries
+from poimen.log.runs import loop_runs, read_runs
 
 _SYMPTOMS = re.compile(r"<symptoms>(.*?)</symptoms>", re.S)
 MAX_LINES = 12
@@ -64,7 +66,7 @@ def parse_symptoms(reply: str) -> str:
 
 async def project(memory_sha: str, level: str, memory_text: str, client: ModelClient) -> SymptomProjection:
     if Level(level) not in (Level.L1, Level.L2):
-        raise ValueError(f"memory {memory_sha[:16]}: symptom projections are for L1 and L2 memories only, not {level}")
+        raise ProjectionError(f"memory {memory_sha[:16]}: symptom projections are for L1 and L2 memories only, not {level}")
     rendered = render("symptom", memory=memory_text)
     completion = await client.complete(rendered.system, rendered.user, 512)
     return SymptomProjection(memory_sha, Level(level).value, parse_symptoms(completion.text), completion.model_id,
@@ -78,8 +80,8 @@ def projection_run_id(memory_sha: str, model_id: str) -> str:
 def draft(p: SymptomProjection) -> EventDraft:
     return EventDraft(kind=EventKind.SYMPTOM, level=p.level, sha=p.memory_sha, parents=(p.memory_sha,), text=p.text,
                       model_id=p.model_id, prompt_sha=p.prompt_sha,
-                      attrs={"reply": p.reply, "lines": len(p.text.splitlines()),
-                             "template_sha": p.template_sha or load("symptom").sha})
+                      attrs=payloads.Symptom(p.reply, len(p.text.splitlines()),
+                                             p.template_sha or load("symptom").sha).to_attrs())
 
 
 async def project_log(log: EventLog, client: ModelClient, concurrency: int = 4) -> dict:
@@ -89,7 +91,7 @@ async def project_log(log: EventLog, client: ModelClient, concurrency: int = 4) 
     """
     sealed = set(log.sealed_run_ids())
     todo, seen = [], set()
-    for s in sealed_summaries(log):
+    for s in loop_runs(read_runs(log)):
         if s.final_memory and s.level in (Level.L1, Level.L2) and s.final_memory_sha not in seen:
             seen.add(s.final_memory_sha)
             if projection_run_id(s.final_memory_sha, client.model_id) not in sealed:
@@ -113,7 +115,6 @@ def projections(log: EventLog) -> dict[str, SymptomProjection]:
     out: dict[str, SymptomProjection] = {}
     for e in log.events():
         if e.kind == EventKind.SYMPTOM:
-            a = e.attributes
-            out[e.sha] = SymptomProjection(e.sha, e.level, e.text, e.model_id, e.prompt_sha, a.get("reply", ""),
-                                           a.get("template_sha", ""))
+            a = payloads.Symptom.from_event(e)
+            out[e.sha] = SymptomProjection(e.sha, e.level, e.text, e.model_id, e.prompt_sha, a.reply, a.template_sha)
     return out

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from poimen.domain import EventKind
 from poimen.log.events import Event
+from poimen.log.payloads import Gate, ParseFailed, payload
 from poimen.log.store import EventLog
 
 
@@ -26,20 +27,20 @@ def turn_rows(events: Sequence[Event]) -> list[dict]:
     for e in events:
         if e.kind not in (EventKind.GATE, EventKind.PARSE_FAILED, EventKind.BUDGET_EXCEEDED):
             continue
-        a = e.attributes
+        a = payload(e)
         row = rows.setdefault(e.turn, {"turn": e.turn, "chunk": "", "gate": "", "exit": "", "memory_tokens": "", "note": ""})
-        if e.kind == EventKind.GATE:
-            row.update(chunk=f"{a.get('source', '')}#{a.get('position', '')}", gate="open" if e.update else "closed",
-                       exit="end" if e.exit else "continue", memory_tokens=a.get("memory_tokens", ""))
-            if a.get("attempts", 1) > 1:
-                row["note"] = f"{a['attempts']} calls"
-            if a.get("acted_on_exit"):
+        if isinstance(a, Gate):
+            row.update(chunk=a.label, gate="open" if e.update else "closed",
+                       exit="end" if e.exit else "continue", memory_tokens=a.memory_tokens)
+            if a.attempts > 1:
+                row["note"] = f"{a.attempts} calls"
+            if a.acted_on_exit:
                 row["note"] = (row["note"] + "; stopped by exit gate").strip("; ")
-        elif e.kind == EventKind.PARSE_FAILED:
-            row.update(chunk=f"{a.get('source', '')}#{a.get('position', '')}", gate="parse_failed", exit="-",
-                       note=f"{a.get('attempts')} unparseable replies: {a.get('reasons', [''])[-1]}")
+        elif isinstance(a, ParseFailed):
+            row.update(chunk=a.label, gate="parse_failed", exit="-",
+                       note=f"{a.attempts} unparseable replies: {(a.reasons or ('',))[-1]}")
         else:
-            row["note"] = (row["note"] + f"; over budget ({a.get('candidate_tokens')} > {a.get('budget')} tokens), retained").strip("; ")
+            row["note"] = (row["note"] + f"; over budget ({a.candidate_tokens} > {a.budget} tokens), retained").strip("; ")
     return [rows[t] for t in sorted(rows)]
 
 

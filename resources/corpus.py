@@ -8,14 +8,26 @@ from typing import Optional
 
 import dagster as dg
 
-from poimen.chunking import SUFFIXES
+from poimen.chunking import DEFAULT_MAX_TOKENS, SUFFIXES
 from poimen.domain import Query
+from poimen.errors import ConfigError
 from poimen.queries import load_queries
 
 
 def repo_root() -> Path:
     """The repository this code location is loaded from: the defaults below are relative to it."""
     return Path(__file__).resolve().parent.parent
+
+
+def env_int(name: str, default: int) -> int:
+    """An integer environment variable, read at run time; a bad value is one line naming the variable."""
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ConfigError(f"${name}={raw!r}: expected a whole number") from None
 
 
 def _resolve(configured: Optional[str], env: str, default: str) -> Path:
@@ -28,16 +40,23 @@ class CorpusResource(dg.ConfigurableResource):
     """The sources the loops read, the reference docs indexed directly, and the standing queries they keep in mind.
 
     Unset paths fall back to ``POIMEN_SOURCES``, ``POIMEN_REFERENCE`` and
-    ``POIMEN_QUERIES``, then to the example corpus under ``examples/``.
+    ``POIMEN_QUERIES``, then to the example corpus under ``examples/``. The
+    environment is read when a step or sensor uses the resource, never when the
+    code location loads, so a changed variable needs no reload.
     """
 
     sources: Optional[str] = None
     reference: Optional[str] = None
     queries: Optional[str] = None
-    # POIMEN_CHUNK_TOKENS lets a small corpus (the bundled example) use smaller chunks without config.
-    chunk_tokens: int = int(os.environ.get("POIMEN_CHUNK_TOKENS") or 5000)
+    # Unset: POIMEN_CHUNK_TOKENS (read when a step runs, never when the code location loads), else 5000.
+    chunk_tokens: Optional[int] = None
     reference_tokens: int = 1000
     memory_budget: int = 1024
+
+    @property
+    def chunk_bound(self) -> int:
+        """The chunk bound in tokens: ``chunk_tokens``, else ``POIMEN_CHUNK_TOKENS``, else 5000."""
+        return self.chunk_tokens or env_int("POIMEN_CHUNK_TOKENS", DEFAULT_MAX_TOKENS)
 
     @property
     def sources_dir(self) -> Path:

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import re
+import os
 from pathlib import Path
 from typing import Optional
 
 import dagster as dg
 
-from poimen.embedding import DEFAULT_MODEL, DIM, Embedder, HashEmbedder, SentenceTransformerEmbedder
+from poimen.embedding import DEFAULT_MODEL, Embedder, embedder_for
 from poimen.log.store import default_root
-
-_HASH = re.compile(r"^hash(?:-(\d+))?$")
 
 
 class EmbedderResource(dg.ConfigurableResource):
@@ -24,13 +22,14 @@ class EmbedderResource(dg.ConfigurableResource):
     vector row, so changing it here shows up as a rebuild difference.
     """
 
-    model: str = DEFAULT_MODEL
+    model: Optional[str] = None  # unset: POIMEN_EMBEDDER when the embedder is built, else all-MiniLM-L6-v2
     batch_size: int = 64
     cache_dir: Optional[str] = None
 
+    @property
+    def model_name(self) -> str:
+        return self.model or os.environ.get("POIMEN_EMBEDDER") or DEFAULT_MODEL
+
     def get_embedder(self) -> Embedder:
-        hashed = _HASH.match(self.model)
-        if hashed:
-            return HashEmbedder(int(hashed.group(1) or DIM))
         cache = Path(self.cache_dir) if self.cache_dir else default_root() / "cache" / "embeddings"
-        return SentenceTransformerEmbedder(self.model, batch_size=self.batch_size, cache_dir=cache)
+        return embedder_for(self.model_name, cache_dir=cache, batch_size=self.batch_size)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Optional
@@ -26,7 +27,9 @@ class LLMResource(dg.ConfigurableResource):
     then defaults to that server's, with the llama.cpp grammar.
     """
 
-    model: str = DEFAULT_MODEL
+    # Unset fields fall back, when a client is built (never when the code location loads), to POIMEN_MODEL,
+    # POIMEN_API_BASE and POIMEN_API_KEY; a key set in config should be a dg.EnvVar so it is never shown.
+    model: Optional[str] = None
     api_base: Optional[str] = None
     api_key: Optional[str] = None
     concurrency: int = 4
@@ -48,13 +51,18 @@ class LLMResource(dg.ConfigurableResource):
             self._server.stop()
             self._server = None
 
+    @property
+    def model_name(self) -> str:
+        return self.model or os.environ.get("POIMEN_MODEL") or DEFAULT_MODEL
+
     def get_client(self) -> ModelClient:
-        model, api_base, constrain = self.model, self.api_base, self.constrain
+        model, api_base, constrain = self.model_name, self.api_base, self.constrain
         if self._server is not None:
             api_base = self._server.api_base
-            model = self._server.model_name if model == DEFAULT_MODEL else model
+            model = self.model or self._server.model_name
             constrain = constrain or "llamacpp"
-        client = make_client(model, api_base, timeout=self.timeout_seconds, constrain=constrain, api_key=self.api_key)
+        client = make_client(model, api_base, timeout=self.timeout_seconds, constrain=constrain,
+                             api_key=self.api_key or os.environ.get("POIMEN_API_KEY"))
         if not self.cache:
             return client
         return CachingClient(client, Path(self.cache_dir) if self.cache_dir else default_root() / "cache" / "llm")
@@ -74,7 +82,7 @@ class ScriptedLLMResource(LLMResource):
     _client: Optional[ScriptedClient] = PrivateAttr(default=None)
 
     def get_client(self) -> ModelClient:
-        return self._client or ScriptedClient(self.replies, model_id=self.model, repeat_last=self.repeat_last)
+        return self._client or ScriptedClient(self.replies, model_id=self.model_name, repeat_last=self.repeat_last)
 
     @classmethod
     def of(cls, replies: Sequence[Reply] | ScriptedClient, concurrency: int = 4) -> dg.ResourceDefinition:

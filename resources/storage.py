@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Optional
 
 import dagster as dg
+import duckdb
 from dagster_duckdb import DuckDBResource
 
 from poimen.errors import PoimenError
@@ -38,7 +40,7 @@ class EventLogResource(dg.ConfigurableResource):
 
 
 def default_database() -> Path:
-    """``POIMEN_DB``, else the projection database inside the default log root."""
+    """``POIMEN_DB``, else the projection database inside the default log root (read when a step runs)."""
     env = os.environ.get("POIMEN_DB")
     if env:
         return Path(env)
@@ -47,6 +49,28 @@ def default_database() -> Path:
     return Path(default_db(default_root()))
 
 
-def duckdb_resource(database: str | Path | None = None) -> DuckDBResource:
-    """DuckDB holding the projections; every table in it can be dropped and rebuilt from the log."""
-    return DuckDBResource(database=str(database or default_database()))
+class IndexDatabaseResource(DuckDBResource):
+    """DuckDB holding the projections; every table in it can be dropped and rebuilt from the log.
+
+    ``database`` empty means ``POIMEN_DB``, else ``<log root>/index.duckdb``, resolved when a step
+    connects rather than when the code location loads.
+    """
+
+    database: str = ""
+
+    @property
+    def path(self) -> Path:
+        return Path(self.database) if self.database else default_database()
+
+    @contextmanager
+    def get_connection(self):
+        con = duckdb.connect(str(self.path), config=dict(self.connection_config))
+        try:
+            yield con
+        finally:
+            con.close()
+
+
+def duckdb_resource(database: str | Path | None = None) -> IndexDatabaseResource:
+    """The projection database at ``database``, or (unset) wherever the environment says when a step runs."""
+    return IndexDatabaseResource(database=str(database) if database else "")

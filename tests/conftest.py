@@ -23,3 +23,11 @@ def _isolated_home(tmp_path, monkeypatch):
     # (monkeypatch.setenv("POIMEN_EMBEDDER", "all-MiniLM-L6-v2")): fast, deterministic, no weights loaded.
     monkeypatch.setenv("POIMEN_EMBEDDER", "hash")
     yield
+
+
+@pytest.fixture(scope="session")
+def template(tmp_path_factory):
+    """The index tests' log (L1 and L2 runs, a runbook), made once; tests copy it with ``index_helpers.built``."""
+    from index_helpers import make_log
+
+    return make_log(tmp_path_factory.mktemp("template"))

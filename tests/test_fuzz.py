@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from poimen.chunking import iter_chunks
 from poimen.domain import Chunk
-from poimen.errors import LogCorrupt, ParseError, SourceError
+from poimen.errors import ConfigError, LogCorrupt, ParseError, SourceError
 from poimen.gate_parser import GateReply, parse_gate_reply
 from poimen.log.events import EventDraft
 from poimen.log.store import EventLog, read_journal
@@ -44,7 +44,7 @@ def test_chunker_raises_only_source_error(tmp_path_factory, data, suffix, bound)
     except SourceError as exc:
         assert str(path) in str(exc) and "\n" not in str(exc)
         return
-    except ValueError as exc:
+    except ConfigError as exc:
         assert bound < 16 and "max_tokens" in str(exc)
         return
     assert chunks and all(isinstance(c, Chunk) and 0 < c.tokens <= bound for c in chunks)

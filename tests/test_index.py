@@ -6,7 +6,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from index_helpers import built, make_log
+from index_helpers import built
 
 import poimen.index as index
 from poimen.embedding import HashEmbedder
@@ -15,11 +15,6 @@ from poimen.index.schema import fixed
 from poimen.log.store import EventLog
 from poimen.log.verify import verify
 from poimen.reference import ingest_reference
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory):
-    return make_log(tmp_path_factory.mktemp("template"))
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import json
 import duckdb
 import numpy as np
 import pytest
-from index_helpers import built, make_log
+from index_helpers import built
 from typer.testing import CliRunner
 
 from poimen.cli import app
@@ -15,11 +15,6 @@ from poimen.embedding import HashEmbedder
 from poimen.errors import PoimenError
 from poimen.index import MemoryIndex, lookup
 from poimen.index.sql import run_sql
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory):
-    return make_log(tmp_path_factory.mktemp("template"))
 
 
 @pytest.fixture
@@ -138,3 +133,16 @@ def test_mem_sql_reads_and_refuses_writes(db):
         with duckdb.connect(str(db), read_only=True) as con:
             con.execute("DROP TABLE memory")
     assert run_sql(db, "PRAGMA table_info('run')")[0][0]
+
+
+def test_mem_sql_reads_no_file_but_the_index_unless_allowed(db, tmp_path):
+    """``read_text(<any path>)`` would let ad hoc SQL read any file on the machine; only --allow-files permits it."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("sk-live-do-not-leak")
+    runner = CliRunner()
+    for stmt in (f"SELECT content FROM read_text('{secret}')", f"SELECT * FROM read_csv('{secret}')",
+                 f"SELECT * FROM read_parquet('{db.parent / 'projections' / 'run.parquet'}')"):
+        res = runner.invoke(app, ["sql", "--db", str(db), stmt])
+        assert res.exit_code == 1 and "sk-live" not in res.output and "disabled" in res.output, (stmt, res.output)
+    res = runner.invoke(app, ["sql", "--db", str(db), "--csv", "--allow-files", f"SELECT content FROM read_text('{secret}')"])
+    assert res.exit_code == 0 and "sk-live-do-not-leak" in res.output

@@ -165,3 +165,20 @@ def test_the_default_local_model_is_the_gguf_inside_its_wheel():
     path = resolve_model(None)
     assert path.is_file() and path.suffix == ".gguf" and "site-packages" in str(path)
     assert alias(path) == "SmolLM2-135M-Instruct.Q4_1"
+
+
+def test_a_constrained_run_replays_from_its_log_with_the_same_format_and_run_id(monkeypatch, server):
+    """The replay client reads the run's constraint mode, so a JSON-reply run re-parses as JSON and keeps its id."""
+    from poimen.llm.replay import ReplayClient
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    server.default = text(json.dumps({"check": "yes", "update": "uploads failed with 413", "next": "continue"}))
+    recorded = ListSink()
+    asyncio.run(run_loop("L1", QUERY, stream(2), LiteLLMClient("openai/any", api_base=server.api_base,
+                                                               constrain="openai"), recorded))
+    replayed = ListSink()
+    client = ReplayClient.of_run(recorded.events)
+    assert client.constrain == "openai"
+    asyncio.run(run_loop("L1", QUERY, stream(2), client, replayed))
+    assert replayed.run_id == recorded.run_id and client.calls == 2
+    assert [e.to_row() for e in replayed.events] == [e.to_row() for e in recorded.events]

@@ -19,6 +19,8 @@ import pytest
 from fakes.openai_server import CUT, DROP, FakeOpenAI, hang, status, transformed
 from helpers import loop_run_ids
 
+from poimen.cli import explain
+from poimen.errors import RunInterrupted
 from poimen.core import RunRequest, run_loops
 from poimen.domain import canonical_json
 from poimen.errors import ParseError
@@ -122,7 +124,9 @@ def test_retries_run_out_stop_the_run_resumably(tmp_path, server, source, clean)
     server.script(transformed(lambda r: r), *[status(500)] * 4)
     result = run(tmp_path / "log", server, source, num_retries=3)
     (outcome,) = result.outcomes
-    assert outcome.status == "interrupted" and "resume" in outcome.error
+    assert outcome.status == "interrupted" and isinstance(outcome.problem, RunInterrupted)
+    assert outcome.problem.events_kept == 4 and "fake status 500" in outcome.problem.cause
+    assert "--resume" in explain(outcome.problem), "the CLI renders the hint the core leaves out"
     assert server.calls == 1 + 4, "one good call, then one call plus three litellm retries"
     log = EventLog(tmp_path / "log")
     assert not loop_run_ids(log) and len(log.journals()) == 1

@@ -32,7 +32,7 @@ from typer.testing import CliRunner
 from poimen.chunking import iter_chunks
 from poimen.cli import app
 from poimen.log.store import EventLog
-from poimen.runner import sealed_summaries
+from poimen.log.runs import loop_runs, read_runs
 from poimen.signatures import signature_keys
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "incidents"
@@ -110,7 +110,7 @@ def home(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def memory(home) -> str:
-    runs = [s for s in sealed_summaries(EventLog(home))
+    runs = [s for s in loop_runs(read_runs(EventLog(home)))
             if s.level == "L1" and s.query_text == QUERY and s.stream_id == CHANNEL.name]
     assert len(runs) == 1, f"expected one L1 run of the query over {CHANNEL.name}, found {len(runs)}"
     return runs[0].final_memory

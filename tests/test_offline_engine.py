@@ -62,3 +62,36 @@ def test_a_full_memory_makes_room_for_a_more_relevant_sentence():
     reply = gate(weak, strong, budget=count_tokens(strong) + 2)
     assert reply.update and reply.memory == strong  # the weak line gave way; neither sentence was cut
     assert gate(strong, weak, budget=count_tokens(strong) + 2).update is False  # and not the other way round
+
+
+def test_every_prompt_task_is_in_the_engine_table_and_answers_in_a_fresh_process():
+    """The engine answers every template from its explicit table, whatever was imported before (no side effects)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from poimen.llm.offline import TASKS
+
+    tasks = {line.split()[1] for p in Path("prompts").glob("*.tmpl") for line in p.read_text().splitlines()
+             if line.startswith("poimen-task:")}
+    assert tasks == set(TASKS)
+    script = """
+from poimen.llm.offline import respond
+from poimen.prompts import render
+r = render("router", item="Always multiply the refund by 0.9 after the window.")
+print(respond(r.system, r.user))
+r = render("symptom", memory="The upload failed with HTTP 413 Request Entity Too Large.")
+print(respond(r.system, r.user))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                         env={**__import__("os").environ, "POIMEN_EMBEDDER": "hash"}).stdout
+    assert "<store>procedural</store>" in out and "413" in out
+
+
+def test_an_unknown_task_is_a_clear_error():
+    import pytest
+
+    from poimen.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="no handler for prompt task 'poem'"):
+        respond("poimen-task: poem v1\nwrite a poem", "")

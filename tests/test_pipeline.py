@@ -15,17 +15,20 @@ import pytest
 
 from assets import chunks, l1_memories
 from assets.checks import acceptance_within, log_integrity, memories_within_budget
+from assets.metadata import first_line
 from pipelines.definitions import make_definitions
 from pipelines.sensors import sources_sensor
 from poimen.domain import Level, sha256_text
 from poimen.index import TABLES
 from poimen.llm.client import ScriptedClient
+from poimen.log.runs import Run, loop_runs, read_runs
 from poimen.log.store import EventLog
 from poimen.log.verify import verify
 from poimen.loop import ListSink, LoopConfig, run_loop
 from poimen.prompts import sections
 from poimen.queries import load_queries
 from poimen.runner import l2_stream
+from poimen.tokens import count_tokens
 from resources import CorpusResource, EmbedderResource, EventLogResource, ScriptedLLMResource, duckdb_resource
 
 REPO = Path(__file__).resolve().parent.parent
@@ -125,11 +128,19 @@ def test_chain_materializes_every_table_with_linked_parents_and_l2_equal_to_l1_b
     assert l1["runs"].value == 6 and l1["runs_new"].value == 6
     assert 0 < l1["acceptance_rate"].value < 1 and l1["model_id"].value == "scripted/test"
     assert l1["memory_tokens_max"].value > 0 and len(l1["content_hash"].value) == 64
-    assert "| turn | chunk | gate |" in l1["gate_timeline"].value
+    timeline = l1["gate_timeline"].value
+    assert "| turn | chunk | gate | exit | memory_tokens | memory |" in timeline
+    for query in load_queries(corpus.queries_file):  # each run is headed by its question, not only the query id
+        assert f"{query.id}: “{query.text}”" in timeline
+    log = EventLog(tmp_path / "log")
+    memories = [e for r in log.sealed_run_ids() for e in log.run_events(r) if e.kind == "memory" and e.level == "L1"]
+    assert memories and all(first_line(m.text) in timeline for m in memories)  # each memory's first line, per turn
+    finals = [evs[-1] for r in log.sealed_run_ids() if (evs := log.run_events(r))[-1].kind == "run_end"
+              and evs[0].level == "L1" and evs[-1].text]
+    assert all(f"_final memory ({count_tokens(e.text)} tokens):_ {first_line(e.text)}" in timeline for e in finals)
     assert materialization(result, "memory_index")["rows_memory_vector"].value > 0
 
     # The L2 loop is the L1 loop: replay each L2 run's stream at level L1 with the same script.
-    log = EventLog(tmp_path / "log")
     l2_runs = [evs for r in log.sealed_run_ids()
                if (evs := log.run_events(r))[0].level == "L2" and evs[0].kind == "run_start"]  # not symptom runs
     assert len(l2_runs) == 2
@@ -215,13 +226,24 @@ def test_chunks_asset_writes_one_parquet_per_source(tmp_path, corpus):
     assert again.metadata["sources_changed"] == 0 and again.metadata["content_hash"] == result.metadata["content_hash"]
 
 
-def test_l1_asset_called_directly_with_config_scripted_replies(tmp_path, corpus):
+def test_l1_asset_reads_the_stored_chunks_and_never_chunks_a_source_again(tmp_path, corpus, monkeypatch):
     reply = "<check>no</check>\n<update></update>\n<next>continue</next>"
     llm = ScriptedLLMResource(replies=[reply])
-    result = l1_memories(dg.build_asset_context(), corpus=corpus,
-                         event_log=EventLogResource(root=str(tmp_path / "log")), llm=llm)
+    event_log = EventLogResource(root=str(tmp_path / "log"))
+    missing = l1_memories(dg.build_asset_context(), corpus=corpus, event_log=event_log, llm=llm)
+    assert missing.metadata["runs"] == 0 and missing.metadata["source_errors"] == 3  # no chunks yet: named, not run
+
+    chunks(dg.build_asset_context(), corpus=corpus, event_log=event_log)
+
+    def no_chunking(*args, **kwargs):
+        raise AssertionError("a source was chunked again")
+
+    monkeypatch.setattr("poimen.chunking.iter_chunks", no_chunking)
+    monkeypatch.setattr("poimen.runner.iter_chunks", no_chunking)
+    monkeypatch.setattr("poimen.chunk_store.iter_chunks", no_chunking)
+    result = l1_memories(dg.build_asset_context(), corpus=corpus, event_log=event_log, llm=llm)
     assert result.metadata["runs"] == 6 and result.metadata["acceptance_rate"] == 0.0
-    assert result.metadata["memory_tokens_max"] == 0
+    assert result.metadata["memory_tokens_max"] == 0 and result.metadata["source_errors"] == 0
 
 
 @pytest.mark.slow
@@ -229,15 +251,14 @@ def test_validators_flag_bad_logs_high_acceptance_and_over_budget_memories(tmp_p
     resources = make_resources(tmp_path, corpus)
     assert full_build(resources).success
     log = EventLog(tmp_path / "log")
-    runs = [log.run_events(r) for r in log.sealed_run_ids()]
-    l1 = [evs for evs in runs if evs[0].level == "L1"]
+    l1 = loop_runs(read_runs(log), "L1")
     assert acceptance_within(l1, limit=1.01).passed and not acceptance_within(l1, limit=0.0).passed
     assert memories_within_budget(l1).passed
 
     too_big = " ".join(["word"] * 50)
-    tampered = [replace(e, text=too_big, sha=sha256_text(too_big)) if e.kind == "memory" else e for e in l1[0]]
+    tampered = [replace(e, text=too_big, sha=sha256_text(too_big)) if e.kind == "memory" else e for e in l1[0].events]
     tampered[0] = replace(tampered[0], attrs=tampered[0].attrs.replace('"memory_budget":1024', '"memory_budget":10'))
-    verdict = memories_within_budget([tampered])
+    verdict = memories_within_budget([Run(l1[0].n, l1[0].run_id, tuple(tampered))])
     assert not verdict.passed and verdict.metadata["over_budget"] >= 1
 
     assert log_integrity(verify(tmp_path / "log")).passed

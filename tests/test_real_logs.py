@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 
 from poimen.cli import app
 from poimen.log.store import EventLog
-from poimen.runner import sealed_summaries
+from poimen.log.runs import loop_runs, read_runs
 from poimen.signatures.masking import template
 
 LOGHUB = Path(__file__).resolve().parents[2] / "shared" / "bench" / "failures" / "loghub"
@@ -66,7 +66,7 @@ def read_for_the_error_query(name: str, home: Path) -> list[str]:
     res = CliRunner().invoke(app, ["run", "--query", QUERY, str(log_path)], env={"POIMEN_HOME": str(home), "POIMEN_EMBEDDER": "all-MiniLM-L6-v2"})
     if res.exit_code != 0:
         raise AssertionError(f"mem run over {name} exited {res.exit_code}:\n{res.output[-3000:]}")
-    runs = [s for s in sealed_summaries(EventLog(home)) if s.query_text == QUERY and s.stream_id == log_path.name]
+    runs = [s for s in loop_runs(read_runs(EventLog(home))) if s.query_text == QUERY and s.stream_id == log_path.name]
     if len(runs) != 1:
         raise AssertionError(f"expected one run of the query over {log_path.name}, found {len(runs)}")
     return [line.strip() for line in runs[0].final_memory.splitlines() if line.strip()]

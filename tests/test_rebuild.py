@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 
 import duckdb
-import pytest
-from index_helpers import built, make_log
+from index_helpers import built
 from typer.testing import CliRunner
 
 import poimen.index as index
@@ -23,11 +22,6 @@ class RenamedHashEmbedder(HashEmbedder):
     def __init__(self, dim: int, model_id: str):
         super().__init__(dim)
         self.model_id = model_id
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory):
-    return make_log(tmp_path_factory.mktemp("template"))
 
 
 def parquet_bytes(log):

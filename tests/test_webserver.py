@@ -11,11 +11,15 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import dagster as dg
 import pytest
+
+from poimen.errors import ConfigError
 
 REPO = Path(__file__).resolve().parent.parent
 EXPECTED = {("chunks",), ("reference_docs",), ("l1_memories",), ("l2_memories",), ("memory_index",),
-            ("symptom_projections",), ("failure_signatures",), ("typed_stores",)}
+            ("symptom_projections",), ("failure_signatures",), ("typed_stores",), ("context_units",),
+            ("typed_store_index",), ("rebuild_audit",)}
 
 
 def free_port() -> int:
@@ -39,6 +43,28 @@ def test_definitions_load():
     assert {j.name for j in defs.resolve_all_job_defs()} >= {"full_build", "rebuild"}
     assert defs.resolve_schedule_def("nightly_rebuild").cron_schedule == "0 3 * * *"
     assert defs.resolve_sensor_def("sources_sensor").job_name == "full_build"
+
+
+def test_sources_sensor_ships_stopped():
+    """Opening the UI must not start a build: the sensor is off until someone turns it on."""
+    from pipelines.definitions import defs
+
+    assert defs.resolve_sensor_def("sources_sensor").default_status == dg.DefaultSensorStatus.STOPPED
+
+
+def test_environment_is_read_when_a_step_runs_not_when_the_code_location_loads(monkeypatch, tmp_path):
+    from pipelines.definitions import make_definitions
+
+    resources = make_definitions().resources
+    monkeypatch.setenv("POIMEN_CHUNK_TOKENS", "123")
+    monkeypatch.setenv("POIMEN_MODEL", "openai/some-model")
+    monkeypatch.setenv("POIMEN_DB", str(tmp_path / "elsewhere.duckdb"))
+    assert resources["corpus"].chunk_bound == 123
+    assert resources["llm"].model_name == "openai/some-model"
+    assert resources["duckdb"].path == tmp_path / "elsewhere.duckdb"
+    monkeypatch.setenv("POIMEN_CHUNK_TOKENS", "many")
+    with pytest.raises(ConfigError, match="POIMEN_CHUNK_TOKENS"):
+        resources["corpus"].chunk_bound
 
 
 @pytest.mark.slow

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from poimen.domain import sha256_text
-from poimen.text import content_terms
+from poimen.errors import ConfigError
+from poimen.relevance.terms import lexical_share
 
 
 @dataclass(frozen=True)
@@ -49,18 +50,17 @@ class NoArchive:
 
 
 class StaticArchive:
-    """Keyword search over a fixed list of texts: the share of the query's terms a text holds."""
+    """Keyword search over a fixed list of texts: the rarity-weighted share of the query's words a text holds."""
 
     def __init__(self, texts: Sequence[str]):
         self.texts = list(texts)
 
     def search(self, query: str, k: int) -> list[ArchiveHit]:
-        terms = set(content_terms(query))
         scored = []
         for i, text in enumerate(self.texts):
-            overlap = len(terms.intersection(content_terms(text)))
-            if overlap:
-                scored.append((round(overlap / max(1, len(terms)), 2), i, text))
+            share = lexical_share(query, text)
+            if share > 0:
+                scored.append((round(share, 2), i, text))
         scored.sort(key=lambda t: (-t[0], t[1]))
         return [ArchiveHit(sha256_text(t), t, s, "static") for s, _, t in scored[:k]]
 
@@ -97,5 +97,5 @@ def load_factory(spec: str) -> Archive:
     """``module:callable`` returning an Archive: bring your own archival tier to the CLI and MCP server."""
     module, _, name = spec.partition(":")
     if not module or not name:
-        raise ValueError(f"--archive {spec!r}: expected module:callable")
+        raise ConfigError(f"--archive {spec!r}: expected module:callable")
     return getattr(importlib.import_module(module), name)()

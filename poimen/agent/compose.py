@@ -10,8 +10,10 @@ Order and selection:
    (``poimen.tokens.count_tokens`` of the rendered block); core blocks are
    never dropped, so a budget smaller than the core gives the core alone.
 
-Relevance is one measure for every store — the share of the query's content
-terms a line holds — so lines from different stores compare fairly; ties go
+Relevance is one measure for every store — the rarity-weighted share of the
+query's words a line holds (``poimen.relevance.lexical_share``: whole words
+after stemming, identifiers exact, the incident synonyms) — so lines from
+different stores compare fairly; ties go
 to procedural, semantic, episodic, archival, then to the newer item. Each line
 is tagged ``[store/label sha:…]``.
 """
@@ -21,11 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from poimen.text import content_terms
+from poimen.relevance.terms import lexical_share
 from poimen.tokens import count_tokens
 
 if TYPE_CHECKING:
-    from poimen.agent.facade import Memory
+    from poimen.agent.ports import StoreReader
 
 RECENT = 3  # episodes paged in from the recall tier regardless of match
 ARCHIVAL_K = 3
@@ -65,25 +67,22 @@ class Context:
         return [line for line in self.lines if line.store == store]
 
 
-def relevance(query_terms: set[str], text: str) -> float:
-    if not query_terms:
-        return 0.0
-    return round(len(query_terms.intersection(content_terms(text))) / len(query_terms), 4)
+def relevance(query: str, text: str) -> float:
+    return round(lexical_share(query, text), 4)
 
 
-def candidates(memory: "Memory", query: str, recent: int = RECENT, k: int = ARCHIVAL_K,
+def candidates(memory: "StoreReader", query: str, recent: int = RECENT, k: int = ARCHIVAL_K,
                notes: list[str] | None = None) -> list[tuple[tuple, ContextLine]]:
     """Every non-core line that may enter the context, with its sort key; problems go to ``notes``."""
     notes = notes if notes is not None else []
-    terms = set(content_terms(query))
     out = []
     for age, item in enumerate(memory.items("episodic")):
-        score = relevance(terms, item.text)
+        score = relevance(query, item.text)
         if age < recent or score > 0:
             out.append((item, ContextLine("episodic", "event", item.sha, item.text, score, "recall"), age))
     for store, label in (("procedural", "rule"), ("semantic", "fact")):
         for age, item in enumerate(memory.items(store)):
-            score = relevance(terms, item.text)
+            score = relevance(query, item.text)
             if score > 0:
                 out.append((item, ContextLine(store, label, item.sha, item.text, score, "matched"), age))
     keyed = [((-line.score, _TIE[line.store], age), line) for _, line, age in out]
@@ -93,12 +92,12 @@ def candidates(memory: "Memory", query: str, recent: int = RECENT, k: int = ARCH
         notes.append(f"archival search failed: {type(exc).__name__}: {exc}")
         hits = []
     for rank, hit in enumerate(hits):
-        line = ContextLine("archival", "chunk", hit.sha, hit.text, relevance(terms, hit.text), "archival")
+        line = ContextLine("archival", "chunk", hit.sha, hit.text, relevance(query, hit.text), "archival")
         keyed.append(((-line.score, _TIE["archival"], rank), line))
     return sorted(keyed, key=lambda t: t[0])
 
 
-def compose(memory: "Memory", query: str, budget: int = 1000) -> Context:
+def compose(memory: "StoreReader", query: str, budget: int = 1000) -> Context:
     """Core blocks, then the most relevant other lines that fit in ``budget`` tokens."""
     core = [ContextLine(b.store, b.label, b.sha, b.text, 1.0, "core") for b in memory.blocks().values() if b.text]
     lines, dropped, notes = list(core), [], []

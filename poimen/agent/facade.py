@@ -15,13 +15,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from poimen.agent import projection as proj
 from poimen.agent.archive import Archive, ArchiveHit, NoArchive, as_hit
+from poimen.agent.ports import Block, Item, Remembered
 from poimen.agent.profile import merge_profile, profile_facts
 from poimen.agent.router import RouteDecision, Router
 from poimen.agent.stores import (CORE_BLOCKS, MemoryRefused, StoreWrite, appended, check_block, check_namespace,
@@ -30,40 +30,6 @@ from poimen.agent.writer import append_write, writer_lock
 from poimen.llm.client import ModelClient
 from poimen.log.events import Event
 from poimen.log.store import EventLog, default_root
-
-
-@dataclass(frozen=True)
-class Block:
-    """A labelled core block: always in the agent's context. ``version`` 0 means never written."""
-
-    label: str
-    store: str
-    text: str
-    sha: str
-    version: int
-
-
-@dataclass(frozen=True)
-class Item:
-    """One fact, event or rule. ``ts`` is when it was written; ``source`` the pipeline run it came from, if any."""
-
-    store: str
-    sha: str
-    text: str
-    ts: str
-    source: str = ""
-
-
-@dataclass(frozen=True)
-class Remembered:
-    """Where ``remember`` put an item: the store, the block or collection, and the written content's sha."""
-
-    store: str
-    where: str
-    sha: str
-    text: str
-    route: RouteDecision
-    event_hash: str
 
 
 def utc_now() -> str:

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poimen.agent.stores import StoreWrite
-from poimen.domain import Level
 from poimen.queries import load_queries
-from poimen.runner import RunSummary, sealed_summaries
+from poimen.log import payloads
+from poimen.log.runs import final_runs, read_runs
 
 if TYPE_CHECKING:
     from poimen.agent.facade import Memory
@@ -44,26 +44,13 @@ class Imported:
     skipped: bool
 
 
-def final_runs(summaries: list[RunSummary]) -> list[RunSummary]:
-    """Per query: its latest L2 run if any, else the latest L1 run of each source; only runs with a memory."""
-    by_query: dict[str, list[RunSummary]] = {}
-    for s in summaries:
-        if s.final_memory:
-            by_query.setdefault(s.query_id, []).append(s)
-    out = []
-    for runs in by_query.values():
-        l2 = [s for s in runs if s.level == Level.L2]
-        out.extend(l2[-1:] if l2 else list({s.stream_id: s for s in runs if s.level == Level.L1}.values()))
-    return out
-
-
 def import_pipeline(memory: "Memory", queries: str | Path | None = None) -> list[Imported]:
     """Copy the final pipeline memories into ``memory``'s typed stores (see the module docstring)."""
     stores = {q.id: q.store for q in load_queries(queries)} if queries else {}
     done = {i.source for s in ("semantic", "episodic", "procedural") for i in memory.items(s) if i.source}
     done |= {r for r in _imported_blocks(memory)}
     out = []
-    for run in final_runs(sealed_summaries(memory.log)):
+    for run in final_runs(read_runs(memory.log)):
         store = stores.get(run.query_id) or run.store or "semantic"
         if run.run_id in done:
             out.append(Imported(run.run_id, run.query_id, run.level, store, run.final_memory_sha, True))
@@ -86,7 +73,9 @@ def _imported_blocks(memory: "Memory") -> set[str]:
     for entry in memory.log.index():
         if entry["run_id"].startswith("sw-"):
             for e in memory.log.run_events(entry["run_id"]):
-                a = e.attributes
-                if a.get("namespace") == memory.namespace and a.get("block") and a.get("source_run_id"):
-                    found.add(a["source_run_id"])
+                if e.kind != payloads.StoreWrite.KIND:
+                    continue
+                a = payloads.StoreWrite.from_event(e)
+                if a.namespace == memory.namespace and a.block and a.source_run_id:
+                    found.add(a.source_run_id)
     return found

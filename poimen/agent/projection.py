@@ -1,10 +1,10 @@
 """The typed stores as a DuckDB projection of the event log, caught up by replaying new segments.
 
-Tables (every row carries its namespace; every read filters on it)::
-
-    store_block    namespace, block, store, text, sha, version, ts, event_hash   (current core blocks)
-    store_item     namespace, store, pos, sha, text, ts, source, event_hash      (facts, events, rules)
-    store_applied  entries, head    how much of the log index has been replayed, and its last entry hash
+Tables (every row carries its namespace; every read filters on it): ``store_block``
+and ``store_item``, declared once in ``poimen.index.stores`` with the fold that
+fills them (the index build uses the same fold over the whole log), and
+``store_applied`` — how much of the log index has been replayed, and its last
+entry hash.
 
 Each process keeps one in-memory replica per log (``StoreProjection.for_log``):
 built by replaying the log's store writes on first use, then caught up from
@@ -32,18 +32,13 @@ import duckdb
 from poimen.agent.stores import CORE_BLOCKS, RUN_PREFIX
 from poimen.domain import EventKind, TYPED_STORES, canonical_json, sha256_text
 from poimen.log.events import Event
+from poimen.index.schema import create_table_sql
+from poimen.index.stores import BLOCK_FIELDS, ITEM_FIELDS, STORE_PROJECTIONS, fold_write
+from poimen.log.payloads import StoreWrite
 from poimen.log.store import EventLog
 
-SCHEMA = [
-    """CREATE TABLE IF NOT EXISTS store_block (
-        namespace VARCHAR NOT NULL, block VARCHAR NOT NULL, store VARCHAR NOT NULL, text VARCHAR NOT NULL,
-        sha VARCHAR NOT NULL, version INTEGER NOT NULL, ts VARCHAR NOT NULL, event_hash VARCHAR NOT NULL,
-        PRIMARY KEY (namespace, block))""",
-    """CREATE TABLE IF NOT EXISTS store_item (
-        namespace VARCHAR NOT NULL, store VARCHAR NOT NULL, pos BIGINT NOT NULL, sha VARCHAR NOT NULL,
-        text VARCHAR NOT NULL, ts VARCHAR NOT NULL, source VARCHAR NOT NULL, event_hash VARCHAR NOT NULL,
-        PRIMARY KEY (namespace, store, pos))""",
-    "CREATE TABLE IF NOT EXISTS store_applied (id INTEGER PRIMARY KEY, entries BIGINT NOT NULL, head VARCHAR NOT NULL)",
+SCHEMA = [create_table_sql(p.name, p.schema(0), p.key) for p in STORE_PROJECTIONS] + [
+    "CREATE TABLE store_applied (id INTEGER PRIMARY KEY, entries BIGINT NOT NULL, head VARCHAR NOT NULL)",
 ]
 TABLES = ("store_block", "store_item", "store_applied")
 
@@ -57,8 +52,10 @@ def connect(db_path: str | Path | None = None) -> duckdb.DuckDBPyConnection:
     if db_path:
         Path(db_path).parent.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect(str(db_path) if db_path else ":memory:")
-    for statement in SCHEMA:
-        con.execute(statement)
+    have = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    for name, statement in zip(TABLES, SCHEMA):
+        if name not in have:
+            con.execute(statement)
     return con
 
 
@@ -108,18 +105,16 @@ def _state(con: duckdb.DuckDBPyConnection) -> tuple[int, str]:
 
 
 def apply(con: duckdb.DuckDBPyConnection, event: Event, pos: int) -> None:
-    """Fold one ``store_write`` event into the projection (the only place rows change)."""
-    a = event.attributes
-    ns, store, block = a["namespace"], a["store"], a.get("block", "")
-    if block:
-        row = con.execute("SELECT version FROM store_block WHERE namespace = ? AND block = ?", [ns, block]).fetchone()
-        version = (row[0] if row else 0) + 1
-        con.execute("DELETE FROM store_block WHERE namespace = ? AND block = ?", [ns, block])
-        con.execute("INSERT INTO store_block VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [ns, block, store, event.text, event.sha, version, a["ts"], event.hash])
-    else:
-        con.execute("INSERT INTO store_item VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [ns, store, pos, event.sha, event.text, a["ts"], a.get("source_run_id", ""), event.hash])
+    """Fold one ``store_write`` event into the replica with the index's own fold (the only place rows change)."""
+    a = StoreWrite.from_event(event)
+    row = con.execute("SELECT version FROM store_block WHERE namespace = ? AND block = ?", [a.namespace, a.block]).fetchone()
+    table, values = fold_write(event, pos, row[0] if row else 0)
+    if table == "store_block":
+        con.execute("DELETE FROM store_block WHERE namespace = ? AND block = ?", [a.namespace, a.block])
+    names = [f for f, _ in (BLOCK_FIELDS if table == "store_block" else ITEM_FIELDS)]
+    # Table and column names come from code constants (index.stores), never from data.
+    con.execute(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})",
+                [values[n] for n in names])
 
 
 def catch_up(con: duckdb.DuckDBPyConnection, log: EventLog) -> int:
@@ -175,10 +170,10 @@ def dump(con: duckdb.DuckDBPyConnection, namespace: str | None = None) -> dict[s
     """Each store's rows as canonical JSON lines (namespace, then block or position order)."""
     where, params = ("WHERE namespace = ?", [namespace]) if namespace else ("", [])
     out: dict[str, list[str]] = {s: [] for s in TYPED_STORES}
-    cols = ["namespace", "block", "store", "text", "sha", "version", "ts", "event_hash"]
+    cols = [f for f, _ in BLOCK_FIELDS]
     for row in con.execute(f"SELECT {', '.join(cols)} FROM store_block {where} ORDER BY namespace, block", params).fetchall():
         out[row[2]].append(canonical_json(dict(zip(cols, row))))
-    cols = ["namespace", "store", "pos", "sha", "text", "ts", "source", "event_hash"]
+    cols = [f for f, _ in ITEM_FIELDS]
     for row in con.execute(f"SELECT {', '.join(cols)} FROM store_item {where} ORDER BY namespace, store, pos", params).fetchall():
         out[row[1]].append(canonical_json(dict(zip(cols, row))))
     return {s: "".join(line + "\n" for line in lines).encode("utf-8") for s, lines in out.items()}

@@ -24,7 +24,6 @@ from poimen.agent import rules
 from poimen.domain import TYPED_STORES
 from poimen.errors import ModelUnavailable
 from poimen.llm.client import ModelClient
-from poimen.llm.offline import register_task
 from poimen.prompts import render, sections
 
 _REPLY = re.compile(r"^\s*<store>\s*(working|semantic|episodic|procedural)\s*</store>\s*$")
@@ -51,11 +50,9 @@ def parse_reply(text: str) -> str | None:
     return m.group(1) if m else None
 
 
-def _offline_router(system: str, user: str) -> str:
+def offline_route(system: str, user: str) -> str:
+    """The offline engine's answer to the router prompt (``poimen.llm.offline.TASKS``): the same rules."""
     return f"<store>{rules.route(sections(user)['item']).store}</store>"
-
-
-register_task("router", _offline_router)
 
 
 def _run(coro):

@@ -29,6 +29,7 @@ from typing import Any
 
 from poimen.domain import EventKind, TYPED_STORES, sha256_text
 from poimen.errors import PoimenError
+from poimen.log import payloads
 from poimen.log.events import EventDraft
 
 CORE_BLOCKS: dict[str, str] = {"user_profile": "semantic", "task_state": "working"}
@@ -80,19 +81,19 @@ class StoreWrite:
 
     def __post_init__(self) -> None:
         if self.store not in TYPED_STORES:
-            raise ValueError(f"store {self.store!r}: expected one of {TYPED_STORES}")
+            raise MemoryRefused(f"store {self.store!r}: expected one of {TYPED_STORES}")
         if self.op not in OPS:
-            raise ValueError(f"op {self.op!r}: expected one of {OPS}")
+            raise MemoryRefused(f"op {self.op!r}: expected one of {OPS}")
         if self.block and CORE_BLOCKS.get(self.block) != self.store:
-            raise ValueError(f"block {self.block!r} does not belong to store {self.store!r}")
+            raise MemoryRefused(f"block {self.block!r} does not belong to store {self.store!r}")
 
     @property
     def sha(self) -> str:
         return sha256_text(self.text)
 
     def draft(self) -> EventDraft:
-        attrs = {"namespace": self.namespace, "store": self.store, "block": self.block, "op": self.op,
-                 "ts": self.ts, **self.detail}
+        attrs = payloads.StoreWrite.from_attrs({"namespace": self.namespace, "store": self.store, "block": self.block,
+                                                "op": self.op, "ts": self.ts, **self.detail}).to_attrs()
         return EventDraft(kind=EventKind.STORE_WRITE, level=STORE_LEVEL, sha=self.sha, parents=self.parents,
                           text=self.text, model_id=self.model_id, prompt_sha=self.prompt_sha, attrs=attrs)
 

@@ -17,7 +17,7 @@ import jsonschema
 from poimen.agent.stores import CORE_BLOCKS, MemoryRefused
 
 if TYPE_CHECKING:
-    from poimen.agent.facade import Memory
+    from poimen.agent.ports import MemoryTools
 
 _BLOCK = {"type": "string", "description": "A core block label: " + ", ".join(CORE_BLOCKS) + "."}
 
@@ -118,7 +118,7 @@ def validate(name: str, arguments: Any) -> str | None:
     return None
 
 
-def _run(memory: "Memory", name: str, a: dict[str, Any]) -> str:
+def _run(memory: "MemoryTools", name: str, a: dict[str, Any]) -> str:
     if name == "memory_append":
         memory.append(a["block"], a["text"])
         return f"appended to {a['block']}"
@@ -141,7 +141,7 @@ def _run(memory: "Memory", name: str, a: dict[str, Any]) -> str:
     raise AssertionError(name)  # validate() admits only the names above
 
 
-def call_tool(memory: "Memory", name: str, arguments: Any) -> str:
+def call_tool(memory: "MemoryTools", name: str, arguments: Any) -> str:
     """Validate, then run; every refusal or failure comes back as an ``[error] …`` observation."""
     if isinstance(arguments, str):
         try:

@@ -30,7 +30,7 @@ def _memory(ns: Optional[str], log: Optional[Path], archive: Optional[str] = Non
     try:
         return Memory(ns or os.environ.get("POIMEN_NAMESPACE") or "default", root=root, archive=_archive(archive, root))
     except (MemoryRefused, ValueError, ImportError) as exc:
-        fail(str(exc))
+        fail(exc)
 
 
 def _archive(spec: Optional[str], root: Path):
@@ -65,7 +65,7 @@ def register(app: typer.Typer) -> None:
         try:
             r = _memory(ns, log).remember(text)
         except MemoryRefused as exc:
-            fail(str(exc))
+            fail(exc)
         say(r.store)
         say(f"{r.where} sha:{r.sha[:12]} ({r.route.by}: {r.route.reason})", err)
 

@@ -36,7 +36,7 @@ def register(app: typer.Typer) -> None:
         try:
             ctx = ContextEngine.open(db_path, _embedder(embedder, root) if embedder else None).context(question, budget)
         except PoimenError as exc:
-            fail(str(exc))
+            fail(exc)
         if as_json:
             for line in ctx.lines:
                 out.print(json.dumps({"text": line.text, "score": round(line.score, 4), "repeats": line.repeats,

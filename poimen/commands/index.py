@@ -25,8 +25,8 @@ def _paths(log: Optional[Path], db: Optional[Path]) -> tuple[Path, Path]:
 
 
 def _embedder(model_id: Optional[str], root: Path):
-    from poimen.embedding import DEFAULT_MODEL
-    from poimen.index import embedder_for, read_manifest
+    from poimen.embedding import DEFAULT_MODEL, embedder_for
+    from poimen.index import read_manifest
 
     if not model_id:
         stored = read_manifest(root)
@@ -62,7 +62,7 @@ def register(app: typer.Typer) -> None:
             with err.status("rebuilding projections from the log"):
                 report = run_rebuild(root, db_path, _embedder(embedder, root), accept=accept)
         except PoimenError as exc:
-            fail(str(exc))
+            fail(exc)
         out.print(str(report), highlight=False, soft_wrap=True)
         out.print(f"index: {db_path}", highlight=False)
         if not report.ok and not accept:
@@ -93,7 +93,7 @@ def register(app: typer.Typer) -> None:
             emb = _embedder(embedder, root) if embedder else None
             hits = run_lookup(db_path, text, k=k, embedder=emb, explain=explain)
         except PoimenError as exc:
-            fail(str(exc))
+            fail(exc)
         if as_json:
             for h in hits:
                 out.print(json.dumps(asdict(h), ensure_ascii=False), highlight=False, soft_wrap=True)
@@ -133,8 +133,10 @@ def register(app: typer.Typer) -> None:
         db: Optional[Path] = DbOpt,
         log: Optional[Path] = LogOpt,
         csv: bool = typer.Option(False, "--csv", help="Print CSV instead of a table."),
+        allow_files: bool = typer.Option(False, "--allow-files",
+                                         help="Let the SQL read other files (read_parquet, read_csv …); off by default."),
     ) -> None:
-        """Run read-only DuckDB SQL on the index (SELECT, EXPLAIN, PRAGMA; writes are refused).
+        """Run read-only DuckDB SQL on the index (SELECT, EXPLAIN, PRAGMA; writes are refused; no other files).
 
         Example: mem sql "SELECT query_id, avg(acceptance_rate) FROM run WHERE level = 'L1' GROUP BY 1"
         """
@@ -145,9 +147,9 @@ def register(app: typer.Typer) -> None:
         _, db_path = _paths(log, db)
         text = query if query is not None else sys.stdin.read()
         try:
-            results = run_sql(db_path, text)
+            results = run_sql(db_path, text, allow_files)
         except PoimenError as exc:
-            fail(str(exc))
+            fail(exc)
         for cols, rows in results:
             if not cols:
                 out.print("ok", highlight=False)
@@ -177,6 +179,6 @@ def register(app: typer.Typer) -> None:
         try:
             run_ids = ingest_reference(_root(log), list(paths), max_tokens)
         except PoimenError as exc:
-            fail(str(exc))
+            fail(exc)
         for path, run_id in zip(paths, run_ids):
             out.print(f"{run_id[:12]} {path}", highlight=False)

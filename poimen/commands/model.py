@@ -43,4 +43,4 @@ def register(app: typer.Typer) -> None:
 
             local.serve(local.ServeConfig(path, port, ctx_size, threads, verbose), ready)
         except PoimenError as exc:
-            fail(str(exc))
+            fail(exc)

@@ -42,7 +42,7 @@ def register(app: typer.Typer) -> None:
             with event_log.writer(), err.status("projecting symptoms"):
                 counts = asyncio.run(project_log(event_log, client, concurrency))
         except PoimenError as exc:
-            fail(str(exc))
+            fail(exc)
         out.print(" · ".join(f"{k} {v}" for k, v in counts.items()) + f" · model {client.model_id}", highlight=False)
 
     @symptoms_app.command()

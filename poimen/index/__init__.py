@@ -6,14 +6,14 @@ manifest beside the log; ``MemoryIndex`` / ``lookup`` search what was built.
 """
 
 from poimen.index.build import ProjectionStats, build_projections, default_db, read_manifest, write_manifest
-from poimen.index.lookup import Hit, MemoryIndex, Provenance, embedder_for, lookup
+from poimen.index.lookup import Hit, MemoryIndex, Provenance, lookup
 from poimen.index.project import PROJECTIONS, BuildContext, table_names
 from poimen.index.rebuild import RebuildReport, rebuild
 from poimen.index.schema import Projection
 
 __all__ = [
     "PROJECTIONS", "TABLES", "BuildContext", "Hit", "MemoryIndex", "Projection", "ProjectionStats", "Provenance",
-    "RebuildReport", "build_projections", "default_db", "embedder_for", "lookup", "read_manifest", "rebuild",
+    "RebuildReport", "build_projections", "default_db", "lookup", "read_manifest", "rebuild",
     "write_manifest",
 ]
 

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 from poimen.domain import canonical_json
 from poimen.errors import PoimenError
 from poimen.index import project
-from poimen.index.project import BuildContext
+from poimen.index.schema import BuildContext
 from poimen.index.schema import RowHash, content_hash, create_table_sql, row_hashes, to_table
 from poimen.log.store import EventLog, file_sha256
 
@@ -64,17 +64,19 @@ def _write_parquet(table, path: Path) -> None:
     tmp.replace(path)
 
 
-def build_projections(log_root: Path, db_path: Path, embedder, projections: Sequence = ()) -> ProjectionStats:
+def build_projections(log_root: Path, db_path: Path, embedder, projections: Sequence = (),
+                      out_dir: Path | None = None) -> ProjectionStats:
     """Drop every projection table and rebuild it from the sealed events of the log.
 
     Rows are sorted by each table's key; each table is also written as Parquet
-    under ``log_root/projections``. Tables that are not projections are left alone.
+    under ``out_dir`` (default ``log_root/projections``; a check passes a scratch
+    folder so it never rewrites what it checks). Tables that are not projections are left alone.
     Only sealed runs are read: an unfinished run is invisible until it seals.
     """
     log_root, db_path = Path(log_root), Path(db_path)
     projections = list(projections or project.PROJECTIONS)  # read at call time: the list may have grown
     ctx = BuildContext.from_log(log_root, embedder)
-    out_dir = log_root / PROJECTION_DIR
+    out_dir = Path(out_dir) if out_dir is not None else log_root / PROJECTION_DIR
     out_dir.mkdir(parents=True, exist_ok=True)
     db_path.parent.mkdir(parents=True, exist_ok=True)
     stats = ProjectionStats({}, {}, {

@@ -31,123 +31,28 @@ connection, so an open index holds no lock on the database between searches.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 import numpy as np
 
-from poimen.errors import PoimenError
+from poimen.embedding import embedder_for
+from poimen.errors import IndexMissing, PoimenError
+from poimen.index.hits import FUSED_LISTS, RRF_K, Hit, Provenance, why_fused, why_signature
 from poimen.index.keyword import BM25
+from poimen.index.read import (
+    DOCS_SQL,
+    SIGNATURE_SQL,
+    STREAMS_SQL,
+    SYMPTOM_SQL,
+    WALK_SQL,
+    connect_read_only,
+    vector_matrix,
+)
 from poimen.signatures import extract_signatures
 from poimen.signatures.specificity import decisive, weight
 
-RRF_K = 60  # the constant from Cormack et al. (2009): damps the head of each list
 MIN_COSINE = 0.0  # a vector candidate must score above this: orthogonal or opposite texts are not matches
-FUSED_LISTS = ("vector", "keyword")
-
-
-@dataclass(frozen=True)
-class Provenance:
-    """One L0 chunk (or R chunk) behind a hit: its sha and where it was read."""
-
-    sha: str
-    source: str
-    position: int
-
-
-@dataclass(frozen=True)
-class Hit:
-    sha: str
-    level: str  # L0 | L1 | L2 | R
-    kind: str  # 'memory' (L1, L2) | 'evidence' (an L0 stream chunk) | 'reference' (R)
-    score: float  # tier 1: summed specificity of the decisive keys matched; tier 2: the fused score (RRF)
-    tier: str  # 'signature' (tier 1); else which vector found it and whether BM25 did: 'symptom+keyword', 'text' …
-    text: str
-    query_id: str
-    run_id: str
-    evidence: tuple[Provenance, ...]
-    why: str
-    via: tuple[str, ...] = ()  # for an L2 memory: the L1 memory shas it was built from
-    signature_keys: tuple[str, ...] = ()  # tier 1: the query's signature keys this memory's evidence holds
-    ranks: tuple[tuple[str, int], ...] = ()  # (list, rank) in each fused list it appeared in
-
-
-_DOCS_SQL = """
-WITH finals AS (
-    SELECT m.sha, m.query_id, m.run_id, m.text,
-           row_number() OVER (PARTITION BY m.sha
-                              ORDER BY CASE m.level WHEN 'L2' THEN 0 ELSE 1 END, m.query_id, m.run_id) AS rn
-    FROM memory m JOIN run r ON r.run_id = m.run_id AND r.final_memory_sha = m.sha AND r.current
-)
-SELECT v.sha, v.level, v.model_id, v.vector,
-       COALESCE(f.text, e.text, '') AS text,
-       COALESCE(f.query_id, '') AS query_id,
-       COALESCE(f.run_id, rr.run_id, '') AS run_id,
-       COALESCE(e.source, '') AS source,
-       COALESCE(e.position, 0) AS position
-FROM memory_vector v
-LEFT JOIN finals f ON f.sha = v.sha AND f.rn = 1 AND v.level NOT IN ('R', 'L0')
-LEFT JOIN evidence e ON e.sha = v.sha AND v.level IN ('R', 'L0')
-LEFT JOIN run rr ON rr.level = v.level AND rr.current AND rr.stream_id = e.source
-WHERE v.kind = 'text'
-ORDER BY v.sha
-"""
-
-# Everything a memory was derived from: its chunks, the memories it replaced, and at L2 the L1
-# memories it read and theirs in turn. UNION (not UNION ALL) makes the walk stop on cycles.
-# 'via' rows are the L1 memories an L2 run read (the chunks of its 'evidence' edges).
-_WALK_SQL = """
-WITH RECURSIVE walk(sha) AS (
-    SELECT CAST(? AS VARCHAR)
-    UNION
-    SELECT e.parent_sha FROM edge e JOIN walk w ON e.child_sha = w.sha
-)
-SELECT 'evidence' AS what, ev.sha, ev.source, ev.position FROM walk JOIN evidence ev ON ev.sha = walk.sha
-WHERE ev.level = 'L0'
-UNION
-SELECT 'via', e.parent_sha, '', 0 FROM walk
-JOIN edge e ON e.child_sha = walk.sha AND e.kind = 'evidence'
-JOIN run r ON r.run_id = e.run_id AND r.level = 'L2'
-ORDER BY what, source, position, sha
-"""
-
-_SYMPTOM_SQL = "SELECT sha, model_id, vector FROM memory_vector WHERE kind = 'symptom' ORDER BY sha"
-_SIGNATURE_SQL = "SELECT key, kind, memory_sha, streams FROM failure_signature ORDER BY key, memory_sha"
-# The streams a key's stream count is out of: each current L0 stream, or (a log from before streams were
-# recorded) each stream an L1 run read.
-_STREAMS_SQL = "SELECT count(DISTINCT stream_id) FROM run WHERE current AND level IN ('L0', 'L1')"
-
-
-def embedder_for(model_id: str, dim: int = 0, cache_dir: Path | None = None):
-    """The embedder a model id names (the one an index recorded): ``poimen/hash-bow-<dim>`` (or ``hash``) or a
-    sentence-transformers model (``sentence-transformers/all-MiniLM-L6-v2`` or a local model folder)."""
-    from poimen.embedding import DEFAULT_MODEL, HashEmbedder, SentenceTransformerEmbedder, _HASH_NAME
-
-    hashed = _HASH_NAME.match(model_id)
-    if hashed:
-        return HashEmbedder(int(hashed.group(1)) if hashed.group(1) else dim or 384)
-    if model_id in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
-        return SentenceTransformerEmbedder(DEFAULT_MODEL, cache_dir=cache_dir)
-    return SentenceTransformerEmbedder(model_id, cache_dir=cache_dir)
-
-
-def vector_matrix(table, default_dim: int = 0) -> np.ndarray:
-    """The ``vector`` column of an Arrow table as a C-ordered float32 matrix (``default_dim`` when it is empty)."""
-    n = table.num_rows
-    if not n:
-        return np.zeros((0, default_dim), dtype=np.float32)
-    col = table.column("vector").combine_chunks()
-    return np.array(col.values.to_numpy(zero_copy_only=False).reshape(n, col.type.list_size), dtype=np.float32, order="C")
-
-
-def _connect(db_path: Path) -> duckdb.DuckDBPyConnection:
-    if not Path(db_path).exists():
-        raise PoimenError(f"{db_path}: no index here; build it with `mem rebuild --from-log`")
-    try:
-        return duckdb.connect(str(db_path), read_only=True)
-    except duckdb.Error as exc:
-        raise PoimenError(f"{db_path}: cannot open the index ({str(exc).splitlines()[0]})") from None
 
 
 class MemoryIndex:
@@ -167,12 +72,12 @@ class MemoryIndex:
     @classmethod
     def open(cls, db_path: Path, embedder=None) -> "MemoryIndex":
         """Load the 'text' vectors once. ``embedder=None`` uses the one that built the index."""
-        con = _connect(db_path)
+        con = connect_read_only(db_path)
         try:
             try:
-                table = con.sql(_DOCS_SQL).to_arrow_table()
+                table = con.sql(DOCS_SQL).to_arrow_table()
             except duckdb.CatalogException:
-                raise PoimenError(f"{db_path}: not a poimen index (no projection tables); run `mem rebuild --from-log`") from None
+                raise IndexMissing(db_path, "not a poimen index (no projection tables)") from None
         finally:
             con.close()
         n = table.num_rows
@@ -182,7 +87,7 @@ class MemoryIndex:
         np.divide(matrix, norms, out=matrix, where=norms > 0)
         model_ids = sorted(set(table.column("model_id").to_pylist()))
         if len(model_ids) > 1:
-            raise PoimenError(f"{db_path}: text vectors from several models {model_ids}; rebuild the index")
+            raise IndexMissing(db_path, f"text vectors from several models {model_ids}")
         model_id = model_ids[0] if model_ids else getattr(embedder, "model_id", "")
         if embedder is None:
             embedder = embedder_for(model_id, dim) if model_id else None
@@ -198,11 +103,11 @@ class MemoryIndex:
     def _load_tool_context(self, model_id: str) -> None:
         """Symptom vectors (of docs that have a text vector), signature key → doc index → kind, and how many
         streams hold each key."""
-        con = _connect(self.db_path)
+        con = connect_read_only(self.db_path)
         try:
-            symptoms = con.execute(_SYMPTOM_SQL).fetchall()
-            signatures = con.execute(_SIGNATURE_SQL).fetchall()
-            (self.streams_total,) = con.execute(_STREAMS_SQL).fetchone()
+            symptoms = con.execute(SYMPTOM_SQL).fetchall()
+            signatures = con.execute(SIGNATURE_SQL).fetchall()
+            (self.streams_total,) = con.execute(STREAMS_SQL).fetchone()
         except (duckdb.CatalogException, duckdb.BinderException):
             symptoms, signatures, self.streams_total = [], [], 0  # built before these projections: rebuild it
         finally:
@@ -334,14 +239,14 @@ class MemoryIndex:
         from dataclasses import replace
 
         out = []
-        con = _connect(self.db_path)
+        con = connect_read_only(self.db_path)
         try:
             for h in hits:
                 if h.kind in ("reference", "evidence"):  # a chunk is its own evidence
                     m = self.meta[self._position[h.sha]]
                     out.append(replace(h, evidence=(Provenance(h.sha, m["source"], int(m["position"])),)))
                     continue
-                rows = con.execute(_WALK_SQL, [h.sha]).fetchall()
+                rows = con.execute(WALK_SQL, [h.sha]).fetchall()
                 evidence = tuple(Provenance(sha, src, int(pos)) for what, sha, src, pos in rows if what == "evidence")
                 via = tuple(sha for what, sha, _, _ in rows if what == "via" and sha != h.sha) if h.level == "L2" else ()
                 out.append(replace(h, evidence=evidence, via=via))
@@ -371,7 +276,7 @@ class MemoryIndex:
             for i, score, keys in self._tier_signature(text, rank2)[:k]:
                 held = [(key, self.key_streams.get(key, 1), *self.key_specificity(key, self.signatures[key][i]))
                         for key in keys] if explain else []
-                why = _why_signature(keys, held, self.streams_total, score, rank2.get(i), lists_of.get(i, {}), sizes,
+                why = why_signature(keys, held, self.streams_total, score, rank2.get(i), lists_of.get(i, {}), sizes,
                                      explain)
                 hits.append(self._hit(i, score, "signature", why, keys, lists_of.get(i, {})))
         if "fused" in tiers:
@@ -381,44 +286,8 @@ class MemoryIndex:
                     break
                 if self.shas[i] not in seen:
                     names = ([ls["vector"][2][0]] if "vector" in ls else []) + (["keyword"] if "keyword" in ls else [])
-                    hits.append(self._hit(i, score, "+".join(names), _why(ls, score, explain, sizes), lists=ls))
+                    hits.append(self._hit(i, score, "+".join(names), why_fused(ls, score, explain, sizes), lists=ls))
         return self._with_provenance(hits[:k]) if provenance else hits[:k]
-
-
-def _why(lists: dict, score: float, explain: bool, sizes: dict[str, int]) -> str:
-    fused = {name: lists[name] for name in FUSED_LISTS if name in lists}
-    if not explain:
-        return " + ".join(f"{name} #{rank}" for name, (rank, _, _) in fused.items())
-    parts = []
-    for kind in ("symptom", "text"):
-        if f"_{kind}" in lists:
-            r, s, _ = lists[f"_{kind}"]
-            parts.append(f"{kind} vectors rank {r}/{sizes[kind]} (cosine {s:.3f})")
-        else:
-            parts.append(f"no {kind} vector matched" if not sizes.get(kind) else f"not in the top {sizes[kind]} by {kind} vector")
-    if "vector" in lists:
-        r, _, (won,) = lists["vector"]
-        parts.append(f"best vector ({won}) rank {r}/{sizes['vector']}")
-    if "keyword" in lists:
-        r, s, terms = lists["keyword"]
-        parts.append(f"keyword rank {r}/{sizes['keyword']} (bm25 {s:.2f}; matched {', '.join(terms)})")
-    else:
-        parts.append("no keyword match" if not sizes.get("keyword") else f"not in the top {sizes['keyword']} by keyword")
-    terms = " + ".join(f"1/({RRF_K}+{r})" for r, _, _ in fused.values())
-    return "; ".join(parts) + (f"; fused {terms} = {score:.4f}" if fused else "")
-
-
-def _why_signature(keys: tuple[str, ...], held: list, total: int, score: float, rank2: int | None, lists: dict,
-                   sizes: dict, explain: bool) -> str:
-    head = f"tier 1: signature {', '.join(keys)}"
-    if not explain:
-        return head
-    each = "; ".join(f"{key} in {n}/{total} streams, weight {w:.2f}{'' if d else ' (generic: tie-breaker only)'}"
-                     for key, n, w, d in held)
-    tail = f"its tier-2 rank {rank2}" if rank2 else "tier 2 (not found there)"
-    fused = sum(1.0 / (RRF_K + r) for name, (r, _, _) in lists.items() if name in FUSED_LISTS)
-    return (f"{head} in its L0 evidence ({each}; summed specificity {score:.2f}); ties broken by generic keys, "
-            f"then {tail}; " + _why(lists, fused, True, sizes))
 
 
 def lookup(db_path: Path, text: str, k: int = 10, embedder=None, explain: bool = False) -> list[Hit]:

@@ -20,83 +20,18 @@ same (query, stream) is superseded by the newer one (a changed source or model).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any
 
 import pyarrow as pa
 
 from poimen.domain import EventKind, Level
-from poimen.index.schema import Projection, Rows, fixed, vector
+from poimen.index.schema import BuildContext, Projection, Rows, fixed, vector
+from poimen.index.stores import STORE_PROJECTIONS
 from poimen.index.tool_context import failure_signature_rows, stream_chunks, symptom_rows, symptom_vector_rows
 from poimen.index.units import memory_line_rows, unit_rows, unit_vector_rows
-from poimen.log.events import Event
-from poimen.log.store import EventLog
+from poimen.log import payloads as P
 
 S, I, B, D = pa.string(), pa.int64(), pa.bool_(), pa.float64()
 LEVEL_ORDER = {"L0": 0, "L1": 1, "L2": 2, "R": 3}
-
-
-@dataclass(frozen=True)
-class SealedRun:
-    n: int  # position in the log's index: later runs supersede earlier ones
-    run_id: str
-    events: tuple[Event, ...]
-
-    @property
-    def start(self) -> dict[str, Any]:
-        return self.events[0].attributes if self.is_loop_run else {}
-
-    @property
-    def end(self) -> dict[str, Any]:
-        return self.events[-1].attributes if self.events and self.events[-1].kind == EventKind.RUN_END else {}
-
-    @property
-    def is_loop_run(self) -> bool:
-        """A run with run_start/run_end (L1, L2, R); symptom and store writes are not."""
-        return bool(self.events) and self.events[0].kind == EventKind.RUN_START
-
-    @property
-    def level(self) -> str:
-        return self.events[0].level
-
-
-@dataclass
-class BuildContext:
-    """The sealed log, read once, and what earlier projections produced."""
-
-    runs: list[SealedRun]
-    embedder: Any
-    built: dict[str, pa.Table] = field(default_factory=dict)
-    log_root: Any = None
-
-    @classmethod
-    def from_log(cls, log_root, embedder) -> "BuildContext":
-        log = EventLog(log_root)
-        runs = [SealedRun(e["n"], e["run_id"], tuple(log.run_events(e["run_id"]))) for e in log.index()]
-        return cls(runs, embedder, log_root=log_root)
-
-    @property
-    def dim(self) -> int:
-        return int(self.embedder.dim)
-
-    def table(self, name: str) -> pa.Table:
-        return self.built[name]
-
-    def events(self, *kinds: str):
-        for run in self.runs:
-            for e in run.events:
-                if e.kind in kinds:
-                    yield run, e
-
-    @cached_property
-    def current_runs(self) -> set[str]:
-        """The latest sealed loop run per (level, query, stream): the ones lookup should read."""
-        latest: dict[tuple, str] = {}
-        for run in self.runs:
-            if run.is_loop_run:
-                latest[(run.level, run.start.get("query_id", ""), run.start.get("stream_id", ""))] = run.run_id
-        return set(latest.values())
 
 
 # -- the projections ---------------------------------------------------------
@@ -107,9 +42,9 @@ def evidence_rows(ctx: BuildContext) -> Rows:
     for _, e in ctx.events(EventKind.EVIDENCE):
         if e.level not in (Level.L0, Level.R):
             continue  # at L2 the "evidence" is an L1 memory: it lives in `memory`
-        a = e.attributes
-        row = {"sha": e.sha, "level": e.level, "source": a.get("source", ""), "position": a.get("position", 0),
-               "tokens": a.get("chunk_tokens", 0), "text": e.text}
+        a = P.Evidence.from_event(e)
+        row = {"sha": e.sha, "level": e.level, "source": a.source, "position": a.position, "tokens": a.chunk_tokens,
+               "text": e.text}
         old = best.get(e.sha)
         if old is None or (row["level"], row["source"], row["position"]) < (old["level"], old["source"], old["position"]):
             best[e.sha] = row
@@ -122,11 +57,11 @@ def memory_rows(ctx: BuildContext) -> Rows:
     for run, e in ctx.events(EventKind.MEMORY):
         if (e.sha, run.run_id) in rows:
             continue
-        a = e.attributes
+        a = P.Memory.from_event(e)
         rows[(e.sha, run.run_id)] = {
-            "sha": e.sha, "level": e.level, "query_id": a.get("query_id", run.start.get("query_id", "")),
-            "store": run.start.get("store", ""), "run_id": run.run_id, "turn": e.turn, "tokens": a.get("tokens", 0),
-            "text": e.text, "final": e.sha == run.end.get("final_memory_sha"),
+            "sha": e.sha, "level": e.level, "query_id": a.query_id or run.query_id, "store": run.store,
+            "run_id": run.run_id, "turn": e.turn, "tokens": a.tokens, "text": e.text,
+            "final": e.sha == run.final_memory_sha,
         }
     return list(rows.values())
 
@@ -145,16 +80,12 @@ def run_rows(ctx: BuildContext) -> Rows:
     for run in ctx.runs:
         if not run.is_loop_run:
             continue
-        s, end = run.start, run.end
-        seen, used = end.get("chunks_seen", 0), end.get("chunks_used", 0)
         rows.append({
-            "run_id": run.run_id, "level": run.level, "query_id": s.get("query_id", ""),
-            "query_text": s.get("query_text", ""), "stream_id": s.get("stream_id", ""),
-            "model_id": run.events[0].model_id, "prompt_template_sha": s.get("prompt_template_sha", ""),
-            "chunks_seen": seen, "chunks_used": used, "final_memory_sha": end.get("final_memory_sha", ""),
-            # R and L0 stream runs record every chunk; they have no gate, so no acceptance rate.
-            "acceptance_rate": None if run.level in (Level.R, Level.L0) else (used / seen if seen else 0.0),
-            "log_position": run.n, "current": run.run_id in ctx.current_runs,
+            "run_id": run.run_id, "level": run.level, "query_id": run.query_id, "query_text": run.query_text,
+            "stream_id": run.stream_id, "model_id": run.model_id,
+            "prompt_template_sha": run.start.prompt_template_sha or "", "chunks_seen": run.chunks_seen,
+            "chunks_used": run.chunks_used, "final_memory_sha": run.final_memory_sha,
+            "acceptance_rate": run.acceptance_rate, "log_position": run.n, "current": run.run_id in ctx.current_runs,
         })
     return rows
 
@@ -164,11 +95,11 @@ def gate_rows(ctx: BuildContext) -> Rows:
     over = {(run.run_id, e.turn) for run, e in ctx.events(EventKind.BUDGET_EXCEEDED)}
     rows = []
     for run, e in ctx.events(EventKind.GATE, EventKind.PARSE_FAILED):
-        a = e.attributes
+        a = P.payload(e)
         rows.append({
-            "run_id": run.run_id, "turn": e.turn, "kind": e.kind, "chunk_sha": e.sha, "source": a.get("source", ""),
-            "position": a.get("position", 0), "update": bool(e.update), "exit": e.exit,
-            "memory_tokens": a.get("memory_tokens"), "attempts": a.get("attempts", 0),
+            "run_id": run.run_id, "turn": e.turn, "kind": e.kind, "chunk_sha": e.sha, "source": a.source,
+            "position": a.position, "update": bool(e.update), "exit": e.exit,
+            "memory_tokens": a.memory_tokens if e.kind == EventKind.GATE else None, "attempts": a.attempts,
             "budget_exceeded": (run.run_id, e.turn) in over,
         })
     return rows
@@ -188,7 +119,7 @@ def text_vector_rows(ctx: BuildContext) -> Rows:
     for sha, text in stream_chunks(ctx).items():
         docs.setdefault(sha, (Level.L0.value, text))
     for run, e in ctx.events(EventKind.MEMORY):
-        if run.run_id in current and e.sha == run.end.get("final_memory_sha"):
+        if run.run_id in current and e.sha == run.final_memory_sha:
             old = docs.get(e.sha)
             if old is None or old[0] in (Level.R, Level.L0) or LEVEL_ORDER[e.level] > LEVEL_ORDER[old[0]]:
                 docs[e.sha] = (e.level, e.text)  # a memory that is also final at L2 is listed once, as L2
@@ -202,32 +133,6 @@ def text_vector_rows(ctx: BuildContext) -> Rows:
 def memory_vector_rows(ctx: BuildContext) -> Rows:
     """The 'text' vectors, and a 'symptom' vector per current memory with a non-empty projection."""
     return text_vector_rows(ctx) + symptom_vector_rows(ctx)
-
-
-def _store_rows(ctx: BuildContext, table: str, columns: tuple[str, ...]) -> Rows:
-    """The typed stores, replayed by the agent module's own fold (one definition of what a store holds)."""
-    from poimen.agent.projection import replay
-
-    if ctx.log_root is None:
-        return []
-    con = replay(ctx.log_root)
-    try:
-        cur = con.execute(f"SELECT {', '.join(columns)} FROM {table}")  # constants, never data
-        return [dict(zip(columns, row)) for row in cur.fetchall()]
-    finally:
-        con.close()
-
-
-STORE_BLOCK_COLUMNS = ("namespace", "block", "store", "text", "sha", "version", "ts", "event_hash")
-STORE_ITEM_COLUMNS = ("namespace", "store", "pos", "sha", "text", "ts", "source", "event_hash")
-
-
-def store_block_rows(ctx: BuildContext) -> Rows:
-    return _store_rows(ctx, "store_block", STORE_BLOCK_COLUMNS)
-
-
-def store_item_rows(ctx: BuildContext) -> Rows:
-    return _store_rows(ctx, "store_item", STORE_ITEM_COLUMNS)
 
 
 PROJECTIONS: list[Projection] = [
@@ -269,10 +174,7 @@ PROJECTIONS: list[Projection] = [
                "what the context builder ranks: L0 and R units of current chunks, and every memory line"),
     Projection("unit_vector", lambda dim: pa.schema([("text_sha", S), ("model_id", S), ("vector", vector(dim))]),
                ("text_sha",), unit_vector_rows, "one embedding per distinct unit text"),
-    Projection("store_block", fixed(*((c, I if c == "version" else S) for c in STORE_BLOCK_COLUMNS)),
-               ("namespace", "block"), store_block_rows, "typed memory: current core blocks per namespace"),
-    Projection("store_item", fixed(*((c, I if c == "pos" else S) for c in STORE_ITEM_COLUMNS)),
-               ("namespace", "store", "pos"), store_item_rows, "typed memory: facts, events and rules per namespace"),
+    *STORE_PROJECTIONS,
 ]
 
 

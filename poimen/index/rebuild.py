@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from poimen.index.build import build_projections, log_head, read_manifest, write_manifest
+from poimen.index.build import ProjectionStats, build_projections, log_head, read_manifest, write_manifest
 from poimen.index.schema import RowHash
 
 MAX_LISTED = 20  # differing rows printed per table; the report keeps them all
@@ -76,6 +76,29 @@ def rebuild(log_root: Path, db_path: Path, embedder, accept: bool = False) -> Re
         tables = {t: ("", h) for t, h in stats.content_hash.items()}
         return RebuildReport(True, tables, [], ["no manifest beside the log: this build was recorded as the first one"],
                              manifest_written=True)
+    report = compare_with_manifest(stored, stats, log_head(log_root))
+    if accept and not report.ok:
+        write_manifest(log_root, stats)
+        report.manifest_written = True
+        report.notes.append("--accept: the manifest now records this build")
+    return report
+
+
+def rebuild_into(log_root: Path, scratch: Path, embedder, manifest_root: Path | None = None) -> RebuildReport:
+    """Build every projection of the log at ``log_root`` into ``scratch`` (a DuckDB file and Parquet there) and
+    compare with the manifest beside ``manifest_root`` (default: the same log). Writes nothing outside ``scratch``:
+    the index, its Parquet copies and the manifest that are checked stay as they are."""
+    log_root, scratch = Path(log_root), Path(scratch)
+    stored = read_manifest(Path(manifest_root or log_root))
+    if stored is None:
+        return RebuildReport(False, {}, [], [f"no manifest beside {manifest_root or log_root}: build the index first"])
+    stats = build_projections(log_root, scratch / "index.duckdb", embedder, out_dir=scratch / "projections")
+    return compare_with_manifest(stored, stats, log_head(log_root))
+
+
+def compare_with_manifest(stored: tuple[dict, dict[str, dict[str, RowHash]]], stats: ProjectionStats,
+                          head: dict) -> RebuildReport:
+    """Table hashes, Parquet shas and row hashes of a build against a stored manifest; rows that differ are named."""
     manifest, stored_rows = stored
     report = RebuildReport(True, {}, [])
     stored_tables = manifest.get("tables", {})
@@ -94,15 +117,11 @@ def rebuild(log_root: Path, db_path: Path, embedder, accept: bool = False) -> Re
     for name in sorted(set(old_models) | set(new_models)):
         if old_models.get(name) != new_models.get(name):
             report.notes.append(f"{name}: manifest {old_models.get(name)!r}, now {new_models.get(name)!r}")
-    head = manifest.get("log_head", {})
-    if head and head != log_head(log_root):
-        grown = stats.log_head["sealed_runs"] - head.get("sealed_runs", 0)
+    old_head = manifest.get("log_head", {})
+    if old_head and old_head != head:
+        grown = head.get("sealed_runs", 0) - old_head.get("sealed_runs", 0)
         report.notes.append(f"the log changed since the manifest was written ({grown:+d} sealed runs); "
                             "rows from new runs show as new, not drift")
     report.ok = (not report.differing_rows and all(s == n for s, n in report.tables.values())
                  and all(s == n for s, n in report.parquet.values()) and set(stored_tables) == set(stats.rows))
-    if accept and not report.ok:
-        write_manifest(log_root, stats)
-        report.manifest_written = True
-        report.notes.append("--accept: the manifest now records this build")
     return report

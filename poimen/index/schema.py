@@ -11,18 +11,51 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from poimen.domain import canonical_json
-
-if TYPE_CHECKING:
-    from poimen.index.project import BuildContext
+from poimen.errors import ProjectionError
+from poimen.log.runs import Run, current, read_runs
+from poimen.log.store import EventLog
 
 Rows = list[dict[str, Any]]
+
+
+@dataclass
+class BuildContext:
+    """The sealed log, read once, and what earlier projections produced."""
+
+    runs: list[Run]
+    embedder: Any
+    built: dict[str, pa.Table] = field(default_factory=dict)
+    log_root: Any = None
+
+    @classmethod
+    def from_log(cls, log_root, embedder) -> "BuildContext":
+        return cls(read_runs(EventLog(log_root)), embedder, log_root=log_root)
+
+    @property
+    def dim(self) -> int:
+        return int(self.embedder.dim)
+
+    def table(self, name: str) -> pa.Table:
+        return self.built[name]
+
+    def events(self, *kinds: str):
+        for run in self.runs:
+            for e in run.events:
+                if e.kind in kinds:
+                    yield run, e
+
+    @cached_property
+    def current_runs(self) -> set[str]:
+        """The latest sealed loop run per (level, query, stream): the ones lookup should read."""
+        return {run.run_id for run in current(self.runs).values()}
 
 
 @dataclass(frozen=True)
@@ -37,7 +70,7 @@ class Projection:
     name: str
     schema: Callable[[int], pa.Schema]
     key: tuple[str, ...]
-    build: Callable[["BuildContext"], Rows]
+    build: Callable[[BuildContext], Rows]
     doc: str = ""
 
 
@@ -86,7 +119,7 @@ def to_table(rows: Rows, schema: pa.Schema, key: Sequence[str], name: str) -> pa
     rows = sorted(rows, key=lambda r: tuple(_sort_value(r[k]) for k in key))
     for a, b in zip(rows, rows[1:]):
         if all(a[k] == b[k] for k in key):
-            raise ValueError(f"projection {name}: duplicate key {row_key(a, key)}")
+            raise ProjectionError(f"projection {name}: duplicate key {row_key(a, key)}")
     columns = {}
     for f in schema:
         values = [r.get(f.name) for r in rows]

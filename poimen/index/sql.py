@@ -7,15 +7,18 @@ from pathlib import Path
 import duckdb
 
 from poimen.errors import PoimenError
-from poimen.index.lookup import _connect
+from poimen.index.read import connect_read_only
 
 # COPY ... TO and EXPORT write files even on a read-only database; SET could lift limits.
 ALLOWED = {"SELECT", "EXPLAIN", "PRAGMA"}
 
 
-def run_sql(db_path: Path, query: str) -> list[tuple[list[str], list[tuple]]]:
-    """Run each statement of ``query``; returns (column names, rows) per statement. Writes are refused."""
-    con = _connect(Path(db_path))
+def run_sql(db_path: Path, query: str, allow_files: bool = False) -> list[tuple[list[str], list[tuple]]]:
+    """Run each statement of ``query``; returns (column names, rows) per statement. Writes are refused.
+
+    The index is all it reads: DuckDB's access to other files and URLs is off unless ``allow_files`` (a query
+    could otherwise ``SELECT * FROM read_text('/any/path')`` on the machine it runs on)."""
+    con = connect_read_only(Path(db_path), files=allow_files)
     try:
         try:
             statements = con.extract_statements(query)

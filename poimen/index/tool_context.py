@@ -23,11 +23,12 @@ from typing import TYPE_CHECKING
 
 from poimen.domain import EventKind, Level, sha256_text
 from poimen.index.schema import Rows
+from poimen.log.payloads import Evidence
 from poimen.reference import STREAM_KIND
 from poimen.signatures import extract_signatures
 
 if TYPE_CHECKING:
-    from poimen.index.project import BuildContext
+    from poimen.index.schema import BuildContext
 
 MEMORY_LEVELS = (Level.L1.value, Level.L2.value)
 
@@ -37,7 +38,7 @@ def current_memories(ctx: "BuildContext") -> dict[str, str]:
     out: dict[str, str] = {}
     for run in ctx.runs:
         if run.is_loop_run and run.level in MEMORY_LEVELS and run.run_id in ctx.current_runs:
-            sha = run.end.get("final_memory_sha", "")
+            sha = run.final_memory_sha
             if sha and (sha not in out or run.level == Level.L2):
                 out[sha] = run.level
     return out
@@ -96,7 +97,7 @@ def stream_chunks(ctx: "BuildContext") -> dict[str, str]:
     """sha -> text of every chunk of each current L0 stream run (every chunk of a source, gate open or not)."""
     out: dict[str, str] = {}
     for run, e in ctx.events(EventKind.EVIDENCE):
-        if e.level == Level.L0 and run.run_id in ctx.current_runs and run.start.get("kind") == STREAM_KIND:
+        if e.level == Level.L0 and run.run_id in ctx.current_runs and run.kind == STREAM_KIND:
             out.setdefault(e.sha, e.text)
     return out
 
@@ -108,7 +109,7 @@ def failure_signature_rows(ctx: "BuildContext") -> Rows:
     for _, e in ctx.events(EventKind.EVIDENCE):
         if e.level == Level.L0:
             texts[e.sha] = e.text
-            sources.setdefault(e.sha, set()).add(e.attributes.get("source", ""))
+            sources.setdefault(e.sha, set()).add(Evidence.from_event(e).source)
     links = [(memory, chunk) for memory, chunks in lineage_evidence(ctx).items() for chunk in chunks]
     links += [(chunk, chunk) for chunk in stream_chunks(ctx)]
     found: dict[str, list] = {}

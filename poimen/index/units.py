@@ -21,12 +21,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from poimen.domain import EventKind, Level, sha256_text
+from poimen.log import payloads as P
 from poimen.index.schema import Rows
 from poimen.index.tool_context import MEMORY_LEVELS, current_memories
 from poimen.relevance import embed_texts, embedding_text, split_units
 
 if TYPE_CHECKING:
-    from poimen.index.project import BuildContext
+    from poimen.index.schema import BuildContext
 
 
 def _line_of(text: str, start: int) -> int:
@@ -48,15 +49,15 @@ def memory_line_rows(ctx: "BuildContext") -> Rows:
     by_text: dict[tuple[str, str], dict] = {}  # (L1 memory sha, line text) -> its row, for L2 lineage
     runs = [r for r in ctx.runs if r.is_loop_run and r.level in MEMORY_LEVELS and r.run_id in ctx.current_runs]
     for run in sorted(runs, key=lambda r: (r.level, r.n)):
-        final = run.end.get("final_memory_sha", "")
+        final = run.final_memory_sha
         if not final or current.get(final) is None:
             continue
-        chunk_text: dict[int, tuple[str, str, dict]] = {}  # turn -> (chunk sha, text, attrs)
+        chunk_text: dict[int, tuple[str, str, P.Evidence]] = {}  # turn -> (chunk sha, text, where)
         first: dict[str, tuple[int, str]] = {}  # line -> (turn, chunk sha)
         final_text = ""
         for e in run.events:
             if e.kind == EventKind.EVIDENCE:
-                chunk_text[e.turn] = (e.sha, e.text, e.attributes)
+                chunk_text[e.turn] = (e.sha, e.text, P.Evidence.from_event(e))
             elif e.kind == EventKind.MEMORY:
                 for line in (x.strip() for x in e.text.split("\n")):
                     if line and line not in first:
@@ -66,13 +67,13 @@ def memory_line_rows(ctx: "BuildContext") -> Rows:
         lines = [x.strip() for x in final_text.split("\n") if x.strip()]
         for n, line in enumerate(lines, start=1):
             turn, chunk_sha = first.get(line, (0, ""))
-            sha, text, attrs = chunk_text.get(turn, ("", "", {}))
+            sha, text, attrs = chunk_text.get(turn, ("", "", P.Evidence()))
             span = _spans(text).get(line)
             start = span[0] if span else -1
             row = {"memory_sha": final, "line_no": n, "level": run.level, "run_id": run.run_id,
-                   "query_id": run.start.get("query_id", ""), "store": run.start.get("store", ""), "text": line,
-                   "turn": turn, "evidence_sha": chunk_sha, "via_sha": "", "source": attrs.get("source", ""),
-                   "position": attrs.get("position", 0), "span_start": start,
+                   "query_id": run.query_id, "store": run.store, "text": line,
+                   "turn": turn, "evidence_sha": chunk_sha, "via_sha": "", "source": attrs.source,
+                   "position": attrs.position, "span_start": start,
                    "span_end": span[1] if span else -1,
                    "chunk_line": _line_of(text, start) if start >= 0 else -1}
             if run.level == Level.L2.value:
@@ -100,11 +101,11 @@ def unit_rows(ctx: "BuildContext") -> Rows:
         if e.level not in (Level.L0, Level.R) or run.run_id not in ctx.current_runs or e.sha in done:
             continue
         done.add(e.sha)
-        a = e.attributes
+        a = P.Evidence.from_event(e)
         for u in split_units(e.text):
             rows[(e.sha, 0, u.start)] = {"owner_sha": e.sha, "line_no": 0, "start": u.start, "kind": "reference" if e.level == Level.R else "evidence",
                          "level": str(e.level), "text": u.text, "text_sha": sha256_text(u.text),
-                         "source": a.get("source", ""), "position": a.get("position", 0),
+                         "source": a.source, "position": a.position,
                          "chunk_line": _line_of(e.text, u.start), "evidence_sha": e.sha, "query_id": "", "store": ""}
     for m in ctx.table("memory_line").to_pylist():
         rows[(m["memory_sha"], m["line_no"], m["span_start"])] = {

@@ -11,15 +11,20 @@ same rendered prompts a real model gets, through litellm (provider
 parser.
 
 Each prompt template starts its system text with ``poimen-task: NAME``; the
-engine dispatches on that name. Tasks beyond gate and answer (symptom, router)
-add themselves with ``register_task``.
+engine dispatches on that name through ``TASKS``, one explicit table of every
+task it answers. A handler is named by its import path and loaded on first use,
+so what the engine can answer never depends on which modules happen to be
+imported, and the engine imports none of its callers (the router's handler
+lives with the router's rules).
 """
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable
 
+from poimen.errors import ConfigError
 from poimen.prompts import escape, sections, task_name
 from poimen.tokens import count_tokens
 
@@ -27,19 +32,25 @@ MODEL_ID = "poimen/extractive"
 _BUDGET = re.compile(r"Stay under (\d+) tokens")
 
 TaskFn = Callable[[str, str], str]
-_TASKS: dict[str, TaskFn] = {}
+TASKS: dict[str, str] = {  # prompt task -> "module:function" answering it with (system, user) -> reply
+    "gate": "poimen.llm.offline:gate",
+    "answer": "poimen.llm.offline:answer",
+    "symptom": "poimen.llm.offline_symptom:symptom",
+    "router": "poimen.agent.router:offline_route",
+}
 
 
-def register_task(name: str, fn: TaskFn) -> None:
-    _TASKS[name] = fn
+def task(name: str) -> TaskFn:
+    """The handler of one prompt task, loaded from ``TASKS``."""
+    if name not in TASKS:
+        raise ConfigError(f"offline engine: no handler for prompt task {name!r} (it answers {', '.join(TASKS)})")
+    module, _, fn = TASKS[name].partition(":")
+    return getattr(importlib.import_module(module), fn)
 
 
 def respond(system: str, user: str) -> str:
     """The engine's reply to one rendered prompt."""
-    task = task_name(system)
-    if task not in _TASKS:
-        raise ValueError(f"offline engine: no handler for prompt task {task or '(none)'}")
-    return _TASKS[task](system, user)
+    return task(task_name(system) or "(none)")(system, user)
 
 
 _scorer = None
@@ -154,9 +165,6 @@ def answer(system: str, user: str) -> str:
     return "<answer>" + escape("\n".join(lines[i] for i in sorted(best))) + "</answer>"
 
 
-register_task("gate", gate)
-register_task("answer", answer)
-
 _registered = False
 
 
@@ -186,6 +194,3 @@ def register() -> None:
     providers = [p for p in (litellm.custom_provider_map or []) if p.get("provider") != "poimen"]
     litellm.custom_provider_map = providers + [{"provider": "poimen", "custom_handler": handler}]
     _registered = True
-
-# Tasks defined in their own modules register themselves on import.
-from poimen.llm import offline_symptom  # noqa: E402,F401

@@ -16,7 +16,6 @@ import http
 import os
 import re
 
-from poimen.llm.offline import register_task
 from poimen.prompts import escape, sections
 from poimen.signatures import extract_signatures
 from poimen.text import split_sentences
@@ -76,5 +75,3 @@ def symptom(system: str, user: str) -> str:
     lines = symptom_lines(sections(user).get("memory", ""))
     return "<symptoms>" + escape("\n".join(lines)) + "</symptoms>"
 
-
-register_task("symptom", symptom)

@@ -127,7 +127,7 @@ def verify(root: str | Path) -> VerifyReport:
         for path in sorted(log.segment_dir.glob("*.parquet")):
             if f"segments/{path.name}" not in indexed:
                 if (log.journal_dir / f"{path.stem}.jsonl").exists():  # killed between rename and index line
-                    report.notes.append(f"run {path.stem[:16]} was killed while sealing; its journal is kept: resumable with --resume")
+                    report.notes.append(f"run {path.stem[:16]} was killed while sealing; its journal is kept: resumable")
                     continue
                 report.problems.append(Problem(str(path), path.stem, None, "segment is not in the index"))
                 return report
@@ -148,5 +148,5 @@ def verify(root: str | Path) -> VerifyReport:
             return report
         report.resumable_runs += 1
         report.events += len(events)
-        report.notes.append(f"run {run_id[:16]} is unfinished ({len(events)} events){'; ' + torn if torn else ''}: resumable with --resume")
+        report.notes.append(f"run {run_id[:16]} is unfinished ({len(events)} events){'; ' + torn if torn else ''}: resumable")
     return report

@@ -1,0 +1,140 @@
+"""Runs read back from the log, and the rules about them that every reader shares.
+
+- ``read_runs(log)``: every sealed run, in the log's index order.
+- ``current(runs)``: the latest sealed run per (level, query, stream) — a newer
+  run of the same pair (a changed source, model or prompt) supersedes the older.
+- ``final_runs(runs)``: what answers a query — its latest L2 run if it has one,
+  else the latest L1 run of each of its sources.
+- ``acceptance(runs)``: gates opened over chunks seen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from poimen.domain import EventKind, Level
+from poimen.log.events import Event
+from poimen.log.payloads import RunEnd, RunStart
+from poimen.log.store import EventLog
+
+UNGATED_LEVELS = (Level.L0.value, Level.R.value)  # stream and reference runs record every chunk: no gate
+
+
+@dataclass(frozen=True)
+class Run:
+    """One sealed run: its place in the log's index, its id and its events."""
+
+    n: int  # position in the log's index: later runs supersede earlier ones
+    run_id: str
+    events: tuple[Event, ...]
+
+    @property
+    def is_loop_run(self) -> bool:
+        """A run with run_start/run_end (L0 streams, L1, L2, R); symptom and store writes are not."""
+        return bool(self.events) and self.events[0].kind == EventKind.RUN_START
+
+    @cached_property
+    def start(self) -> RunStart:
+        return RunStart.from_event(self.events[0]) if self.is_loop_run else RunStart()
+
+    @cached_property
+    def end(self) -> RunEnd:
+        last = self.events[-1] if self.events else None
+        return RunEnd.from_event(last) if last is not None and last.kind == EventKind.RUN_END else RunEnd()
+
+    @property
+    def level(self) -> str:
+        return self.events[0].level if self.events else ""
+
+    @property
+    def kind(self) -> str:
+        """'loop' for a gated run; 'stream' (L0) or 'reference' (R) for a recorded source."""
+        return self.start.run_kind
+
+    @property
+    def query_id(self) -> str:
+        return self.start.query_id
+
+    @property
+    def query_text(self) -> str:
+        return self.start.query_text
+
+    @property
+    def store(self) -> str:
+        return self.start.store
+
+    @property
+    def stream_id(self) -> str:
+        return self.start.stream_id
+
+    @property
+    def model_id(self) -> str:
+        return self.events[0].model_id if self.events else ""
+
+    @property
+    def chunks_seen(self) -> int:
+        return self.end.chunks_seen
+
+    @property
+    def chunks_used(self) -> int:
+        return self.end.chunks_used
+
+    @property
+    def final_memory_sha(self) -> str:
+        return self.end.final_memory_sha
+
+    @property
+    def final_memory(self) -> str:
+        return self.events[-1].text if self.end.final_memory_sha else ""
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.level, self.query_id, self.stream_id)
+
+    @property
+    def acceptance_rate(self) -> float | None:
+        """Gates opened over chunks seen; None for a run with no gate (L0, R)."""
+        if self.level in UNGATED_LEVELS:
+            return None
+        return self.chunks_used / self.chunks_seen if self.chunks_seen else 0.0
+
+
+def read_runs(log: EventLog, run_ids: Iterable[str] | None = None) -> list[Run]:
+    """Sealed runs in index order (only ``run_ids`` when given)."""
+    wanted = set(run_ids) if run_ids is not None else None
+    return [Run(int(e["n"]), e["run_id"], tuple(log.run_events(e["run_id"]))) for e in log.index()
+            if wanted is None or e["run_id"] in wanted]
+
+
+def loop_runs(runs: Iterable[Run], level: str | None = None) -> list[Run]:
+    """The runs with a run_start, of one level when given, in the order given."""
+    return [r for r in runs if r.is_loop_run and (level is None or r.level == str(level))]
+
+
+def current(runs: Iterable[Run]) -> dict[tuple[str, str, str], Run]:
+    """The latest loop run per (level, query, stream): the ones lookup and the checks read."""
+    latest: dict[tuple[str, str, str], Run] = {}
+    for run in loop_runs(runs):
+        latest[run.key] = run
+    return latest
+
+
+def final_runs(runs: Iterable[Run]) -> list[Run]:
+    """Per query: its latest L2 run if any, else the latest L1 run of each source; only runs with a memory."""
+    by_query: dict[str, list[Run]] = {}
+    for run in loop_runs(runs):
+        if run.final_memory and run.level in (Level.L1.value, Level.L2.value):
+            by_query.setdefault(run.query_id, []).append(run)
+    out = []
+    for chosen in by_query.values():
+        l2 = [r for r in chosen if r.level == Level.L2.value]
+        out.extend(l2[-1:] if l2 else list({r.stream_id: r for r in chosen}.values()))
+    return out
+
+
+def acceptance(runs: Sequence[Run]) -> tuple[int, int]:
+    """(gates opened, chunks seen) over gated runs."""
+    gated = [r for r in runs if r.level not in UNGATED_LEVELS]
+    return sum(r.chunks_used for r in gated), sum(r.chunks_seen for r in gated)

@@ -1,0 +1,199 @@
+"""The fused relevance scorer: how well one unit of text (a sentence, a log line, a chat turn) answers a query.
+
+    score(q, u) = cos(E(q), E(u)) + LEXICAL_WEIGHT · share(q, u) [+ FAILURE_BONUS] [+ NEIGHBOUR_WEIGHT · score(q, u₋₁)]
+
+- ``cos`` comes from the configured embedder (all-MiniLM-L6-v2 from its wheel
+  by default; the hash embedder in tests).
+- ``share`` is the rarity-weighted share of the query's content words found in
+  the unit: Σ w(t) over query terms the unit holds / Σ w(t) over all query
+  terms. Rarity is ``8 − zipf`` from the ``wordfreq`` package (its English
+  frequency list; a word it does not know, such as an identifier, weighs most),
+  so "lgbtq" counts more than "support" and a stop-word counts nothing. It is
+  taken from a maintained word list rather than corpus statistics so that a
+  unit's score never depends on what else happens to be in the chunk.
+- Words match whole, after the Snowball English stemmer ('failures' and
+  'failure' meet; 'component' and 'compute' do not, which four-letter prefix
+  keys used to join). Identifiers — a token with a digit, an underscore, a dot,
+  a slash or inner capitals (error codes, hosts, flags, class names) — match
+  exactly; a unit also offers the words inside its identifiers, so the query
+  word "ingress" finds ``nginx.ingress.kubernetes.io``.
+- Memory-conditioned expansion: the rarest terms of the current memory (its
+  names, words and plain numbers; not ids that mix digits in, such as a
+  request id shared by every line of one request) join the query at ``EXPANSION_WEIGHT`` of their
+  weight, adding to the share but not to its denominator, so a bridge entity
+  found early can pull in its second hop without making the first hop count less.
+- For a query that asks for failures (failure words or a signature poimen
+  knows, and no "how was it fixed"/"what caused it" intent) a unit that looks
+  like a failure — an error log level, an exception, a trace frame, an HTTP
+  error status — gets ``FAILURE_BONUS``, and one that *states* a failure (not a
+  bare stack frame) holds the query's failure words: a ``WARNING`` line answers
+  "which errors occurred?" though it never says "error".
+- Neighbour mixing (dialogue and logs): a unit inherits ``NEIGHBOUR_WEIGHT`` of
+  the score of the unit before it, so an answer turn right after a matching
+  question turn rises with it.
+
+``THRESHOLD`` (the score a unit needs for the offline gate to keep it), and
+``FILL_MARGIN`` (how much that bar rises as the memory fills), were chosen on a
+dev split: ``python -m bench.calibrate`` sweeps it over HotpotQA
+items disjoint from the benchmark's (questions 70–99; the benchmark reads the
+first 25–50) and takes the highest threshold that costs at most 0.03
+supporting-fact retention (see that module for the rule and the sweep).
+
+Near-duplicates share a ``dedup_key`` (lower case, numbers and hex masked,
+spaces collapsed): the gate keeps one unit per key, the context builder one
+line per key with how many times it occurs.
+
+Everything here is deterministic: the same texts and embedder give the same scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from poimen.relevance.terms import (EMBED_CHARS, FAILURE_STEMS, NUMBER_WEIGHT, SYNONYMS, asks_for_failures, lexical_share, matched_weight,
+                                    dedup_key, embedding_text, facets, is_failure_query, is_identifier,
+                                    looks_like_failure, query_terms, rarity, states_a_failure, stem, synonyms,
+                                    unit_terms)
+from poimen.relevance.units import MAX_UNIT_TOKENS, RECORD_MAX_TOKENS, Unit, split_units
+
+__all__ = ["EMBED_CHARS", "FAILURE_STEMS", "MAX_UNIT_TOKENS", "NUMBER_WEIGHT", "RECORD_MAX_TOKENS", "SYNONYMS",
+           "Scorer", "ScoredQuery", "Unit", "asks_for_failures", "dedup_key", "embed_texts", "embedding_text",
+           "facets", "is_failure_query", "is_identifier", "lexical_share", "looks_like_failure", "query_terms", "rarity",
+           "split_units", "states_a_failure", "stem", "synonyms", "unit_terms"]
+
+LEXICAL_WEIGHT = 0.75
+NEIGHBOUR_WEIGHT = 0.15
+EXPANSION_WEIGHT = 0.3
+EXPANSION_TERMS = 12
+FAILURE_BONUS = 0.15
+FILL_MARGIN = 0.3  # how much the gate's bar rises as the memory fills (chosen by bench.calibrate's rule)
+THRESHOLD = 0.65  # chosen by bench.calibrate on its HotpotQA dev split (its docstring has the sweep)
+SCORER_VERSION = "fused-5"
+FACET_MASS = 3.0  # a facet's lexical share counts in full only when its words weigh at least this much together
+
+
+def embed_texts(embedder, texts: Sequence[str]) -> np.ndarray:
+    """Embed in length order (batches of similar length pad less), returned in the order given."""
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    vectors = embedder.embed([texts[i] for i in order])
+    out = np.empty_like(vectors)
+    out[order] = vectors
+    return out
+
+
+@dataclass(frozen=True)
+class ScoredQuery:
+    text: str
+    terms: dict[str, float]
+    expansion: dict[str, float]
+    vector: np.ndarray
+    failure: bool
+    facets: tuple["ScoredQuery", ...] = ()
+
+    @property
+    def total(self) -> float:
+        return sum(self.terms.values())
+
+
+class Scorer:
+    """The fused scorer over one embedder; vectors of units are memoised by text within the process."""
+
+    def __init__(self, embedder=None, lexical_weight: float = LEXICAL_WEIGHT, neighbour_weight: float = NEIGHBOUR_WEIGHT,
+                 expansion_weight: float = EXPANSION_WEIGHT, failure_bonus: float = FAILURE_BONUS):
+        if embedder is None:
+            from poimen.embedding import default_embedder
+
+            embedder = default_embedder()
+        self.embedder = embedder
+        self.lexical_weight = lexical_weight
+        self.neighbour_weight = neighbour_weight
+        self.expansion_weight = expansion_weight
+        self.failure_bonus = failure_bonus
+        self._vectors: dict[str, np.ndarray] = {}
+
+    @property
+    def fingerprint(self) -> str:
+        """What determines the scores: the scorer version, its weights and the embedder."""
+        return (f"{SCORER_VERSION}:{self.embedder.model_id}:{self.lexical_weight}:{self.neighbour_weight}:"
+                f"{self.expansion_weight}:{self.failure_bonus}")
+
+    def vectors(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors of ``texts`` (of their ``embedding_text``), memoised."""
+        keys = [embedding_text(t) for t in texts]
+        todo = [k for k in dict.fromkeys(keys) if k not in self._vectors]
+        if todo:
+            if len(self._vectors) + len(todo) > 200_000:
+                self._vectors.clear()
+            self._vectors.update(zip(todo, embed_texts(self.embedder, todo)))
+        dim = int(self.embedder.dim)
+        return np.stack([self._vectors[k] for k in keys]).astype(np.float32) if keys else np.zeros((0, dim), np.float32)
+
+    def query(self, text: str, memory: Sequence[str] = ()) -> ScoredQuery:
+        terms = query_terms(text)
+        expansion: dict[str, float] = {}
+        if memory:
+            rare: dict[str, float] = {}
+            for line in memory:
+                for term, w in query_terms(line).items():
+                    # Not ids that mix digits into a name (request ids, hashes, paths): one request's id would pull
+                    # in every line of that request. Names, words and plain numbers (years) can bridge.
+                    mixed = any(c.isdigit() for c in term) and not term.isdigit()
+                    if term not in terms and w >= 4.0 and not mixed:
+                        rare[term] = max(rare.get(term, 0.0), w)
+            top = sorted(rare.items(), key=lambda kv: (-kv[1], kv[0]))[:EXPANSION_TERMS]
+            expansion = {t: w * self.expansion_weight for t, w in top}
+        parts = facets(text)
+        vectors = self.vectors([text, *parts])
+        sub = tuple(ScoredQuery(p, query_terms(p), {}, v, asks_for_failures(p)) for p, v in zip(parts, vectors[1:]))
+        return ScoredQuery(text, terms, expansion, vectors[0], asks_for_failures(text), sub)
+
+    def lexical(self, q: ScoredQuery, unit: str) -> float:
+        """The rarity-weighted share of ``q``'s terms (synonyms included, expansion terms on top) in ``unit``."""
+        if not q.total:
+            return 0.0
+        have = unit_terms(unit)
+        if q.failure and states_a_failure(unit):
+            have = have | FAILURE_STEMS
+        hit = matched_weight(q.terms, have)
+        hit += sum(w for t, w in q.expansion.items() if t in have)
+        return min(1.0, hit / q.total)
+
+    def combine(self, q: ScoredQuery, cosine, share, failure_mask: np.ndarray) -> np.ndarray:
+        """The fused score from per-part cosines and lexical shares (``cosine(part)``, ``share(part)`` -> arrays).
+
+        Each part — the whole question, then each facet — scores cos + LEXICAL_WEIGHT · share (a facet's
+        share scaled down when its words weigh less than FACET_MASS), plus FAILURE_BONUS for failure-looking
+        units when that part asks for failures; a unit keeps its best part.
+        """
+        best = None
+        for part, mass in ((q, 0.0), *((f, FACET_MASS) for f in q.facets)):
+            lexical = share(part)
+            if mass and part.total < mass:
+                lexical = lexical * (part.total / mass)
+            scores = cosine(part) + self.lexical_weight * lexical
+            if part.failure and self.failure_bonus:
+                scores = scores + self.failure_bonus * failure_mask
+            best = scores if best is None else np.maximum(best, scores)
+        return best.astype(np.float32)
+
+    def score(self, q: ScoredQuery, units: Sequence[str], neighbours: bool = False) -> np.ndarray:
+        """Fused scores of ``units`` (in order) for one query: the whole question, or its best-answered facet."""
+        if not units:
+            return np.zeros(0, dtype=np.float32)
+        vectors = self.vectors(list(units))
+        mask = np.array([looks_like_failure(u) for u in units], dtype=np.float32)
+        scores = self.combine(q, lambda part: vectors @ part.vector,
+                              lambda part: np.array([self.lexical(part, u) for u in units], dtype=np.float32), mask)
+        if neighbours and len(units) > 1:
+            scores = scores.copy()
+            scores[1:] += self.neighbour_weight * scores[:-1]
+        return scores.astype(np.float32)
+
+    def rank(self, question: str, units: Sequence[str], neighbours: bool = False) -> list[tuple[int, float]]:
+        """Every unit as (index, score), best first; ties by position."""
+        scores = self.score(self.query(question), units, neighbours)
+        order = np.lexsort((np.arange(len(units)), -scores))
+        return [(int(i), float(scores[i])) for i in order]

@@ -1,0 +1,169 @@
+"""Terms of queries and units: stems, identifiers, word rarity, the incident vocabulary, failure shapes, dedup keys.
+
+See ``poimen.relevance`` for how the scorer uses them.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from poimen.text import STOPWORDS
+
+NUMBER_WEIGHT = 5.0  # a bare number (a status code, a count) is specific, but less than a named identifier
+EMBED_CHARS = 1200  # ~256 word pieces, all-MiniLM-L6-v2's limit: a paragraph cut shorter loses its later sentences
+# Operations vocabulary: one stem of a group in the query matches any stem of the group in a unit, so "how was it
+# fixed?" finds "mitigated by…" and "rolled back". A small, fixed list of incident words, not a thesaurus.
+SYNONYMS = tuple(frozenset(g.split()) for g in (
+    "fix mitig revert rollback patch workaround remedi hotfix",  # not "resolved": a status, rarely the remedy
+    "caus root",
+))
+_SYNONYM = {stem: group for group in SYNONYMS for stem in group}
+
+_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/@'-]*[A-Za-z0-9_]|[A-Za-z0-9_]")
+_PART = re.compile(r"[A-Za-z]+|\d+")
+_CAMEL = re.compile(r"[a-z][A-Z]")
+_MASK = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]*\d[0-9a-f]*\b|\d+", re.I)
+_FAILURE_WORDS = frozenset("""error errors fail fails failed failing failure failures exception exceptions crash crashed
+    crashes incident incidents outage outages broken warning warnings warn fatal cause caused causes root fix fixed
+    fixes bug bugs problem problems wrong down timeout timeouts oom killed panic traceback trace stack""".split())
+_FAILURE_UNIT = re.compile(
+    r"\b(WARN(?:ING)?|ERROR|ERR|FATAL|CRIT(?:ICAL)?|SEVERE|PANIC|EMERG|ALERT)\b|Traceback \(most recent|"
+    r"\b[A-Z]\w*(?:Exception|Error)\b|^\s*at [\w$.]+\(|\bHTTP/\d(?:\.\d)? [45]\d\d\b|\b(?:OOMKilled|CrashLoopBackOff|"
+    r"segfault|Segmentation fault|exit code [1-9]\d*|errno)\b", re.M)
+
+
+@functools.cache
+def _stemmer():
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def stem(word: str) -> str:
+    return _stemmer().stemWord(word)
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def rarity(word: str) -> float:
+    """``8 − zipf`` frequency of an English word (wordfreq), between 1 and 8; unknown words weigh 8."""
+    from wordfreq import zipf_frequency
+
+    return float(min(8.0, max(1.0, 8.0 - zipf_frequency(word, "en"))))
+
+
+def is_identifier(token: str) -> bool:
+    return bool(re.search(r"[\d_./:@]", token) or _CAMEL.search(token))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def unit_terms(text: str) -> frozenset[str]:
+    """The terms a unit offers: word stems, whole identifiers (lower case) and the words inside them."""
+    out: set[str] = set()
+    for token in _TOKEN.findall(text):
+        if is_identifier(token):
+            out.add(token.lower())
+            for part in _PART.findall(token):
+                out.add(stem(part.lower()) if part.isalpha() else part)
+        else:
+            for part in token.split("-"):
+                if part:
+                    out.add(stem(part.lower().strip("'")))
+    return frozenset(out)
+
+
+def query_terms(text: str) -> dict[str, float]:
+    """Content terms of a query with their weights: identifiers whole, words stemmed, stop-words dropped."""
+    out: dict[str, float] = {}
+    for token in _TOKEN.findall(text):
+        if is_identifier(token):
+            out[token.lower()] = NUMBER_WEIGHT if token.isdigit() else 8.0
+            continue
+        for part in token.split("-"):
+            word = part.lower().strip("'")
+            if len(word) < 2 or word in STOPWORDS:
+                continue
+            out.setdefault(stem(word), rarity(word))
+    return out
+
+
+_CLAUSE = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|;\s*|\s+(?:and|or)\s+)(?=(?:what|how|why|when|where|who|which)\b)", re.I)
+
+
+def facets(question: str) -> list[str]:
+    """The clauses of a compound question ("which X failed, what caused it, and how was it fixed?"), or none.
+
+    A unit that fully answers one clause is relevant even when it shares little
+    with the whole question; ``Scorer.score`` takes the best of the whole
+    question and its facets. Only clauses that open with a question word split,
+    so "X and Y" inside one question stays whole.
+    """
+    parts = [p.strip(" ,;?") for p in _CLAUSE.split(question) if p and p.strip(" ,;?")]
+    return parts if len(parts) > 1 else []
+
+
+def synonyms(term: str) -> frozenset[str]:
+    """The stems that match ``term`` in a unit: itself, and its group in ``SYNONYMS``."""
+    return _SYNONYM.get(term, frozenset()) | {term}
+
+
+def asks_for_failures(text: str) -> bool:
+    """A failure-shaped question that asks for the failures themselves, not how one was fixed or what caused it:
+    "how was the NullPointerException fixed?" wants the fix line, not the trace."""
+    return is_failure_query(text) and not any(stem(w.lower()) in _SYNONYM for w in _TOKEN.findall(text))
+
+
+def is_failure_query(text: str) -> bool:
+    from poimen.signatures import extract_signatures
+
+    words = {w.lower() for w in _TOKEN.findall(text)}
+    return bool(words & _FAILURE_WORDS) or bool(_FAILURE_UNIT.search(text)) or bool(extract_signatures(text))
+
+
+def looks_like_failure(unit: str) -> bool:
+    return bool(_FAILURE_UNIT.search(unit))
+
+
+_FRAME = re.compile(r"^\s*(?:at [\w$.<>]+\(|File \"|\.\.\. \d+ more|[\w./-]+\.\w+:\d+)")
+
+
+def states_a_failure(unit: str) -> bool:
+    """A unit that says a failure happened — a WARN/ERROR line, an exception, an HTTP error, a pod reason —
+    as opposed to a stack frame (which only says where). For a question after failures, such a unit holds the
+    question's failure words ("errors", "failed") whatever words it uses itself."""
+    return looks_like_failure(unit) and not _FRAME.match(unit)
+
+
+FAILURE_STEMS = frozenset(stem(w) for w in _FAILURE_WORDS if w not in ("cause", "caused", "causes", "root", "fix",
+                                                                       "fixed", "fixes", "trace", "stack", "down"))
+
+
+def dedup_key(unit: str) -> str:
+    """Near-duplicates (the same line with other numbers, ids or spacing) share this key."""
+    return " ".join(_MASK.sub("#", unit.lower()).split())
+
+
+def embedding_text(unit: str) -> str:
+    """What the embedder reads for a unit: its ``dedup_key``, cut to ``EMBED_CHARS``.
+
+    Numbers, hex ids and timestamps carry no meaning a sentence embedder can
+    use (the lexical share still matches them exactly), and masking them makes
+    the thousand lines of one log template one embedding instead of a thousand:
+    on 2 cores that is the difference between seconds and many minutes. The
+    model is uncased, so lower-casing loses nothing.
+    """
+    return dedup_key(unit)[:EMBED_CHARS]
+
+
+def matched_weight(terms: dict[str, float], have: frozenset[str]) -> float:
+    """The summed weight of the ``terms`` a unit's term set holds, a synonym counting for its group."""
+    return sum(w for t, w in terms.items() if t in have or (t in _SYNONYM and _SYNONYM[t] & have))
+
+
+def lexical_share(query: str, text: str) -> float:
+    """The rarity-weighted share of ``query``'s terms found in ``text`` (0 to 1): the scorer's lexical half alone,
+    for small stores ranked without an embedder (typed-memory compose, a static archive)."""
+    terms = query_terms(query)
+    total = sum(terms.values())
+    return min(1.0, matched_weight(terms, unit_terms(text)) / total) if total else 0.0

@@ -1,0 +1,220 @@
+"""The full rebuild: every stage done again from the raw inputs in a scratch folder, and compared with what is stored.
+
+1. Chunks: every source is chunked afresh and compared, chunk by chunk, by sha
+   with the stored chunks Parquet.
+2. The log: every sealed run is re-derived, in the live log's order, into a
+   scratch log — L0 stream and R runs from the fresh chunks, L1/L2 loops
+   replayed through ``run_loop`` against their *recorded* model replies
+   (``ReplayClient``: no model call), symptom projections likewise — and each
+   sealed segment is compared byte for byte with the live one. A run that
+   cannot come from today's inputs (a superseded source, a store write made
+   through the agent tools) is carried over event by event, re-chained, and
+   counted as carried.
+3. Projections: rebuilt from the scratch log into scratch DuckDB and Parquet,
+   compared with the live manifest row by row.
+
+It stops at the first difference and names it (a chunk, an event, or a row).
+Nothing outside the scratch folder is written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from poimen.chunk_store import CHUNK_DIR, chunk_sources, first_chunk_diff
+from poimen.chunking import source_id
+from poimen.domain import Chunk, EventKind, Level, Query
+from poimen.index.rebuild import RebuildReport, rebuild_into
+from poimen.llm.replay import ReplayClient, ReplayMiss
+from poimen.log import payloads as P
+from poimen.log.events import Event, EventDraft
+from poimen.log.store import EventLog
+from poimen.loop import LoopConfig, Stream, gate_format, run_id_for, run_loop
+from poimen.reference import REFERENCE_KIND, STREAM_KIND, record_stream, reference_drafts, reference_run_id
+from poimen.runner import l2_stream
+from poimen.symptoms import draft, project, projection_run_id
+
+
+@dataclass
+class Inputs:
+    """The raw inputs of a build, as the pipeline configures them."""
+
+    sources: list[Path]
+    sources_root: Path
+    chunk_tokens: int
+    reference: list[Path] = field(default_factory=list)
+    reference_root: Path | None = None
+
+
+@dataclass
+class RematerializeReport:
+    chunks_compared: int = 0
+    rederived: dict[str, int] = field(default_factory=dict)  # by kind of run: stream, reference, loop, symptom
+    carried: int = 0
+    replayed_calls: int = 0
+    first_difference: str = ""
+    projections: RebuildReport | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.first_difference
+
+    def __str__(self) -> str:
+        runs = ", ".join(f"{n} {kind}" for kind, n in sorted(self.rederived.items())) or "none"
+        lines = [f"chunks compared by sha: {self.chunks_compared}",
+                 f"runs re-derived and byte-identical: {runs}; carried over: {self.carried}",
+                 f"model replies replayed (no model call): {self.replayed_calls}"]
+        if self.projections is not None:
+            lines.append(str(self.projections))
+        lines.append(f"FIRST DIFFERENCE: {self.first_difference}" if self.first_difference
+                     else "full rebuild matches: chunks, events and projections")
+        return "\n".join(lines)
+
+
+def rematerialize(live_root: Path, scratch: Path, inputs: Inputs, embedder) -> RematerializeReport:
+    """Redo every stage from ``inputs`` under ``scratch`` and compare with the log at ``live_root`` (see module doc)."""
+    live_root, scratch = Path(live_root), Path(scratch)
+    report = RematerializeReport()
+    fresh = chunk_sources(inputs.sources, inputs.sources_root, inputs.chunk_tokens)
+    report.chunks_compared, diff = first_chunk_diff(live_root / CHUNK_DIR, fresh)
+    if diff is not None:
+        report.first_difference = str(diff)
+        return report
+    live, replica = EventLog(live_root), EventLog(scratch / "log")
+    rederive = _Rederive(live, replica, fresh, inputs, report)
+    with replica.writer():
+        for entry in live.index():
+            problem = rederive.run(entry["run_id"])
+            new = replica.index()[-1] if replica.index() else {}
+            if not problem and new.get("file_sha256") != entry["file_sha256"]:
+                problem = first_event_diff(live.run_events(entry["run_id"]), replica.run_events(new["run_id"]))
+            if problem:
+                report.first_difference = problem
+                return report
+    report.projections = rebuild_into(scratch / "log", scratch / "index", embedder, manifest_root=live_root)
+    if not report.projections.ok:
+        rows = report.projections.differing_rows
+        report.first_difference = (f"row {rows[0][0]} {rows[0][1]}: {rows[0][2]}" if rows
+                                   else "; ".join(report.projections.notes) or "projection hashes differ")
+    return report
+
+
+def first_event_diff(stored: list[Event], replayed: list[Event]) -> str:
+    """The first event where a replayed run differs from the stored one, with the columns that differ."""
+    for old, new in zip(stored, replayed):
+        a, b = old.to_row(), new.to_row()
+        if a != b:
+            cols = [c for c in a if a[c] != b[c] and c not in ("hash", "prev_hash")] or ["hash"]
+            return (f"event {old.run_id[:16]} seq {old.seq} ({old.kind}, turn {old.turn}): "
+                    f"{', '.join(cols)} differ{_first_values(a, b, cols[0])}")
+    if len(stored) != len(replayed):
+        return f"run {stored[0].run_id[:16] if stored else '?'}: the log holds {len(stored)} events, the replay {len(replayed)}"
+    return ""
+
+
+def _first_values(a: dict, b: dict, col: str) -> str:
+    return f" (stored {str(a[col])[:60]!r}, replayed {str(b[col])[:60]!r})"
+
+
+def as_draft(e: Event) -> EventDraft:
+    return EventDraft(kind=e.kind, level=e.level, turn=e.turn, sha=e.sha, parents=e.parents, text=e.text,
+                      update=e.update, exit=e.exit, model_id=e.model_id, prompt_sha=e.prompt_sha, attrs=e.attributes)
+
+
+class _Rederive:
+    """Writes one live run's counterpart into the replica; returns a one-line difference, or "" when it could."""
+
+    def __init__(self, live: EventLog, replica: EventLog, fresh: dict[str, list[Chunk]], inputs: Inputs,
+                 report: RematerializeReport):
+        self.live, self.replica, self.fresh, self.report, self.inputs = live, replica, fresh, report, inputs
+        self.finals: dict[str, str] = {}  # final memory sha -> text, of the loop runs replayed so far
+
+    def run(self, run_id: str) -> str:
+        events = self.live.run_events(run_id)
+        first = events[0]
+        kind = P.RunStart.from_event(first).kind if first.kind == EventKind.RUN_START else None
+        if kind == STREAM_KIND:
+            return self._stream(run_id, first)
+        if kind == REFERENCE_KIND:
+            return self._reference(run_id, first)
+        if first.kind == EventKind.RUN_START and first.level in (Level.L1, Level.L2):
+            return self._loop(run_id, events)
+        if first.kind == EventKind.SYMPTOM:
+            return self._symptom(run_id, events)
+        return self._carry(run_id, events)
+
+    def _count(self, kind: str) -> str:
+        self.report.rederived[kind] = self.report.rederived.get(kind, 0) + 1
+        return ""
+
+    def _carry(self, run_id: str, events: list[Event]) -> str:
+        self.replica.append_run(run_id, [as_draft(e) for e in events])
+        self.report.carried += 1
+        return ""
+
+    def _stream(self, run_id: str, start: Event) -> str:
+        sid = P.RunStart.from_event(start).stream_id
+        chunks = self.fresh.get(sid)
+        if chunks is None or reference_run_id(sid, chunks, 0, STREAM_KIND) != run_id:
+            return self._carry(run_id, self.live.run_events(run_id))  # a source as it was before an edit
+        record_stream(self.replica, sid, chunks)
+        return self._count("stream")
+
+    def _reference(self, run_id: str, start: Event) -> str:
+        a = P.RunStart.from_event(start)
+        path = next((p for p in self.inputs.reference if source_id(p, self.inputs.reference_root) == a.stream_id), None)
+        if path is None:
+            return self._carry(run_id, self.live.run_events(run_id))
+        bound = a.max_tokens or 0
+        chunks = chunk_sources([path], self.inputs.reference_root or path.parent, bound)[a.stream_id]
+        if reference_run_id(a.stream_id, chunks, bound) != run_id:
+            return self._carry(run_id, self.live.run_events(run_id))  # the document as it was before an edit
+        self.replica.append_run(run_id, reference_drafts(a.stream_id, chunks, bound))
+        return self._count("reference")
+
+    def _loop(self, run_id: str, events: list[Event]) -> str:
+        a = P.RunStart.from_event(events[0])
+        level = Level(events[0].level)
+        query = Query(a.query_id, a.query_text, a.store, bool(a.use_exit_gate))
+        cfg = LoopConfig(**(a.config or {}))
+        stream = self._l1_stream(a) if level == Level.L1 else l2_stream(self.replica, query)
+        if stream is None or stream.sha != a.stream_sha:
+            if level == Level.L1:
+                return self._carry(run_id, events)  # the source as it was before an edit: history, not drift
+            return f"run {run_id[:16]} (L2 {query.id}): its stream of L1 memories differs from the recorded one"
+        client = ReplayClient.of_run(events)
+        if run_id_for(level, query, stream, cfg, client.model_id, gate_format(client)) != run_id:
+            return (f"run {run_id[:16]} ({level} {query.id} × {a.stream_id}): the same inputs now name another "
+                    "run (loop config, gate template, gate grammar or model id changed)")
+        journal = self.replica.open_run(run_id)
+        try:
+            asyncio.run(run_loop(level, query, stream, client, journal, cfg))
+        except ReplayMiss as miss:
+            turn = max((e.turn for e in journal.events), default=0) + 1
+            return (f"run {run_id[:16]} ({level} {query.id} × {a.stream_id}) turn {turn}: the gate prompt differs "
+                    f"from the recorded one (prompt {miss.prompt_sha[:16]} was never sent)")
+        self.report.replayed_calls += client.calls
+        self.finals[journal.events[-1].sha] = journal.events[-1].text
+        return self._count("loop")
+
+    def _l1_stream(self, start: P.RunStart) -> Stream | None:
+        chunks = self.fresh.get(start.stream_id)
+        return Stream.of(start.stream_id, chunks) if chunks is not None else None
+
+    def _symptom(self, run_id: str, events: list[Event]) -> str:
+        e = events[0]
+        memory = self.finals.get(e.sha)
+        if memory is None:
+            return f"symptom run {run_id[:16]}: memory {e.sha[:16]} is not in the replayed log"
+        client = ReplayClient.of_run(events)
+        try:
+            p = asyncio.run(project(e.sha, e.level, memory, client))
+        except ReplayMiss as miss:
+            return f"symptom run {run_id[:16]}: the symptom prompt differs from the recorded one ({miss})"
+        if projection_run_id(p.memory_sha, p.model_id) != run_id:
+            return f"symptom run {run_id[:16]}: the same memory now names another run (symptom template changed)"
+        self.replica.append_run(run_id, [draft(p)])
+        self.report.replayed_calls += client.calls
+        return self._count("symptom")

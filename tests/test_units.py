@@ -1,0 +1,50 @@
+"""How text is cut into scoring units (``poimen.relevance.split_units``): records whole, prose joined, spans exact."""
+
+from poimen.relevance import split_units
+
+RUNBOOK = """Disk pressure runbook
+
+- restart the ingest pod with kubectl rollout restart, then
+  drain the node if the eviction repeats within the hour
+- page the storage on-call
+  * check replication lag first
+1. rotate the logs, which on this cluster are
+   kept under /var/log/ingest
+2024-03-01 12:00:01 ERROR disk full on node-7
+  at com.acme.Writer.flush(Writer.java:88)
+
+The ingest service writes every batch to local disk before it ships the
+batch upstream, so a slow upstream fills the disk within minutes and the
+kubelet starts evicting pods on the node.
+"""
+
+
+def units():
+    return split_units(RUNBOOK)
+
+
+def test_every_unit_is_its_span_of_the_source_modulo_line_breaks():
+    for u in units():
+        assert " ".join(RUNBOOK[u.start:u.end].split()) == u.text
+
+
+def test_a_wrapped_list_item_is_one_unit():
+    texts = [u.text for u in units()]
+    assert ("- restart the ingest pod with kubectl rollout restart, then drain the node if the eviction repeats "
+            "within the hour") in texts
+    assert "1. rotate the logs, which on this cluster are kept under /var/log/ingest" in texts
+    assert not any(t.startswith("drain the node") or t.startswith("kept under") for t in texts)
+
+
+def test_a_nested_item_and_a_stack_frame_stay_their_own_units():
+    texts = [u.text for u in units()]
+    assert "- page the storage on-call" in texts
+    assert "* check replication lag first" in texts
+    assert "2024-03-01 12:00:01 ERROR disk full on node-7" in texts
+    assert "at com.acme.Writer.flush(Writer.java:88)" in texts
+
+
+def test_hard_wrapped_prose_is_joined_into_sentences():
+    texts = [u.text for u in units()]
+    assert any(t.startswith("The ingest service writes every batch") and t.endswith("evicting pods on the node.")
+               for t in texts)

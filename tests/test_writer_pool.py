@@ -1,0 +1,75 @@
+"""One writer from any launch path: an untagged "Materialize all" run and a `full_build` launched at once.
+
+Both go through one Dagster instance configured by the repository's own dagster.yaml (the `poimen_writer` pool,
+limit 1). Without the pool the two runs' L1 steps meet on the event log's lock and one fails; with it, every
+writer step of one run waits for the other's, and both succeed.
+"""
+
+import multiprocessing as mp
+import os
+import shutil
+from pathlib import Path
+
+import dagster as dg
+import yaml
+
+from pipelines.definitions import make_definitions
+from resources import WRITER_POOL
+from test_pipeline import REPO, corpus, dagster_home, make_resources  # noqa: F401  (fixtures)
+
+
+def launch(home: Path, tmp_path: Path, corpus, job: str, ready) -> None:
+    """One run in a process of its own (as the webserver, a sensor or the CLI would launch it), on the shared instance."""
+    instance = dg.DagsterInstance.from_config(str(home))
+    defs = make_definitions(make_resources(tmp_path, corpus))
+    job_def = defs.resolve_implicit_global_asset_job_def() if job == "all_assets" else defs.resolve_job_def(job)
+    ready.wait()
+    result = job_def.execute_in_process(instance=instance, raise_on_error=False)
+    os._exit(0 if result.success else 1)
+
+
+def writer_spans(instance: dg.DagsterInstance, run_id: str, pooled: set[str]) -> list[tuple[float, float, str]]:
+    """(start, end) timestamps of each writer step of a run, from the instance's event log."""
+    spans: dict[str, list[float]] = {}
+    for record in instance.get_records_for_run(run_id, limit=10_000).records:
+        entry = record.event_log_entry
+        if entry.step_key in pooled and entry.dagster_event and \
+                entry.dagster_event.event_type_value in ("STEP_START", "STEP_SUCCESS"):
+            spans.setdefault(entry.step_key, []).append(entry.timestamp)
+    return [(min(ts), max(ts), f"{run_id[:8]}:{step}") for step, ts in spans.items()]
+
+
+def test_materialize_all_and_full_build_at_once_both_succeed_one_writer_step_at_a_time(tmp_path, corpus):  # noqa: F811
+    for extra in ("adr-007-queue-choice.md", "incident-channel.jsonl"):  # one source is enough to meet on the lock
+        (corpus.sources_dir / extra).unlink()
+    home = tmp_path / "instance"
+    home.mkdir()
+    shutil.copy(REPO / "dagster.yaml", home / "dagster.yaml")
+    assert yaml.safe_load((home / "dagster.yaml").read_text())["concurrency"]["pools"]["default_limit"] == 1
+    instance = dg.DagsterInstance.from_config(str(home))  # its storage is created here, not raced by the two runs
+    # A pool is created, at dagster.yaml's default limit, by its first claim; two runs making that very first claim
+    # at the same instant can both get in (docs/pipeline.md). A deployment's first build does it once; so do we.
+    instance.event_log_storage.initialize_concurrency_limit_to_default(WRITER_POOL)
+    jobs = ("all_assets", "full_build")
+    fork = mp.get_context("fork")
+    ready = fork.Barrier(len(jobs))
+    children = [fork.Process(target=launch, args=(home, tmp_path, corpus, job, ready)) for job in jobs]
+    for child in children:
+        child.start()
+    for child in children:
+        child.join()
+
+    runs = {r.job_name: r for r in instance.get_runs()}
+    assert {name: run.status for name, run in runs.items()} == {
+        "__ASSET_JOB": dg.DagsterRunStatus.SUCCESS, "full_build": dg.DagsterRunStatus.SUCCESS}
+    assert [c.exitcode for c in children] == [0, 0]
+    assert "poimen/writer" not in runs["__ASSET_JOB"].tags  # the UI's "Materialize all": untagged
+    defs = make_definitions(make_resources(tmp_path, corpus))
+    pooled = {node.name for node in defs.resolve_job_def("full_build").graph.node_dict.values()
+              if node.definition.pool == WRITER_POOL}
+    assert {"chunks", "l1_memories", "l2_memories", "projection_tables"} <= pooled
+    assert {limit.name: limit.limit for limit in instance.event_log_storage.get_pool_limits()}[WRITER_POOL] == 1
+    spans = sorted(s for run in runs.values() for s in writer_spans(instance, run.run_id, pooled))
+    assert len(spans) == 2 * len(pooled)
+    overlapping = [(a[2], b[2]) for a, b in zip(spans, spans[1:]) if b[0] < a[1]]
+    assert not overlapping, f"writer steps of the two runs ran at the same time: {overlapping}"
