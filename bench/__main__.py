@@ -3,6 +3,8 @@
     python -m bench            # full run: writes bench/REPORT.md and bench/report_assets/
     python -m bench --quick    # a smaller run (<= 10 minutes): writes bench/out/REPORT.md
     python -m bench --model openai/gpt-4o-mini --api-base http://localhost:8000/v1
+    python -m bench --only hotpot --model openai/SmolLM2-135M-Instruct.Q4_1 --api-base http://127.0.0.1:8080/v1 \
+        --constrain llamacpp --items 2 --lengths 7000 --chunk-tokens 2000 --out /tmp/bench-smollm2
 
 Sections: long-context QA (RULER-HQA style), LoCoMo coverage against the BM25,
 dense and hybrid (RRF) baselines, tool context (loghub; Hadoop duplicates when
@@ -37,6 +39,8 @@ class Config:
     quick: bool = False
     model: str | None = None
     api_base: str | None = None
+    constrain: str | None = None  # constrained decoding of gate replies (poimen.llm.constrain)
+    timeout: float | None = None
     out_dir: Path | None = None
     cache_dir: Path | None = None
     data_dir: Path | None = None  # the sections' raw JSON (default bench/out/data, not committed)
@@ -112,10 +116,11 @@ def hotpot_section(cfg: Config, assets: Path) -> dict:
     from bench import clients, ruler_hqa
 
     _offline_engine(cfg)
-    client = clients.bench_client(cfg.model, cfg.api_base)
+    client = clients.bench_client(cfg.model, cfg.api_base, cfg.constrain, cfg.timeout)
     kwargs = {"build": cfg.hotpot_build} if cfg.hotpot_build else {}
     result = ruler_hqa.run(client, cfg.hotpot_lengths, cfg.hotpot_items, cfg.chunk_tokens,
-                           concurrency=1 if client.model_id == "poimen/extractive" else 4, progress=cfg.progress, **kwargs)
+                           concurrency=1 if client.model_id == "poimen/extractive" else 4, progress=cfg.progress,
+                           server=cfg.api_base if cfg.model else None, **kwargs)
     return ruler_hqa.section(result, assets)
 
 
@@ -138,7 +143,7 @@ def locomo_section(cfg: Config, assets: Path) -> dict:
     data = _locomo_slice(cfg)
     _offline_engine(cfg)
     with tempfile.TemporaryDirectory(prefix="poimen-locomo-") as tmp:
-        result = locomo_poimen.run(data, _embedder(cfg), clients.bench_client(cfg.model, cfg.api_base), Path(tmp),
+        result = locomo_poimen.run(data, _embedder(cfg), clients.bench_client(cfg.model, cfg.api_base, cfg.constrain, cfg.timeout), Path(tmp),
                                    chunk_tokens=cfg.locomo_chunk_tokens, per_question_limit=cfg.locomo_per_question,
                                    progress=cfg.progress)
     return locomo_poimen.section(result, assets)
@@ -246,6 +251,8 @@ def run_benchmark(cfg: Config) -> Path:
     run_info = {"title": "This run", "rows": [
         ("mode", "", "quick" if cfg.quick else "full", None),
         ("model", "", cfg.model or "poimen/extractive (offline engine, in process)", None),
+        *([("server", "", cfg.api_base or "the provider's default", None),
+           ("gate grammar (--constrain)", "", cfg.constrain or "none", None)] if cfg.model else []),
         ("load average (1/5/15 min) at start", "", " / ".join(f"{x:.2f}" for x in load_start), None),
         ("load average (1/5/15 min) at end", "", " / ".join(f"{x:.2f}" for x in load_end), None),
         *[(f"section time: {k}", "", f"{v:.1f} s", None) for k, v in timings.items()],
@@ -253,7 +260,8 @@ def run_benchmark(cfg: Config) -> Path:
     ordered = {"headline": headline(sections), **sections, "run": run_info}
     meta = {"duration_s": time.perf_counter() - started, "repo": REPO, "git_sha": sha,
             "title": "poimen benchmark report" + (" (quick)" if cfg.quick else ""),
-            "command": "python -m bench" + (" --quick" if cfg.quick else "") + (f" --model {cfg.model}" if cfg.model else "")}
+            "command": "python -m bench" + (" --quick" if cfg.quick else "") + (f" --model {cfg.model}" if cfg.model else "")
+            + (f" --api-base {cfg.api_base}" if cfg.api_base else "") + (f" --constrain {cfg.constrain}" if cfg.constrain else "")}
     return report.write_report(ordered, cfg.out_dir, meta)
 
 
@@ -262,13 +270,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="fewer items and lengths; writes bench/out/REPORT.md")
     parser.add_argument("--model", help="any litellm model string (default: the offline engine)")
     parser.add_argument("--api-base", help="the model server's base URL, for OpenAI-compatible servers")
+    parser.add_argument("--constrain", help="constrained decoding of gate replies: llamacpp, vllm, vllm-json, openai")
+    parser.add_argument("--timeout", type=float, help="seconds a model call may take (default $POIMEN_TIMEOUT or 600)")
+    parser.add_argument("--lengths", type=int, nargs="+", help="HotpotQA document lengths in tokens (default: all)")
+    parser.add_argument("--chunk-tokens", type=int, default=5000, help="HotpotQA chunk bound (default 5000)")
     parser.add_argument("--out", type=Path, help="where REPORT.md goes (default: bench/ full, bench/out/ quick)")
     parser.add_argument("--cache-dir", type=Path, help="embedding cache (default $POIMEN_BENCH_CACHE or ~/.cache/poimen-bench)")
     parser.add_argument("--items", type=int, default=0, help="HotpotQA items per length (default 25, quick 3)")
     parser.add_argument("--only", nargs="+", choices=SECTIONS, default=list(SECTIONS), help="run only these sections")
     args = parser.parse_args(argv)
-    cfg = Config(quick=args.quick, model=args.model, api_base=args.api_base, out_dir=args.out, cache_dir=args.cache_dir,
-                 hotpot_items=args.items, only=tuple(args.only))
+    cfg = Config(quick=args.quick, model=args.model, api_base=args.api_base, constrain=args.constrain,
+                 timeout=args.timeout, out_dir=args.out, cache_dir=args.cache_dir, hotpot_items=args.items,
+                 hotpot_lengths=tuple(args.lengths or ()), chunk_tokens=args.chunk_tokens, only=tuple(args.only))
     path = run_benchmark(cfg)
     print(f"wrote {path}")
 

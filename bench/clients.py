@@ -34,6 +34,7 @@ class InProcessOffline:
     """``poimen/extractive`` called directly: the same replies as through litellm, without its transport."""
 
     model_id = MODEL_ID
+    constrain = None
 
     async def complete(self, system: str, user: str, max_tokens: int) -> Completion:
         return Completion(respond(system, user), self.model_id)
@@ -45,6 +46,7 @@ class CountingClient:
     def __init__(self, inner):
         self.inner = inner
         self.model_id = inner.model_id
+        self.constrain = getattr(inner, "constrain", None)
         self.calls = 0
 
     async def complete(self, system: str, user: str, max_tokens: int) -> Completion:
@@ -65,6 +67,7 @@ class AlwaysUpdateClient:
     def __init__(self, inner):
         self.inner = inner
         self.model_id = f"{inner.model_id}+always-update"
+        self.constrain = getattr(inner, "constrain", None)
 
     async def complete(self, system: str, user: str, max_tokens: int) -> Completion:
         reply = await self.inner.complete(system, user, max_tokens)
@@ -87,11 +90,12 @@ class AlwaysUpdateClient:
         return Completion(text, self.model_id)
 
 
-def bench_client(model: str | None = None, api_base: str | None = None):
+def bench_client(model: str | None = None, api_base: str | None = None, constrain: str | None = None,
+                 timeout: float | None = None):
     """The offline engine in process by default; any litellm model string otherwise."""
     if model in (None, "", MODEL_ID):
         return InProcessOffline()
-    return make_client(model, api_base)
+    return make_client(model, api_base, timeout=timeout, constrain=constrain)
 
 
 def litellm_overhead(calls: int = 20) -> dict:

@@ -39,7 +39,7 @@ from pathlib import Path
 from bench import hotpot_data, report
 from bench.clients import AlwaysUpdateClient, CountingClient
 from poimen.domain import Level, Query
-from poimen.loop import ListSink, LoopConfig, Stream, run_loop
+from poimen.loop import ListSink, LoopConfig, Stream, gate_format, run_loop
 from poimen.prompts import render, unescape
 from poimen.chunking import iter_chunks, source_id
 
@@ -64,6 +64,7 @@ class ItemRun:
     f1: float = 0.0
     calls: int = 0
     seconds: float = 0.0
+    parse_failed: int = 0
 
 
 async def answer(client, question: str, memory: str) -> str:
@@ -84,8 +85,10 @@ async def run_item(item: hotpot_data.Item, way: str, stream, labels: list[bool],
         out.memory_tokens.append(tokens)
 
     start = time.perf_counter()
-    outcome = await run_loop(Level.L1, Query(f"hqa-{item.id}", item.question), stream, counting, ListSink(), cfg,
+    sink = ListSink()
+    outcome = await run_loop(Level.L1, Query(f"hqa-{item.id}", item.question), stream, counting, sink, cfg,
                              on_turn=on_turn)
+    out.parse_failed = sum(e.kind == "parse_failed" for e in sink.events)
     out.final_memory = outcome.final_memory
     out.answer = await answer(counting, item.question, outcome.final_memory)
     out.seconds = time.perf_counter() - start
@@ -121,6 +124,7 @@ def summarise(runs: Sequence[ItemRun]) -> dict:
         "final_memory_tokens": mean([r.memory_tokens[-1] for r in runs if r.memory_tokens]),
         "calls": mean([r.calls for r in runs]),
         "seconds": mean([r.seconds for r in runs]),
+        "parse_failed": mean([r.parse_failed for r in runs]),
     }
 
 
@@ -142,9 +146,15 @@ async def _run_length(items, client, chunk_tokens: int, budget: int, workdir: Pa
 
 def run(client, lengths: Sequence[int] = LENGTHS, n_items: int = 50, chunk_tokens: int = 5000, budget: int = 1024,
         seed: int = 0, concurrency: int = 1, progress: Callable[[str], None] = print,
-        build: Callable[[int, int, int], list] = hotpot_data.build) -> dict:
-    """Every length: build items, run the three ways, summarise; returns per-length summaries and one example."""
+        build: Callable[[int, int, int], list] = hotpot_data.build, server: str | None = None) -> dict:
+    """Every length: build items, run the three ways, summarise; returns per-length summaries and one example.
+
+    The result names the model, the server it was reached at and the gate grammar (mode and sha) the requests
+    carried, and counts model calls per second over the items' wall time: an integration figure for a real model.
+    """
+    fmt = gate_format(client)
     result = {"chunk_tokens": chunk_tokens, "memory_budget": budget, "seed": seed, "model": client.model_id,
+              "server": server or "in process", "grammar": f"{fmt.mode} {fmt.sha[:12]}" if fmt else "none",
               "lengths": {}, "example": None}
     with tempfile.TemporaryDirectory(prefix="poimen-hqa-") as tmp:
         for length in lengths:
@@ -161,11 +171,15 @@ def run(client, lengths: Sequence[int] = LENGTHS, n_items: int = 50, chunk_token
                 "exit_retention_lost": off["retention"] - on["retention"],
             }
             first = per_item[0]
+            # Items run concurrently against one server: calls over the length's wall time, not summed item times.
+            calls, seconds = sum(r.calls for runs in per_item for r in runs), time.perf_counter() - start - built
+            result["lengths"][length]["calls_per_s"] = calls / seconds if seconds else 0.0
             result["example"] = {"length": length, "item": items[0].id, "labels": first[0].labels,
                                  **{way: {"gates": r.gates, "memory_tokens": r.memory_tokens}
                                     for way, r in zip(WAYS, first)}}
             g = by_way["gated"]
-            progress(f"  hotpot {length:>7,} tokens: {len(items)} items, gate P {g['precision']:.2f} R {g['recall']:.2f}, "
+            progress(f"  hotpot {length:>7,} tokens: {len(items)} items, {result['lengths'][length]['calls_per_s']:.3f} calls/s, "
+                     f"gate P {g['precision']:.2f} R {g['recall']:.2f}, "
                      f"retention {g['retention']:.2f}, answer in memory {g['answer_in_memory']:.2f}, F1 {g['f1']:.3f}, "
                      f"{time.perf_counter() - start:.1f}s")
     return result
@@ -196,6 +210,8 @@ def section(result: dict, assets: Path) -> dict:
              g["memory_tokens_per_turn"] < r["ways"]["always-update"]["memory_tokens_per_turn"]),
             (f"{_k(length)} exit gate: calls saved / retention lost", "",
              f"{r['exit_calls_saved']:.1%} / {r['exit_retention_lost']:+.3f}", None),
+            (f"{_k(length)} model calls per second, parse-failed turns per item (gated)", "",
+             f"{r.get('calls_per_s', 0.0):.3f}, {g.get('parse_failed', 0.0):.2f}", None),
         ]
     cols = ["length", "way", "items", "chunks", "gold chunks", "gate P", "gate R", "retention", "EM", "F1",
             "acceptance", "answer in mem", "mem tok/turn", "final mem tok", "calls", "s/item"]
@@ -213,7 +229,8 @@ def section(result: dict, assets: Path) -> dict:
         plots.append(report.gate_timeline(assets / "hotpot_gate_timeline.png", ex["gated"]["gates"],
                                           f"gate timeline (gated), {ex['length'] // 1000}K item {ex['item'][:8]}",
                                           positives=ex["labels"]))
-    notes = (f"Model `{result['model']}`; chunk bound {result['chunk_tokens']} tokens, memory budget "
+    notes = (f"Model `{result['model']}` at {result.get('server', 'in process')}, gate grammar "
+             f"{result.get('grammar', 'none')}; chunk bound {result['chunk_tokens']} tokens, memory budget "
              f"{result['memory_budget']}, seed {result['seed']}. Gate P/R are micro-averaged over all chunks of "
              "all items; a chunk left unread after an exit counts as not updated. `always-update` is the "
              "MemAgent-style comparison (every turn rewrites the memory: old memory plus the chunk's two best "

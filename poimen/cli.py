@@ -7,7 +7,6 @@ for a bad input.
 from __future__ import annotations
 
 import asyncio
-import logging
 import sys
 from pathlib import Path
 from typing import Optional
@@ -27,6 +26,14 @@ out = Console()
 err = Console(stderr=True)
 
 LogOpt = typer.Option(None, "--log", help="Event log folder (default: $POIMEN_HOME or ./.poimen).")
+ModelOpt = typer.Option(None, help="litellm model string (default: $POIMEN_MODEL, else poimen/extractive).")
+ApiBaseOpt = typer.Option(None, help="API base URL of an OpenAI-compatible server (default: $POIMEN_API_BASE); "
+                                    "a server on 127.0.0.1 needs no API key.")
+TimeoutOpt = typer.Option(None, min=0.001, help="Seconds a model call may take (default: $POIMEN_TIMEOUT, else 600, "
+                                                "sized for a local model on CPU).")
+ConstrainOpt = typer.Option(None, help="Constrained decoding of gate replies (default: $POIMEN_CONSTRAIN, else none): "
+                                       "llamacpp (extra_body.grammar), vllm (guided_grammar), vllm-json (guided_json), "
+                                       "openai (structured outputs).")
 
 
 def _root(log: Optional[Path]) -> Path:
@@ -57,17 +64,14 @@ def fail(message: str | BaseException) -> None:
     raise typer.Exit(1)
 
 
-def _quiet_litellm() -> None:
-    for name in ("LiteLLM", "litellm", "httpx"):
-        logging.getLogger(name).setLevel(logging.ERROR)
-
-
 @app.command()
 def run(
     sources: list[Path] = typer.Argument(None, help="Source files (.md .txt .log .jsonl); none at --level L2."),
     log: Optional[Path] = LogOpt,
-    model: Optional[str] = typer.Option(None, help="litellm model string (default: $POIMEN_MODEL, else poimen/extractive)."),
-    api_base: Optional[str] = typer.Option(None, help="API base URL for an OpenAI-compatible server."),
+    model: Optional[str] = ModelOpt,
+    api_base: Optional[str] = ApiBaseOpt,
+    timeout: Optional[float] = TimeoutOpt,
+    constrain: Optional[str] = ConstrainOpt,
     query: Optional[str] = typer.Option(None, help="One standing query, as text."),
     queries: Optional[Path] = typer.Option(None, help="queries.yaml with the standing queries."),
     level: str = typer.Option("L1", help="L1 reads sources; L2 reads the L1 memories of each query."),
@@ -79,17 +83,18 @@ def run(
 ) -> None:
     """Read sources with the gated loop and record every turn in the event log.
 
-    Example: mem run --queries examples/queries.yaml examples/sources/*
+    Examples:
+      mem run --queries examples/queries.yaml examples/sources/*
+      mem run --model openai/SmolLM2-135M-Instruct.Q4_1 --api-base http://127.0.0.1:8080/v1 --constrain llamacpp ...
     """
     from poimen.core import RunRequest, run_loops
 
-    _quiet_litellm()
     if bool(query) == bool(queries):
         fail("give exactly one of --query TEXT or --queries FILE")
     if level not in ("L1", "L2"):
         fail(f"--level {level}: expected L1 or L2")
     req = RunRequest(root=_root(log), sources=list(sources or []), query=query, queries=queries, level=level,
-                     model=model, api_base=api_base, use_exit_gate=use_exit_gate, resume=resume,
+                     model=model, api_base=api_base, timeout=timeout, constrain=constrain, use_exit_gate=use_exit_gate, resume=resume,
                      concurrency=concurrency, chunk_tokens=max_tokens, memory_budget=memory_budget)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=False, disable=not err.is_terminal) as progress:
@@ -166,7 +171,9 @@ def log_show(log: Optional[Path] = LogOpt, run_id: Optional[str] = typer.Option(
         fail(exc)
     start = RunStart.from_event(events[0])
     out.print(f"run {rid}\nlevel {events[0].level} · query {start.query_id}: {start.query_text}\n"
-              f"stream {start.stream_id} · model {events[0].model_id}", highlight=False)
+              f"stream {start.stream_id} · model {events[0].model_id} · template sha {(start.prompt_template_sha or '')[:12]}"
+              + (f" · {start.constrain} grammar sha {start.grammar_sha[:12]}" if start.grammar_sha else ""),
+              highlight=False)
     table = Table("turn", "chunk", "gate", "exit", "memory tok", "note")
     for r in turn_rows(events):
         table.add_row(str(r["turn"]), r["chunk"], r["gate"], r["exit"], str(r["memory_tokens"]), r["note"])
@@ -180,7 +187,9 @@ def ask(
     question: Optional[str] = typer.Argument(None, help="A question, answered from the index's best lines."),
     query: Optional[str] = typer.Option(None, help="Or: a standing query (its text or id), answered from its final memories."),
     log: Optional[Path] = LogOpt,
-    model: Optional[str] = typer.Option(None, help="litellm model string for the answer."),
+    model: Optional[str] = ModelOpt,
+    api_base: Optional[str] = ApiBaseOpt,
+    timeout: Optional[float] = TimeoutOpt,
     budget: int = typer.Option(2000, "--budget", min=16, help="Token budget of the context a QUESTION is answered from."),
 ) -> None:
     """Answer a question from the memory, with the provenance of what it used.
@@ -197,13 +206,12 @@ def ask(
 
     if (question is None) == (query is None):
         fail("mem ask: give a QUESTION or --query, not both and not neither")
-    _quiet_litellm()
     try:
+        client = make_client(model, api_base, timeout=timeout)
         if question is not None:
-            root = _root(log)
-            answer = asyncio.run(answer_question(default_db(root), question, make_client(model), budget))
+            answer = asyncio.run(answer_question(default_db(_root(log)), question, client, budget))
         else:
-            answer = asyncio.run(run_ask(EventLog(_root(log)), query, make_client(model)))
+            answer = asyncio.run(run_ask(EventLog(_root(log)), query, client))
     except PoimenError as exc:
         fail(exc)
     out.print(answer.text, highlight=False, markup=False, soft_wrap=True)

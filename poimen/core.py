@@ -24,6 +24,8 @@ class RunRequest:
     level: str = "L1"
     model: str | None = None
     api_base: str | None = None
+    timeout: float | None = None
+    constrain: str | None = None
     use_exit_gate: bool = False
     resume: bool = False
     concurrency: int = 4
@@ -65,7 +67,7 @@ def run_loops(
         from poimen.errors import PoimenError
 
         raise PoimenError("no sources given (L1 reads source files)")
-    client = client or make_client(req.model, req.api_base)
+    client = client or make_client(req.model, req.api_base, timeout=req.timeout, constrain=req.constrain)
     log = EventLog(req.root)
     cfg = LoopConfig(memory_budget=req.memory_budget, use_exit_gate=req.use_exit_gate)
     with log.writer():

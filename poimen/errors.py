@@ -21,6 +21,11 @@ class ModelUnavailable(PoimenError):
     """A model call failed after the client's own retries: not a gate decision; the run stops resumably."""
 
 
+class ModelRefused(PoimenError):
+    """The model server refused the request itself (no or a bad key, a constraint it does not accept, an unknown
+    model): asking again cannot help, so the whole command stops with this one line instead of retrying."""
+
+
 class LogLocked(PoimenError):
     """Another writer holds the event log's lock."""
 

@@ -22,6 +22,7 @@ from poimen.domain import Chunk, EventKind, Level, Query, sha256_json, sha256_te
 from poimen.errors import ParseError, PoimenError, SourceChanged
 from poimen.gate_parser import parse_gate_reply
 from poimen.llm.client import ModelClient
+from poimen.llm.constrain import ReplyFormat, reply_format
 from poimen.log import payloads as P
 from poimen.log.events import Event, EventDraft
 from poimen.prompts import load, render
@@ -88,12 +89,21 @@ class ListSink:
         return placed
 
 
-def run_id_for(level: Level, query: Query, stream: Stream, cfg: LoopConfig, model_id: str) -> str:
+def gate_format(client: ModelClient) -> ReplyFormat | None:
+    """The gate's reply format under the client's constrained-decoding mode (None: free text)."""
+    return reply_format("gate", getattr(client, "constrain", None))
+
+
+def run_id_for(level: Level, query: Query, stream: Stream, cfg: LoopConfig, model_id: str,
+               fmt: ReplyFormat | None = None) -> str:
     """A hash of everything that determines a run, so the same inputs name the same run."""
-    return sha256_json({
+    inputs = {
         "level": str(level), "query": query.sha, "use_exit_gate": query.use_exit_gate or cfg.use_exit_gate,
         "stream": stream.sha, "config": asdict(cfg), "model": model_id, "prompt": load("gate").sha,
-    })
+    }
+    if fmt is not None:  # only when constrained, so unconstrained runs keep their ids
+        inputs["reply_format"] = f"{fmt.mode}:{fmt.sha}"
+    return sha256_json(inputs)
 
 
 @dataclass
@@ -143,14 +153,14 @@ def _replay(events: list[Event]) -> _State:
     return state
 
 
-async def _ask(client: ModelClient, rendered, cfg: LoopConfig) -> tuple[list[str], list[str], object]:
+async def _ask(client: ModelClient, rendered, cfg: LoopConfig, kind: str) -> tuple[list[str], list[str], object]:
     """Call until a reply parses or attempts run out. Transport failures propagate: they are not gate decisions."""
     replies, reasons = [], []
     for _ in range(cfg.max_attempts):
         completion = await client.complete(rendered.system, rendered.user, cfg.max_reply_tokens)
         replies.append(completion.text)
         try:
-            return replies, reasons, parse_gate_reply(completion.text)
+            return replies, reasons, parse_gate_reply(completion.text, rendered, kind)
         except ParseError as exc:
             reasons.append(exc.reason)
     return replies, reasons, None
@@ -186,7 +196,8 @@ async def run_loop(
     level = Level(level)
     use_exit = query.use_exit_gate or cfg.use_exit_gate
     model_id = client.model_id
-    run_id = run_id_for(level, query, stream, cfg, model_id)
+    fmt = gate_format(client)
+    run_id = run_id_for(level, query, stream, cfg, model_id, fmt)
     if not getattr(sink, "run_id", ""):
         sink.run_id = run_id
     elif sink.run_id != run_id:
@@ -198,6 +209,7 @@ async def run_loop(
             query_id=query.id, query_text=query.text, query_sha=query.sha, store=query.store,
             stream_id=stream.id, stream_sha=stream.sha, chunks=len(stream.chunk_shas),
             config=asdict(cfg), use_exit_gate=use_exit, prompt_template_sha=load("gate").sha,
+            constrain=fmt.mode if fmt else None, grammar_sha=fmt.sha if fmt else None,
         ).to_attrs())])
     state = _replay(sink.events)
     pending: asyncio.Future | None = None
@@ -209,13 +221,14 @@ async def run_loop(
             if chunk.sha != stream.chunk_shas[t - 1]:
                 raise SourceChanged(stream.id, t)
             rendered = render("gate", question=query.text, memory=state.memory, chunk=chunk.text, budget=cfg.memory_budget)
-            replies, reasons, reply = await _ask(client, rendered, cfg)
+            replies, reasons, reply = await _ask(client, rendered, cfg, fmt.reply_kind if fmt else "tags")
             where = P.ChunkPlace(chunk.source, chunk.position, chunk.tokens).where
             common = dict(base, turn=t, prompt_sha=rendered.sha)
+            grammar_sha = fmt.sha if fmt else None
             if reply is None:
                 drafts = [EventDraft(kind=EventKind.PARSE_FAILED, **common, sha=chunk.sha, text=replies[-1], update=False,
                                      attrs=P.ParseFailed(**where, replies=tuple(replies), reasons=tuple(reasons),
-                                                         attempts=len(replies)).to_attrs())]
+                                                         attempts=len(replies), grammar_sha=grammar_sha).to_attrs())]
                 state.parse_failures += 1
             else:
                 candidate_tokens = count_tokens(reply.memory) if reply.update else 0
@@ -223,7 +236,7 @@ async def run_loop(
                 accept = reply.update and not over
                 acted = bool(use_exit and reply.exit)
                 gate_attrs = P.Gate(**where, attempts=len(replies), replies=tuple(replies[:-1]), reasons=tuple(reasons),
-                                    model_update=reply.update, acted_on_exit=acted,
+                                    model_update=reply.update, acted_on_exit=acted, grammar_sha=grammar_sha,
                                     memory_tokens=candidate_tokens if accept else state.memory_tokens).to_attrs()
                 drafts = [EventDraft(kind=EventKind.GATE, **common, sha=chunk.sha, text=replies[-1],
                                      update=accept, exit=reply.exit, attrs=gate_attrs)]

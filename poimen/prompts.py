@@ -19,6 +19,7 @@ from poimen.domain import sha256_text
 from poimen.errors import ConfigError
 
 _PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
+_TASK = re.compile(r"^poimen-task: ([a-z_]+)", re.M)
 
 
 _REPO_PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
@@ -98,6 +99,12 @@ def render(name: str, **data: str | int) -> Rendered:
         return _PLACEHOLDER.sub(lambda m: values[m.group(1)], text)
 
     return Rendered(name, template.sha, fill(template.system), fill(template.user))
+
+
+def task_name(system: str) -> str | None:
+    """The task a rendered system prompt is for: every template opens with ``poimen-task: NAME``."""
+    m = _TASK.search(system)
+    return m.group(1) if m else None
 
 
 def sections(user_prompt: str) -> dict[str, str]:

@@ -31,7 +31,7 @@ from poimen.llm.replay import ReplayClient, ReplayMiss
 from poimen.log import payloads as P
 from poimen.log.events import Event, EventDraft
 from poimen.log.store import EventLog
-from poimen.loop import LoopConfig, Stream, run_id_for, run_loop
+from poimen.loop import LoopConfig, Stream, gate_format, run_id_for, run_loop
 from poimen.reference import REFERENCE_KIND, STREAM_KIND, record_stream, reference_drafts, reference_run_id
 from poimen.runner import l2_stream
 from poimen.symptoms import draft, project, projection_run_id
@@ -185,9 +185,9 @@ class _Rederive:
                 return self._carry(run_id, events)  # the source as it was before an edit: history, not drift
             return f"run {run_id[:16]} (L2 {query.id}): its stream of L1 memories differs from the recorded one"
         client = ReplayClient.of_run(events)
-        if run_id_for(level, query, stream, cfg, client.model_id) != run_id:
+        if run_id_for(level, query, stream, cfg, client.model_id, gate_format(client)) != run_id:
             return (f"run {run_id[:16]} ({level} {query.id} × {a.stream_id}): the same inputs now name another "
-                    "run (loop config, gate template or model id changed)")
+                    "run (loop config, gate template, gate grammar or model id changed)")
         journal = self.replica.open_run(run_id)
         try:
             asyncio.run(run_loop(level, query, stream, client, journal, cfg))

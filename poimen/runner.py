@@ -21,7 +21,7 @@ from poimen.log.payloads import RunEnd
 from poimen.log.runs import loop_runs, read_runs
 from poimen.log.store import EventLog
 from poimen.reference import record_stream
-from poimen.loop import LoopConfig, RunOutcome, Stream, run_id_for, run_loop
+from poimen.loop import LoopConfig, RunOutcome, Stream, gate_format, run_id_for, run_loop
 from poimen.tokens import count_tokens
 
 
@@ -83,7 +83,7 @@ async def execute(
     locks: dict[str, asyncio.Lock] = {}
 
     async def one(plan: RunPlan) -> RunOutcome:
-        run_id = run_id_for(plan.level, plan.query, plan.stream, cfg, client.model_id)
+        run_id = run_id_for(plan.level, plan.query, plan.stream, cfg, client.model_id, gate_format(client))
         # Two sources with the same content name the same run: run it once, never two writers on one journal.
         async with locks.setdefault(run_id, asyncio.Lock()):
             return await once(plan, run_id)

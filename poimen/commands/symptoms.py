@@ -12,7 +12,7 @@ symptoms_app = typer.Typer(help="Symptom projections of accepted L1/L2 memories.
 
 
 def register(app: typer.Typer) -> None:
-    from poimen.cli import LogOpt, _root, err, fail, out
+    from poimen.cli import ApiBaseOpt, LogOpt, ModelOpt, TimeoutOpt, _root, err, fail, out
     from poimen.errors import PoimenError
 
     app.add_typer(symptoms_app, name="symptoms")
@@ -20,8 +20,9 @@ def register(app: typer.Typer) -> None:
     @symptoms_app.command()
     def project(
         log: Optional[Path] = LogOpt,
-        model: Optional[str] = typer.Option(None, help="litellm model string (default: $POIMEN_MODEL, else poimen/extractive)."),
-        api_base: Optional[str] = typer.Option(None, help="API base URL for an OpenAI-compatible server."),
+        model: Optional[str] = ModelOpt,
+        api_base: Optional[str] = ApiBaseOpt,
+        timeout: Optional[float] = TimeoutOpt,
         concurrency: int = typer.Option(4, min=1, help="Model calls in flight at once."),
     ) -> None:
         """Write a symptom projection for each sealed L1/L2 run's final memory that has none for this model.
@@ -36,7 +37,7 @@ def register(app: typer.Typer) -> None:
         if not (root / "index.jsonl").exists():
             fail(f"{root}: no event log here (no index.jsonl); run `mem run` first or pass --log")
         try:
-            client = make_client(model, api_base, cache_dir=root / "cache" / "llm")
+            client = make_client(model, api_base, cache_dir=root / "cache" / "llm", timeout=timeout)
             event_log = EventLog(root)
             with event_log.writer(), err.status("projecting symptoms"):
                 counts = asyncio.run(project_log(event_log, client, concurrency))

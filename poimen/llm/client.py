@@ -20,9 +20,46 @@ from pathlib import Path
 from typing import Protocol
 
 from poimen.domain import sha256_text
-from poimen.errors import ModelUnavailable
+from poimen.errors import ConfigError, ModelRefused, ModelUnavailable
+from poimen.llm.constrain import check_mode, reply_format
+from poimen.prompts import task_name
 
 DEFAULT_MODEL = "poimen/extractive"
+# Seconds a call may take: sized for a local model on CPU (a 1.5B model took 30-155 s a gate call on 2 cores).
+DEFAULT_TIMEOUT = 600.0
+# litellm retries every failure by default; a refused request (bad key, bad request, unknown model) is asked once.
+_RETRY_POLICY = {"AuthenticationErrorRetries": 0, "BadRequestErrorRetries": 0, "NotFoundErrorRetries": 0,
+                 "ContentPolicyViolationErrorRetries": 0}
+
+
+def quiet_litellm():
+    """litellm, imported with its own output off: no feedback banner, no debug lines, no log records below ERROR."""
+    import logging
+
+    import litellm
+
+    litellm.suppress_debug_info = True
+    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm", "httpx"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    return litellm
+
+
+def is_loopback(api_base: str | None) -> bool:
+    """True for a server on this machine (127.0.0.0/8, localhost, ::1)."""
+    from urllib.parse import urlparse
+
+    host = urlparse(api_base).hostname if api_base else None
+    return bool(host) and (host == "localhost" or host == "::1" or host.startswith("127."))
+
+
+def _key_variable(model: str) -> str | None:
+    """The unset environment variable litellm would read ``model``'s key from (None: set, or no key needed)."""
+    try:
+        missing = quiet_litellm().validate_environment(model=model).get("missing_keys", [])
+    except Exception:  # noqa: BLE001 - a provider litellm cannot describe: let the call itself say what is wrong
+        return None
+    keys = [v for v in missing if "KEY" in v or "TOKEN" in v]
+    return keys[0] if keys else None
 
 
 @dataclass(frozen=True)
@@ -34,6 +71,7 @@ class Completion:
 
 class ModelClient(Protocol):
     model_id: str
+    constrain: str | None  # the constrained-decoding mode its requests use (poimen.llm.constrain), None: free text
 
     async def complete(self, system: str, user: str, max_tokens: int) -> Completion: ...
 
@@ -41,7 +79,13 @@ class ModelClient(Protocol):
 class LiteLLMClient:
     """A litellm model string at temperature 0; transport errors are retried by litellm itself.
 
-    A call that still fails raises ``ModelUnavailable``: it is never a gate decision.
+    A call that still fails raises ``ModelUnavailable``: it is never a gate
+    decision, and the run stops resumably. A request the server refuses as
+    such (401/403, 400, 404: no or a bad key, a constraint it does not accept)
+    raises ``ModelRefused`` after one call, and every later call of this client
+    fails the same way without reaching the server. ``constrain`` names a
+    constrained-decoding mode (``poimen.llm.constrain``) for tasks that ship a
+    reply format. A loopback ``api_base`` (a local server) needs no key.
     """
 
     def __init__(
@@ -49,9 +93,10 @@ class LiteLLMClient:
         model: str = DEFAULT_MODEL,
         api_base: str | None = None,
         api_key_env: str | None = None,
-        timeout: float = 120.0,
+        timeout: float = DEFAULT_TIMEOUT,
         num_retries: int = 3,
         api_key: str | None = None,
+        constrain: str | None = None,
     ):
         self.model = model
         self.model_id = model
@@ -60,25 +105,47 @@ class LiteLLMClient:
         self.api_key = api_key  # a resolved secret (e.g. from dg.EnvVar); never logged or recorded
         self.timeout = timeout
         self.num_retries = num_retries
+        self.constrain = check_mode(constrain)
+        self._refused: ModelRefused | None = None
+        self._key_variable: str | None = None
         if model.startswith("poimen/"):
             from poimen.llm.offline import model_id, register
 
             register()
             self.model_id = model_id(model)
+            self.constrain = None  # the offline engine is not a server: it always answers in tags
+        elif not (api_key or api_key_env):
+            self._key_variable = _key_variable(model)
+            if self._key_variable and not is_loopback(api_base):
+                raise ModelRefused(f"model {model}: no API key; set {self._key_variable} "
+                                   "(or --api-base for a local OpenAI-compatible server, which needs none)")
 
-    async def complete(self, system: str, user: str, max_tokens: int) -> Completion:
-        import litellm
+    def _where(self) -> str:
+        return f"model {self.model}" + (f" at {self.api_base}" if self.api_base else "")
 
-        kwargs = {}
-        if self.api_base:
-            kwargs["api_base"] = self.api_base
+    def _key_kwargs(self) -> dict:
         if self.api_key:
-            kwargs["api_key"] = self.api_key
-        elif self.api_key_env:
+            return {"api_key": self.api_key}
+        if self.api_key_env:
             key = os.environ.get(self.api_key_env)
             if not key:
-                raise ModelUnavailable(f"model {self.model}: environment variable {self.api_key_env} is not set")
-            kwargs["api_key"] = key
+                raise ModelRefused(f"{self._where()}: no API key; set {self.api_key_env}")
+            return {"api_key": key}
+        var = self._key_variable
+        if var and not os.environ.get(var) and is_loopback(self.api_base):
+            return {"api_key": "no-key-needed"}  # a local server takes no key, but the OpenAI client insists on one
+        return {}
+
+    async def complete(self, system: str, user: str, max_tokens: int) -> Completion:
+        if self._refused is not None:
+            raise self._refused
+        litellm = quiet_litellm()
+        kwargs = self._key_kwargs()
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        fmt = reply_format(task_name(system) or "", self.constrain)
+        if fmt is not None:
+            kwargs.update(fmt.request())
         try:
             resp = await litellm.acompletion(
                 model=self.model,
@@ -87,16 +154,37 @@ class LiteLLMClient:
                 max_tokens=max_tokens,
                 timeout=self.timeout,
                 num_retries=self.num_retries,
+                retry_policy=_RETRY_POLICY,
                 **kwargs,
             )
         except Exception as exc:  # litellm maps every provider failure to its own exception family
-            raise ModelUnavailable(f"model {self.model}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from exc
+            raise self._failure(exc, fmt) from exc
         text = resp.choices[0].message.content or ""
         usage = getattr(resp, "usage", None)
         usage_dict = {
             k: int(getattr(usage, k, 0) or 0) for k in ("prompt_tokens", "completion_tokens")
         } if usage else {}
         return Completion(text=text, model_id=self.model_id, usage=usage_dict)
+
+    def _failure(self, exc: Exception, fmt) -> Exception:
+        """``ModelRefused`` for what asking again cannot fix (remembered), ``ModelUnavailable`` for the rest."""
+        import litellm
+
+        detail = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+        status = getattr(exc, "status_code", None)
+        if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)):
+            var = self.api_key_env or self._key_variable
+            unset = var and not os.environ.get(var)
+            self._refused = ModelRefused(f"{self._where()} refused the request as unauthorised ({status}); " + (
+                f"set {var} to a key it accepts" if unset else "check the API key it was given"))
+        elif isinstance(exc, litellm.BadRequestError) and fmt is not None:
+            self._refused = ModelRefused(f"{self._where()} rejected the constrained request, {fmt.describe()}: "
+                                         f"{detail}; use the mode this server accepts, or no --constrain")
+        elif isinstance(exc, (litellm.BadRequestError, litellm.NotFoundError)):
+            self._refused = ModelRefused(f"{self._where()} rejected the request ({status}): {detail}")
+        else:
+            return ModelUnavailable(f"model {self.model}: {detail}")
+        return self._refused
 
 
 Reply = str | Exception | Callable[[str, str], str]
@@ -110,10 +198,12 @@ class ScriptedClient:
     otherwise the call fails loudly, so a test never silently reads past its script.
     """
 
-    def __init__(self, replies: Sequence[Reply], model_id: str = "scripted/test", repeat_last: bool = False):
+    def __init__(self, replies: Sequence[Reply], model_id: str = "scripted/test", repeat_last: bool = False,
+                 constrain: str | None = None):
         self.replies = list(replies)
         self.model_id = model_id
         self.repeat_last = repeat_last
+        self.constrain = check_mode(constrain)
         self.calls = 0
         self.prompts: list[tuple[str, str]] = []
         self._lock = threading.Lock()
@@ -136,16 +226,20 @@ class ScriptedClient:
 
 
 class CachingClient:
-    """Replies cached on disk by (model id, template sha, rendered prompt sha); a hit makes no call."""
+    """Replies cached on disk by (model id, reply format, rendered prompt shas); a hit makes no call."""
 
     def __init__(self, inner: ModelClient, cache_dir: Path):
         self.inner = inner
         self.model_id = inner.model_id
+        self.constrain = getattr(inner, "constrain", None)
         self.dir = Path(cache_dir)
         self.hits = 0
 
     def _path(self, system: str, user: str) -> Path:
-        key = sha256_text(f"{self.model_id}\x00{sha256_text(system)}\x00{sha256_text(user)}")
+        fmt = reply_format(task_name(system) or "", self.constrain)
+        # Unconstrained keys stay as they were, so existing caches still hit.
+        model = f"{self.model_id}\x00{fmt.mode}:{fmt.sha}" if fmt else self.model_id
+        key = sha256_text(f"{model}\x00{sha256_text(system)}\x00{sha256_text(user)}")
         return self.dir / key[:2] / f"{key}.json"
 
     async def complete(self, system: str, user: str, max_tokens: int) -> Completion:
@@ -162,8 +256,28 @@ class CachingClient:
         return result
 
 
-def make_client(model: str | None = None, api_base: str | None = None, cache_dir: Path | None = None) -> ModelClient:
-    """The client for a model string: ``--model``, else ``POIMEN_MODEL``, else the offline engine."""
+def default_timeout() -> float:
+    """``POIMEN_TIMEOUT`` seconds if set, else ``DEFAULT_TIMEOUT``."""
+    raw = os.environ.get("POIMEN_TIMEOUT")
+    if not raw:
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if value <= 0:
+        raise ConfigError(f"POIMEN_TIMEOUT={raw!r}: expected a number of seconds above 0")
+    return value
+
+
+def make_client(model: str | None = None, api_base: str | None = None, cache_dir: Path | None = None,
+                timeout: float | None = None, constrain: str | None = None, api_key: str | None = None) -> ModelClient:
+    """The client for a model string: ``--model``, else ``POIMEN_MODEL``, else the offline engine.
+
+    Unset options fall back to ``POIMEN_API_BASE``, ``POIMEN_TIMEOUT`` and ``POIMEN_CONSTRAIN``.
+    """
     chosen = model or os.environ.get("POIMEN_MODEL") or DEFAULT_MODEL
-    client: ModelClient = LiteLLMClient(chosen, api_base=api_base or os.environ.get("POIMEN_API_BASE"))
+    client: ModelClient = LiteLLMClient(
+        chosen, api_base=api_base or os.environ.get("POIMEN_API_BASE"), api_key=api_key,
+        timeout=timeout or default_timeout(), constrain=constrain or os.environ.get("POIMEN_CONSTRAIN"))
     return CachingClient(client, cache_dir) if cache_dir else client

@@ -25,11 +25,10 @@ import re
 from collections.abc import Callable
 
 from poimen.errors import ConfigError
-from poimen.prompts import escape, sections
+from poimen.prompts import escape, sections, task_name
 from poimen.tokens import count_tokens
 
 MODEL_ID = "poimen/extractive"
-_TASK = re.compile(r"^poimen-task: ([a-z_]+)", re.M)
 _BUDGET = re.compile(r"Stay under (\d+) tokens")
 
 TaskFn = Callable[[str, str], str]
@@ -51,8 +50,7 @@ def task(name: str) -> TaskFn:
 
 def respond(system: str, user: str) -> str:
     """The engine's reply to one rendered prompt."""
-    m = _TASK.search(system)
-    return task(m.group(1) if m else "(none)")(system, user)
+    return task(task_name(system) or "(none)")(system, user)
 
 
 _scorer = None

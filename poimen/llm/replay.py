@@ -44,17 +44,19 @@ def recorded_replies(events: Sequence[Event]) -> dict[str, list[str]]:
 
 
 class ReplayClient:
-    """The model of one recorded run, played back: same model id, same replies, no call made."""
+    """The model of one recorded run, played back: same model id, same replies, same reply format, no call made."""
 
-    def __init__(self, run_id: str, model_id: str, replies: dict[str, list[str]]):
-        self.run_id, self.model_id = run_id, model_id
+    def __init__(self, run_id: str, model_id: str, replies: dict[str, list[str]], constrain: str | None = None):
+        self.run_id, self.model_id, self.constrain = run_id, model_id, constrain
         self._replies = {sha: deque(texts) for sha, texts in replies.items()}
         self.calls = 0
 
     @classmethod
     def of_run(cls, events: Sequence[Event]) -> "ReplayClient":
         model_id = next((e.model_id for e in events if e.model_id), "")
-        return cls(events[0].run_id if events else "", model_id, recorded_replies(events))
+        start = events[0] if events and events[0].kind == EventKind.RUN_START else None
+        constrain = P.RunStart.from_event(start).constrain if start else None
+        return cls(events[0].run_id if events else "", model_id, recorded_replies(events), constrain)
 
     async def complete(self, system: str, user: str, max_tokens: int) -> Completion:
         sha = Rendered("", "", system, user).sha

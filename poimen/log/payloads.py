@@ -80,6 +80,8 @@ class RunStart(Payload):
     use_exit_gate: bool | None = None
     prompt_template_sha: str | None = None
     max_tokens: int | None = None  # the chunk bound of a stream or reference run
+    constrain: str | None = None  # the constrained-decoding mode of a gated run's requests (poimen.llm.constrain)
+    grammar_sha: str | None = None  # the sha of the reply format file those requests carried
 
     @property
     def run_kind(self) -> str:
@@ -99,6 +101,7 @@ class Gate(ChunkPlace):
     model_update: bool = False  # what the model said; the event's ``update`` is what the rule accepted
     acted_on_exit: bool = False
     memory_tokens: int = 0
+    grammar_sha: str | None = None  # constrained runs only
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,7 @@ class ParseFailed(ChunkPlace):
     replies: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
     attempts: int = 0
+    grammar_sha: str | None = None  # constrained runs only
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,7 @@ class Request:
     user: str
     action: str
     at: float
+    payload: dict = field(default_factory=dict)  # the request body as sent (grammar, response_format, …)
 
 
 @dataclass
@@ -110,12 +111,12 @@ class FakeOpenAI:
             self._script.clear()
             self.requests.clear()
 
-    def _next(self, model: str, system: str, user: str) -> tuple[Action, int]:
+    def _next(self, model: str, system: str, user: str, payload: dict | None = None) -> tuple[Action, int]:
         with self._lock:
             action = self._script.popleft() if self._script else self.default
             if len(self.requests) >= self.max_requests:
                 action = status(503)
-            self.requests.append(Request(model, system, user, action.kind, time.monotonic()))
+            self.requests.append(Request(model, system, user, action.kind, time.monotonic(), payload or {}))
             return action, len(self.requests)
 
     # -- lifecycle -----------------------------------------------------------
@@ -188,7 +189,7 @@ def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             system = "\n".join(m.get("content", "") for m in messages if m.get("role") == "system")
             user = "\n".join(m.get("content", "") for m in messages if m.get("role") == "user")
             model = payload.get("model", "fake")
-            action, n = server._next(model, system, user)
+            action, n = server._next(model, system, user, payload)
             if server.delay:
                 server.sleep(server.delay)
             if action.kind == "hang":
