@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from poimen.llm.client import Completion, make_client
+from poimen.llm.client import Completion, ModelConfig, client_for
 from poimen.llm.offline import MODEL_ID, respond
 from poimen.prompts import escape, sections
 from poimen.text import content_terms, split_sentences
@@ -95,7 +95,7 @@ def bench_client(model: str | None = None, api_base: str | None = None, constrai
     """The offline engine in process by default; any litellm model string otherwise."""
     if model in (None, "", MODEL_ID):
         return InProcessOffline()
-    return make_client(model, api_base, timeout=timeout, constrain=constrain)
+    return client_for(ModelConfig(model, api_base, timeout, constrain))
 
 
 def litellm_overhead(calls: int = 20) -> dict:
@@ -104,7 +104,7 @@ def litellm_overhead(calls: int = 20) -> dict:
 
     rendered = render("gate", question="Which magazine was started first?", memory="",
                       chunk="Arthur's Magazine was an American literary periodical. " * 200, budget=1024)
-    via = make_client(MODEL_ID)
+    via = client_for(ModelConfig(MODEL_ID))
 
     async def go(client) -> float:
         await client.complete(rendered.system, rendered.user, 1280)  # warm: litellm imports, provider registration

@@ -55,10 +55,9 @@ from pathlib import Path
 import pandas as pd
 
 from poimen.core import RunRequest, run_loops
-from poimen.domain import sha256_text
 from poimen.embedding import SentenceTransformerEmbedder
 from poimen.index import MemoryIndex, build_projections, default_db
-from poimen.llm.client import ScriptedClient, make_client
+from poimen.llm.client import ModelConfig, ScriptedClient, client_for
 from poimen.log.store import EventLog
 from poimen.prompts import escape, sections
 from poimen.symptoms import project_log
@@ -137,7 +136,7 @@ def ingest(root: Path, texts: dict[int, str]) -> tuple[Path, dict[int, str], dic
     t = time.perf_counter()
     log = EventLog(log_root)
     with log.writer():
-        asyncio.run(project_log(log, make_client("poimen/extractive"), concurrency=4))
+        asyncio.run(project_log(log, client_for(ModelConfig("poimen/extractive")), concurrency=4))
     t2 = time.perf_counter()
     db = default_db(log_root)
     build_projections(log_root, db, SentenceTransformerEmbedder())

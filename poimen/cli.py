@@ -201,13 +201,13 @@ def ask(
     from poimen.answer import answer_question
     from poimen.answer import ask as run_ask
     from poimen.index import default_db
-    from poimen.llm import make_client
+    from poimen.llm import ModelConfig, client_for
     from poimen.log.store import EventLog
 
     if (question is None) == (query is None):
         fail("mem ask: give a QUESTION or --query, not both and not neither")
     try:
-        client = make_client(model, api_base, timeout=timeout)
+        client = client_for(ModelConfig(model, api_base, timeout))
         if question is not None:
             answer = asyncio.run(answer_question(default_db(_root(log)), question, client, budget))
         else:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from poimen.domain import Level, Query
-from poimen.llm.client import ModelClient, make_client
+from poimen.llm.client import ModelClient, ModelConfig, client_for
 from poimen.log.store import EventLog
 from poimen.loop import LoopConfig, RunOutcome, Stream
 from poimen.queries import adhoc_query, load_queries
@@ -67,7 +67,7 @@ def run_loops(
         from poimen.errors import PoimenError
 
         raise PoimenError("no sources given (L1 reads source files)")
-    client = client or make_client(req.model, req.api_base, timeout=req.timeout, constrain=req.constrain)
+    client = client or client_for(ModelConfig(req.model, req.api_base, req.timeout, req.constrain))
     log = EventLog(req.root)
     cfg = LoopConfig(memory_budget=req.memory_budget, use_exit_gate=req.use_exit_gate)
     with log.writer():

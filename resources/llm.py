@@ -10,7 +10,7 @@ from typing import Optional
 import dagster as dg
 from pydantic import PrivateAttr
 
-from poimen.llm.client import DEFAULT_MODEL, CachingClient, ModelClient, Reply, ScriptedClient, make_client
+from poimen.llm.client import DEFAULT_MODEL, ModelClient, ModelConfig, Reply, ScriptedClient, client_for
 from poimen.log.store import default_root
 
 
@@ -61,11 +61,9 @@ class LLMResource(dg.ConfigurableResource):
             api_base = self._server.api_base
             model = self.model or self._server.model_name
             constrain = constrain or "llamacpp"
-        client = make_client(model, api_base, timeout=self.timeout_seconds, constrain=constrain,
-                             api_key=self.api_key or os.environ.get("POIMEN_API_KEY"))
-        if not self.cache:
-            return client
-        return CachingClient(client, Path(self.cache_dir) if self.cache_dir else default_root() / "cache" / "llm")
+        cache = (Path(self.cache_dir) if self.cache_dir else default_root() / "cache" / "llm") if self.cache else None
+        return client_for(ModelConfig(model, api_base, self.timeout_seconds, constrain,
+                                      self.api_key or os.environ.get("POIMEN_API_KEY"), cache))
 
 
 class ScriptedLLMResource(LLMResource):

@@ -24,7 +24,7 @@ from helpers import QUERY, loop_run_ids, stream
 
 from poimen.domain import sha256_text
 from poimen.errors import ConfigError, ModelRefused
-from poimen.llm.client import DEFAULT_TIMEOUT, LiteLLMClient, make_client
+from poimen.llm.client import DEFAULT_TIMEOUT, LiteLLMClient, ModelConfig, client_for
 from poimen.log.store import EventLog
 from poimen.loop import ListSink, run_loop
 from poimen.prompts import prompts_dir
@@ -130,13 +130,13 @@ def test_an_unknown_constraint_mode_is_one_line(tmp_path, source):
 
 def test_timeout_from_option_env_or_default(monkeypatch):
     monkeypatch.delenv("POIMEN_TIMEOUT", raising=False)
-    assert make_client("openai/any", "http://127.0.0.1:9/v1").timeout == DEFAULT_TIMEOUT
+    assert client_for(ModelConfig("openai/any", "http://127.0.0.1:9/v1")).timeout == DEFAULT_TIMEOUT
     monkeypatch.setenv("POIMEN_TIMEOUT", "42")
-    assert make_client("openai/any", "http://127.0.0.1:9/v1").timeout == 42.0
-    assert make_client("openai/any", "http://127.0.0.1:9/v1", timeout=7).timeout == 7
+    assert client_for(ModelConfig("openai/any", "http://127.0.0.1:9/v1")).timeout == 42.0
+    assert client_for(ModelConfig("openai/any", "http://127.0.0.1:9/v1", timeout=7)).timeout == 7
     monkeypatch.setenv("POIMEN_TIMEOUT", "soon")
     with pytest.raises(ConfigError, match="POIMEN_TIMEOUT"):
-        make_client("openai/any", "http://127.0.0.1:9/v1")
+        client_for(ModelConfig("openai/any", "http://127.0.0.1:9/v1"))
 
 
 def test_the_timeout_option_reaches_the_call(tmp_path, server, source):

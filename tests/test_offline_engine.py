@@ -3,7 +3,7 @@
 import asyncio
 
 from poimen.gate_parser import parse_gate_reply
-from poimen.llm import make_client
+from poimen.llm import client_for
 from poimen.llm.offline import respond
 from poimen.prompts import render
 from poimen.tokens import count_tokens
@@ -43,7 +43,7 @@ def test_exit_when_memory_covers_query_terms():
 
 def test_deterministic_and_through_litellm():
     r = render("gate", question=Q, memory="", chunk="The outage was caused by a full disk.", budget=1024)
-    client = make_client()
+    client = client_for()
     a = asyncio.run(client.complete(r.system, r.user, 256))
     b = asyncio.run(client.complete(r.system, r.user, 256))
     assert a.text == b.text == respond(r.system, r.user)

@@ -41,9 +41,9 @@ def model_client(model: str | None) -> ModelClient | None:
     chosen = model or os.environ.get("POIMEN_MODEL") or ""
     if not chosen or chosen.startswith("poimen/"):
         return None
-    from poimen.llm.client import make_client
+    from poimen.llm.client import ModelConfig, client_for
 
-    return make_client(chosen)
+    return client_for(ModelConfig(chosen))
 
 
 class Memory:

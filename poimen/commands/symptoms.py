@@ -29,7 +29,7 @@ def register(app: typer.Typer) -> None:
 
         Example: mem symptoms project --log .poimen && mem rebuild --from-log --log .poimen
         """
-        from poimen.llm.client import make_client
+        from poimen.llm.client import ModelConfig, client_for
         from poimen.log.store import EventLog
         from poimen.symptoms import project_log
 
@@ -37,7 +37,7 @@ def register(app: typer.Typer) -> None:
         if not (root / "index.jsonl").exists():
             fail(f"{root}: no event log here (no index.jsonl); run `mem run` first or pass --log")
         try:
-            client = make_client(model, api_base, cache_dir=root / "cache" / "llm", timeout=timeout)
+            client = client_for(ModelConfig(model, api_base, timeout, cache_dir=root / "cache" / "llm"))
             event_log = EventLog(root)
             with event_log.writer(), err.status("projecting symptoms"):
                 counts = asyncio.run(project_log(event_log, client, concurrency))

@@ -7,7 +7,8 @@ from poimen.llm.client import (
     LiteLLMClient,
     ModelClient,
     ScriptedClient,
-    make_client,
+    ModelConfig,
+    client_for,
 )
 
 __all__ = [
@@ -17,5 +18,6 @@ __all__ = [
     "LiteLLMClient",
     "ModelClient",
     "ScriptedClient",
-    "make_client",
+    "ModelConfig",
+    "client_for",
 ]

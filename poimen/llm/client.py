@@ -270,14 +270,26 @@ def default_timeout() -> float:
     return value
 
 
-def make_client(model: str | None = None, api_base: str | None = None, cache_dir: Path | None = None,
-                timeout: float | None = None, constrain: str | None = None, api_key: str | None = None) -> ModelClient:
-    """The client for a model string: ``--model``, else ``POIMEN_MODEL``, else the offline engine.
+@dataclass(frozen=True)
+class ModelConfig:
+    """Which model answers and how to reach it: what the CLI flags, the Dagster resource and the bench all set.
 
-    Unset options fall back to ``POIMEN_API_BASE``, ``POIMEN_TIMEOUT`` and ``POIMEN_CONSTRAIN``.
+    Unset fields fall back, when the client is built, to ``POIMEN_MODEL`` (else the offline engine),
+    ``POIMEN_API_BASE``, ``POIMEN_TIMEOUT`` and ``POIMEN_CONSTRAIN``; ``cache_dir`` caches replies by prompt sha.
     """
-    chosen = model or os.environ.get("POIMEN_MODEL") or DEFAULT_MODEL
+
+    model: str | None = None
+    api_base: str | None = None
+    timeout: float | None = None
+    constrain: str | None = None
+    api_key: str | None = None
+    cache_dir: Path | None = None
+
+
+def client_for(config: ModelConfig = ModelConfig()) -> ModelClient:
+    """The one place a model client is built (CLI, core, Dagster resource, typed memory's router, bench)."""
     client: ModelClient = LiteLLMClient(
-        chosen, api_base=api_base or os.environ.get("POIMEN_API_BASE"), api_key=api_key,
-        timeout=timeout or default_timeout(), constrain=constrain or os.environ.get("POIMEN_CONSTRAIN"))
-    return CachingClient(client, cache_dir) if cache_dir else client
+        config.model or os.environ.get("POIMEN_MODEL") or DEFAULT_MODEL,
+        api_base=config.api_base or os.environ.get("POIMEN_API_BASE"), api_key=config.api_key,
+        timeout=config.timeout or default_timeout(), constrain=config.constrain or os.environ.get("POIMEN_CONSTRAIN"))
+    return CachingClient(client, config.cache_dir) if config.cache_dir else client
