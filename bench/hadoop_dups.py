@@ -59,9 +59,9 @@ from poimen.embedding import SentenceTransformerEmbedder
 from poimen.index import MemoryIndex, build_projections, default_db
 from poimen.llm.client import ModelConfig, ScriptedClient, client_for
 from poimen.log.store import EventLog
-from poimen.prompts import escape, sections
 from poimen.symptoms import project_log
 from poimen.tokens import count_tokens
+from poimen.testing.gate import scripted_gate
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "bench" / "failures" / "gitbugs_hadoop"
 OUT = Path(__file__).resolve().parent / "out" / "hadoop_dups.json"
@@ -109,12 +109,8 @@ def _cut(text: str, limit: int = MEMORY_TOKENS) -> str:
     return text[:lo]
 
 
-def gate(system: str, user: str) -> str:
-    """Keep the report's first chunk as the memory; a later chunk of the same report changes nothing."""
-    data = sections(user)
-    if data.get("memory", "").strip():
-        return "<check>no</check>\n<update></update>\n<next>continue</next>"
-    return f"<check>yes</check>\n<update>{escape(_cut(data['chunk']))}</update>\n<next>continue</next>"
+# Keep the report's first chunk as the memory; a later chunk of the same report changes nothing.
+gate = scripted_gate(lambda p: None if p.memory.strip() else _cut(p.chunk))
 
 
 def ingest(root: Path, texts: dict[int, str]) -> tuple[Path, dict[int, str], dict[str, set[int]]]:

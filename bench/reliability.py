@@ -12,13 +12,11 @@ import json
 import os
 import random
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))  # the fakes live with the tests
 
 QUERIES = """queries:
   - id: root-causes
@@ -37,7 +35,7 @@ def _sealed(root: Path) -> dict[str, list[str]]:
 
 
 def crash_figures(work: Path, server, kills: int = 10, seed: int = 20260) -> dict:
-    from fakes.crash import kill_after_calls, run_mem, start_mem
+    from poimen.testing.crash import kill_after_calls, run_mem, start_mem
     from poimen.log.verify import verify
 
     sources = []
@@ -76,7 +74,7 @@ def crash_figures(work: Path, server, kills: int = 10, seed: int = 20260) -> dic
 
 
 def fault_figures(work: Path, server) -> dict:
-    from fakes.openai_server import CUT, DROP, hang, status, transformed
+    from poimen.testing.openai_server import CUT, DROP, hang, status, transformed
     from poimen.core import RunRequest, run_loops
     from poimen.llm.client import LiteLLMClient
     from poimen.log.verify import verify
@@ -130,7 +128,7 @@ def bad_input_figures(work: Path) -> dict:
 
 def run(out_path: str | Path = ROOT / "bench" / "out" / "reliability.json", kills: int = 10) -> dict:
     os.environ.setdefault("OPENAI_API_KEY", "sk-fake-loopback")
-    from fakes.openai_server import FakeOpenAI
+    from poimen.testing.openai_server import FakeOpenAI
 
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAI(delay=0.01) as server:

@@ -31,3 +31,19 @@ def template(tmp_path_factory):
     from index_helpers import make_log
 
     return make_log(tmp_path_factory.mktemp("template"))
+
+
+@pytest.fixture(scope="module")
+def _loopback(request):
+    """One loopback OpenAI-compatible server per test module; a module sets ``SERVER_DELAY`` for a slow model."""
+    from poimen.testing.openai_server import FakeOpenAI
+
+    with FakeOpenAI(delay=getattr(request.module, "SERVER_DELAY", 0.0)) as s:
+        yield s
+
+
+@pytest.fixture
+def server(_loopback):
+    """The module's loopback server with an empty script and no requests seen."""
+    _loopback.reset()
+    return _loopback

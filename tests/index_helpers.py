@@ -6,17 +6,16 @@ runs are deterministic however the runner interleaves them.
 
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
 
-from helpers import reply
 
 from poimen.core import RunRequest, run_loops
 from poimen.embedding import HashEmbedder
 from poimen.index import build_projections, default_db, write_manifest
 from poimen.llm.client import ScriptedClient
 from poimen.reference import ingest_reference
+from poimen.testing.gate import GatePrompt, scripted_gate
 
 FACTS = {
     "413": "Uploads failed with HTTP 413 Request Entity Too Large: the ingress body limit was 10k.",
@@ -61,13 +60,13 @@ queries:
 """
 
 
-def gate(system: str, user: str) -> str:
-    chunk = re.search(r"<chunk>\n(.*)\n</chunk>", user, re.S).group(1)
-    memory = re.search(r"<memory>\n(.*)\n</memory>", user, re.S).group(1)
-    new = [fact for key, fact in FACTS.items() if key in chunk and fact not in memory]
-    if not new:
-        return reply("no")
-    return reply("yes", "\n".join(([memory] if memory else []) + new))
+def keep_facts(p: GatePrompt) -> str | None:
+    """Open when the chunk names a failure in FACTS the memory lacks; the memory gains its fact line."""
+    new = [fact for key, fact in FACTS.items() if key in p.chunk and fact not in p.memory]
+    return "\n".join(([p.memory] if p.memory else []) + new) if new else None
+
+
+gate = scripted_gate(keep_facts)
 
 
 def make_log(root: Path) -> Path:

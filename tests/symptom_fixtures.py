@@ -22,13 +22,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from helpers import reply
 
 from poimen.core import RunRequest, run_loops
 from poimen.llm.client import ScriptedClient
-from poimen.prompts import escape, sections, unescape
+from poimen.prompts import escape, sections
 from poimen.reference import ingest_reference
 from poimen.text import content_terms
+from poimen.testing.gate import GatePrompt, scripted_gate
 
 SYMPTOM_MODEL = "scripted/symptom-writer-v1"
 
@@ -141,12 +141,10 @@ def content_words(text: str) -> set[str]:
     return set(content_terms(re.sub(r"[._/\\:=@<>$-]+", " ", split)))
 
 
-def gate(system: str, user: str) -> str:
-    chunk = " ".join(unescape(re.search(r"<chunk>\n(.*)\n</chunk>", user, re.S).group(1)).split())
-    for case in CASES:
-        if chunk == " ".join(case.evidence.split()):
-            return reply("yes", escape(case.memory))
-    return reply("no")
+def case_memory(p: GatePrompt) -> str | None:
+    """The case whose evidence this chunk is gives the memory; any other chunk leaves it."""
+    chunk = " ".join(p.chunk.split())
+    return next((case.memory for case in CASES if chunk == " ".join(case.evidence.split())), None)
 
 
 def symptom_reply(system: str, user: str) -> str:
@@ -155,9 +153,8 @@ def symptom_reply(system: str, user: str) -> str:
     return "<symptoms>" + escape(found) + "</symptoms>"
 
 
-def model(system: str, user: str) -> str:
-    """One scripted model for both prompts: the gate, and the symptom projection."""
-    return symptom_reply(system, user) if "poimen-task: symptom" in system else gate(system, user)
+# One scripted model for both prompts: the gate, and the symptom projection.
+model = scripted_gate(case_memory, symptom=symptom_reply)
 
 
 def client() -> ScriptedClient:

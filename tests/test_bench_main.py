@@ -98,7 +98,7 @@ def test_missing_section_module_is_reported_not_faked(tmp_path, monkeypatch):
 
 def test_hotpot_section_against_an_openai_compatible_server_records_model_server_grammar_and_rate(tmp_path, monkeypatch):
     """``--model``/``--api-base``/``--constrain``: the section runs over HTTP and the report says what it ran against."""
-    from fakes.openai_server import FakeOpenAI
+    from poimen.testing.openai_server import FakeOpenAI
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with FakeOpenAI() as server:

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from fakes.crash import kill_after_calls, run_mem, start_mem
-from fakes.openai_server import FakeOpenAI
+from poimen.testing.crash import kill_after_calls, run_mem, start_mem
+from poimen.testing.openai_server import FakeOpenAI
 
 from poimen.cli import app
 from poimen.domain import canonical_json
@@ -56,10 +56,7 @@ def corpus(tmp_path_factory) -> tuple[Path, list[Path]]:
     return d / "queries.yaml", sources
 
 
-@pytest.fixture(scope="module")
-def server():
-    with FakeOpenAI(delay=0.01) as s:
-        yield s
+SERVER_DELAY = 0.01  # a slow model, so a kill lands mid-run (the conftest ``server`` reads it)
 
 
 def run_args(log: Path, server: FakeOpenAI, corpus, resume: bool = False) -> list[str]:
@@ -85,9 +82,9 @@ def cli_verify(root: Path) -> tuple[int, str]:
 
 
 @pytest.fixture(scope="module")
-def baseline(tmp_path_factory, server, corpus) -> dict[str, list[str]]:
+def baseline(tmp_path_factory, _loopback, corpus) -> dict[str, list[str]]:
     log = tmp_path_factory.mktemp("baseline") / "log"
-    code, out = run_mem(run_args(log, server, corpus), log.parent / "mem.out")
+    code, out = run_mem(run_args(log, _loopback, corpus), log.parent / "mem.out")
     assert code == 0, out
     rows = sealed_rows(log)
     assert len(rows) == 4 + 2 and any(memory_rows(rows).values()), "the baseline must open some gates"  # + 2 L0 streams

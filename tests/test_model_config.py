@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fakes.openai_server import FakeOpenAI, status, text
+from poimen.testing.openai_server import status, text
 from helpers import QUERY, loop_run_ids, stream
 
 from poimen.domain import sha256_text
@@ -33,12 +33,6 @@ MEM = Path(sys.executable).with_name("mem")
 PARAGRAPHS = ["At 09:14 uploads failed with 413 Request Entity Too Large.",
               "The lunch order was pizza.",
               "The cause: client_max_body_size fell back to 1m after the chart upgrade."]
-
-
-@pytest.fixture
-def server():
-    with FakeOpenAI() as s:
-        yield s
 
 
 @pytest.fixture
@@ -140,7 +134,7 @@ def test_timeout_from_option_env_or_default(monkeypatch):
 
 
 def test_the_timeout_option_reaches_the_call(tmp_path, server, source):
-    from fakes.openai_server import hang
+    from poimen.testing.openai_server import hang
 
     server.default = hang(3)
     result = mem("run", "--log", str(tmp_path / "log"), "--model", "openai/any", "--api-base", server.api_base,

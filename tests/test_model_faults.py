@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from fakes.openai_server import CUT, DROP, FakeOpenAI, hang, status, transformed
+from poimen.testing.openai_server import CUT, DROP, FakeOpenAI, hang, status, transformed
 from helpers import loop_run_ids
 
 from poimen.cli import explain
@@ -41,17 +41,6 @@ MODEL = "openai/fake-gate"
 @pytest.fixture(autouse=True)
 def _api_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-loopback")
-
-
-@pytest.fixture(scope="module")
-def server():
-    with FakeOpenAI() as s:
-        yield s
-
-
-@pytest.fixture(autouse=True)
-def _fresh(server):
-    server.reset()
 
 
 @pytest.fixture

@@ -25,10 +25,10 @@ from poimen.log.runs import Run, loop_runs, read_runs
 from poimen.log.store import EventLog
 from poimen.log.verify import verify
 from poimen.loop import ListSink, LoopConfig, run_loop
-from poimen.prompts import sections
 from poimen.queries import load_queries
 from poimen.runner import l2_stream
 from poimen.tokens import count_tokens
+from poimen.testing.gate import GatePrompt, scripted_gate
 from resources import CorpusResource, EmbedderResource, EventLogResource, ScriptedLLMResource, duckdb_resource
 
 REPO = Path(__file__).resolve().parent.parent
@@ -42,19 +42,14 @@ QUERIES = """queries:
 """
 
 
-def gate(_system: str, user: str) -> str:
-    """Open on chunks that mention a failure word; the memory gains the chunk's first such line (bounded).
+def first_failure_line(p: GatePrompt) -> str | None:
+    """Open on chunks that mention a failure word; the memory gains the chunk's first such line (bounded)."""
+    lines = [ln.strip() for ln in p.chunk.splitlines() if any(k in ln.lower() for k in KEYWORDS)]
+    return (p.memory + "\n" + lines[0][:160]).strip() if lines else None
 
-    To the symptom-projection prompt it answers nothing (a valid answer: no symptom vector)."""
-    if "poimen-task: symptom" in _system:
-        return "<symptoms></symptoms>"
-    data = sections(user)
-    lines = [ln.strip() for ln in data["chunk"].splitlines() if any(k in ln.lower() for k in KEYWORDS)]
-    if not lines:
-        return "<check>no</check>\n<update></update>\n<next>continue</next>"
-    memory = (data["memory"] + "\n" + lines[0][:160]).strip()
-    escaped = memory.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return f"<check>yes</check>\n<update>{escaped}</update>\n<next>continue</next>"
+
+# To the symptom-projection prompt it answers nothing (a valid answer: no symptom vector).
+gate = scripted_gate(first_failure_line, symptom=lambda system, user: "<symptoms></symptoms>")
 
 
 @pytest.fixture(autouse=True)

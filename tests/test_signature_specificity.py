@@ -9,10 +9,8 @@ specific Java trace; one holds a Python traceback the gate never opens on.
 
 from __future__ import annotations
 
-import re
 
 import pytest
-from helpers import reply
 
 from poimen.core import RunRequest, run_loops
 from poimen.embedding import HashEmbedder
@@ -21,6 +19,7 @@ from poimen.llm.client import ScriptedClient
 from poimen.signatures import signature_keys
 from poimen.signatures.markup import strip_markup
 from poimen.signatures.specificity import decisive, has_shape, weight
+from poimen.testing.gate import scripted_gate
 
 JAVA_TRACE = """java.lang.IllegalStateException: Block pool BP-{pool} is not initialised on volume {vol}
 \tat org.apache.hadoop.hdfs.server.datanode.fsdataset.impl.BlockPoolSlice.getVolume(BlockPoolSlice.java:{a})
@@ -45,10 +44,8 @@ NOISE_TOPICS = ["checkstyle warnings in hadoop-common", "flaky TestDFSIO on slow
                 "shell script quoting bug"]
 
 
-def gate(system: str, user: str) -> str:
-    """Keep every chunk as the memory, except a chunk with a Python traceback: no gate ever opens on it."""
-    chunk = re.search(r"<chunk>\n(.*)\n</chunk>", user, re.S).group(1)
-    return reply("no") if "Traceback" in chunk else reply("yes", chunk)
+# Keep every chunk as the memory, except a chunk with a Python traceback: no gate ever opens on it.
+gate = scripted_gate(lambda p: None if "Traceback" in p.chunk else p.chunk)
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 from typed_helpers import fill, memory
 
-from poimen.agent.tools import TOOLS, call_tool, openai_tools
+from poimen.agent.tools import TOOLS, openai_tools
 from poimen.log import EventLog
 
 

@@ -6,7 +6,7 @@ import threading
 import time
 
 import pytest
-from typed_helpers import Clock, fill, memory
+from typed_helpers import fill, memory
 
 from poimen.agent.projection import StoreProjection, connect, default_db, dump, rebuild, replay
 from poimen.agent.stores import MemoryRefused
