@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.section import Benchmark, FunctionBenchmark, unavailable
 from poimen._env import offline_defaults
 
 offline_defaults()
@@ -81,10 +82,6 @@ def _optional(name: str):
         if exc.name == f"bench.{name}":
             return None
         raise
-
-
-def _unavailable(title: str, why: str) -> dict:
-    return {"title": title, "notes": f"**Not available in this run:** {why}"}
 
 
 _EMBEDDERS: dict[Path, object] = {}  # one model per cache folder: the sections and the offline engine share it
@@ -195,7 +192,7 @@ def reliability_section(cfg: Config, assets: Path) -> dict:
     mod = _optional("reliability")
     title = "Reliability"
     if mod is None:
-        return _unavailable(title, "`bench/reliability.py` is not in the tree.")
+        return unavailable(title, "`bench/reliability.py` is not in the tree.")
     r = mod.run(cfg.data_dir / "reliability.json")
     rows = [
         ("events lost across SIGKILLs and resumes", "0", r["events_lost"], r["events_lost"] == 0),
@@ -210,10 +207,13 @@ def reliability_section(cfg: Config, assets: Path) -> dict:
     return {"title": title, "rows": rows, "notes": f"Model: {r.get('model', '')}; {r.get('seconds', '?')} s."}
 
 
-BUILDERS = {"hotpot": hotpot_section, "locomo": locomo_section, "tools": tools_section, "speed": speed_section,
-            "reliability": reliability_section}
-TITLES = {"hotpot": "Long-context QA (RULER-HQA style, HotpotQA)", "locomo": "LoCoMo: evidence coverage",
-          "tools": "Tool context", "speed": "Speed", "reliability": "Reliability"}
+BENCHMARKS: dict[str, Benchmark] = {b.key: b for b in (
+    FunctionBenchmark("hotpot", "Long-context QA (RULER-HQA style, HotpotQA)", hotpot_section),
+    FunctionBenchmark("locomo", "LoCoMo: evidence coverage", locomo_section),
+    FunctionBenchmark("tools", "Tool context", tools_section),
+    FunctionBenchmark("speed", "Speed", speed_section),
+    FunctionBenchmark("reliability", "Reliability", reliability_section),
+)}
 
 
 def headline(sections: dict[str, dict]) -> dict:
@@ -241,10 +241,10 @@ def run_benchmark(cfg: Config) -> Path:
         cfg.progress(f"[bench] {key}")
         t = time.perf_counter()
         try:
-            sections[key] = BUILDERS[key](cfg, assets)
+            sections[key] = BENCHMARKS[key].build(cfg, assets)
         except Exception as exc:  # noqa: BLE001 - reported in the section, never papered over
             cfg.progress(traceback.format_exc())
-            sections[key] = _unavailable(TITLES[key], f"the section failed: `{type(exc).__name__}: {exc}`")
+            sections[key] = unavailable(BENCHMARKS[key].title, f"the section failed: `{type(exc).__name__}: {exc}`")
         timings[key] = time.perf_counter() - t
         cfg.progress(f"[bench] {key} done in {timings[key]:.1f}s")
     load_end = os.getloadavg()

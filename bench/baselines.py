@@ -43,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.text import squash
 from bench.locomo_data import CATEGORIES, LoCoMo, QAItem, Turn
 from poimen.tokens import count_tokens
 
@@ -76,10 +77,6 @@ def render_context(turns: Sequence[Turn], dated: bool = True) -> str:
     return "\n".join(t.render(dated) for t in turns)
 
 
-def _squash(text: str) -> str:
-    return " ".join(text.split())
-
-
 def cites(context: str, dia_id: str) -> bool:
     """``D3:1`` cited as a whole id: not a prefix of ``D3:12`` nor a suffix of ``D13:1``."""
     return re.search(rf"(?<![\w:]){re.escape(dia_id)}(?![\w:])", context) is not None
@@ -90,9 +87,9 @@ def coverage(item: QAItem, context: str | Sequence[Turn]) -> float:
     if not item.evidence:
         raise ValueError("coverage of an item without evidence is undefined; such items are skipped at load")
     if isinstance(context, str):
-        flat = _squash(context)
+        flat = squash(context)
         texts = item.evidence_texts or ("\0",) * len(item.evidence)
-        held = sum(cites(context, d) or _squash(t) in flat for d, t in zip(item.evidence, texts))
+        held = sum(cites(context, d) or squash(t) in flat for d, t in zip(item.evidence, texts))
     else:
         ids = {t.dia_id for t in context}
         held = sum(d in ids for d in item.evidence)

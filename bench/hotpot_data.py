@@ -40,6 +40,7 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.text import squash
 from poimen.tokens import count_tokens
 
 DATA_DIR = Path("/work/shared/bench/hotpot")
@@ -159,10 +160,6 @@ def build(n_items: int, target_tokens: int, seed: int = 0) -> list[Item]:
     return [_assemble(q, corpus, target_tokens, seed) for q in questions[:n_items]]
 
 
-def _squash(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _holds(chunk: str, sentence: str) -> bool:
     """Whole sentence inside, or a piece of >= 40 chars at a boundary (the sentence was cut in two)."""
     if sentence in chunk:
@@ -178,8 +175,8 @@ def _holds(chunk: str, sentence: str) -> bool:
 
 def label_chunks(item: Item, chunk_texts: list[str]) -> list[bool]:
     """Per chunk: does it hold a supporting-fact sentence (whitespace-insensitive)?"""
-    sentences = [_squash(s) for s in item.supporting_sentences]
-    return [any(_holds(_squash(c), s) for s in sentences) for c in chunk_texts]
+    sentences = [squash(s) for s in item.supporting_sentences]
+    return [any(_holds(squash(c), s) for s in sentences) for c in chunk_texts]
 
 
 def content_tokens(text: str) -> set[str]:

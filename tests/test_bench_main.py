@@ -114,3 +114,19 @@ def test_hotpot_section_against_an_openai_compatible_server_records_model_server
     rate = re.search(r"model calls per second, parse-failed turns per item \(gated\) \| *\| *([0-9.]+), ([0-9.]+)", text)
     assert rate and float(rate.group(1)) > 0 and float(rate.group(2)) == 0.0
     assert "--constrain llamacpp" in text and "| server |" in text
+
+
+def test_every_section_is_a_benchmark_and_a_failing_build_is_reported_failed(tmp_path, monkeypatch):
+    from bench.section import FunctionBenchmark
+
+    assert set(bench_main.BENCHMARKS) == set(bench_main.SECTIONS)
+
+    def broken(cfg, assets):
+        raise RuntimeError("the data folder is gone")
+
+    monkeypatch.setitem(bench_main.BENCHMARKS, "speed", FunctionBenchmark("speed", "Speed", broken))
+    path = bench_main.run_benchmark(bench_main.Config(quick=True, out_dir=tmp_path, only=("speed",),
+                                                      progress=lambda line: None))
+    text = path.read_text()
+    assert "the section failed: `RuntimeError: the data folder is gone`" in text
+    assert "not available / failed" in text  # the headline says so too; no figure is filled in
