@@ -107,9 +107,11 @@ class FakeOpenAI:
         return len(self.requests)
 
     def reset(self) -> None:
+        """Back to a fresh server's behaviour: no script, no requests seen, the default reply."""
         with self._lock:
             self._script.clear()
             self.requests.clear()
+            self.default = REPLY
 
     def _next(self, model: str, system: str, user: str, payload: dict | None = None) -> tuple[Action, int]:
         with self._lock:
