@@ -113,6 +113,11 @@ def run(
             result = run_loops(req, on_start=on_start, on_turn=on_turn)
         except PoimenError as exc:
             fail(exc)
+    if level == "L2" and not result.outcomes:
+        from poimen.errors import NoRuns
+
+        fail(NoRuns(f"--level L2: no sealed L1 memory of {'these queries' if queries else 'this query'} in "
+                    f"{_root(log)} to read"))
     for line in result.source_errors:
         err.print(f"[red]error:[/red] {line}", highlight=False, soft_wrap=True)
     table = Table("run", "level", "query", "stream", "status", "seen", "used", "memory sha")

@@ -148,3 +148,14 @@ def test_a_200_mb_single_line_is_read_in_bounded_memory(tmp_path):
     pieces, total, chunks, peak_mb = map(int, out.stdout.split())
     assert total == size - 1 and pieces > 1000 and chunks == 40
     assert peak_mb < RSS_LIMIT_MB, f"peak RSS {peak_mb} MB while reading a {size >> 20} MB line"
+
+
+def test_level_l2_with_no_l1_memories_says_so_and_exits_non_zero(tmp_path):
+    """An empty selection is not a success: `mem run --level L2` before any L1 run prints why and exits 1."""
+    from typer.testing import CliRunner
+
+    from poimen.cli import app
+
+    res = CliRunner().invoke(app, ["run", "--level", "L2", "--log", str(tmp_path / "log"), "--query", "What failed?"])
+    assert res.exit_code == 1
+    assert "--level L2: no sealed L1 memory of this query" in res.output and "mem run" in res.output
