@@ -109,14 +109,14 @@ def fault_figures(work: Path, server) -> dict:
 
 
 def bad_input_figures(work: Path) -> dict:
-    from test_bad_input import _bad_sources
+    from poimen.testing.bad_sources import bad_sources
     from poimen.chunking import iter_chunks
     from poimen.errors import SourceError
 
     d = work / "bad"
     d.mkdir()
     tried = rejected = 0
-    for path, what in _bad_sources(d).values():
+    for path, what in bad_sources(d).values():
         tried += 1
         try:
             list(iter_chunks(path))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -11,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from helpers import loop_run_ids
+
+from poimen.testing.bad_sources import bad_sources
 from poimen.chunking import check_source, iter_chunks
 from poimen.core import RunRequest, run_loops
 from poimen.errors import SourceError
@@ -23,30 +24,6 @@ QUERY = "What caused the upload failure, and how was it fixed?"
 GOOD = "The upload failure was caused by client_max_body_size at 1m. It was fixed by raising it to 64m.\n"
 
 
-def _bad_sources(d: Path) -> dict[str, tuple[Path, str]]:
-    """name → (path, what the error must say)."""
-    (d / "binary.log").write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00" + bytes(range(256)))
-    (d / "latin1.txt").write_bytes("caf\xe9 au lait\n".encode("latin-1"))
-    (d / "empty.md").write_bytes(b"")
-    (d / "blank.md").write_text("   \n\n\t\n")
-    deep = "[" * 5000 + "]" * 5000
-    (d / "nested.jsonl").write_text(json.dumps({"text": "fine"}) + "\n" + json.dumps({"text": "x", "deep": json.loads("[" * 100 + "]" * 100)}) + "\n" + deep + "\n")
-    os.symlink(d / "loop-b.md", d / "loop-a.md")
-    os.symlink(d / "loop-a.md", d / "loop-b.md")
-    (d / "image.png").write_bytes(b"\x89PNG\r\n")
-    return {
-        "binary": (d / "binary.log", "binary file"),
-        "invalid-utf8": (d / "latin1.txt", "invalid UTF-8 at byte 3"),
-        "empty": (d / "empty.md", "empty file"),
-        "whitespace-only": (d / "blank.md", "no text"),
-        "deeply-nested-json": (d / "nested.jsonl", "nested deeper"),
-        "symlink-loop": (d / "loop-a.md", "looping symlink"),
-        "missing": (d / "no-such-file.md", "no such file"),
-        "unsupported-type": (d / "image.png", "unsupported type"),
-        "directory": (d, "not a regular file"),
-    }
-
-
 @pytest.fixture
 def corpus(tmp_path):
     d = tmp_path / "sources"
@@ -54,7 +31,7 @@ def corpus(tmp_path):
     good = [d / "good-1.md", d / "good-2.log"]
     good[0].write_text(GOOD)
     good[1].write_text("2024-05-01T09:14:03Z ERROR upload failed: 413 Request Entity Too Large\n" + GOOD)
-    return d, good, _bad_sources(d)
+    return d, good, bad_sources(d)
 
 
 @pytest.mark.parametrize("name", [
