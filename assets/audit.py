@@ -7,10 +7,11 @@ import dagster as dg
 
 from assets.index import INDEX_SPECS
 from poimen.rematerialize import Inputs, rematerialize
-from resources import WRITER_POOL, CorpusResource, EmbedderResource, EventLogResource
+from resources import WRITER_POOL, CorpusResource, EmbedderResource, EventLogResource, writer_step
 
 
 @dg.asset(group_name="audit", kinds={"parquet", "duckdb"}, deps=[spec.key for spec in INDEX_SPECS], pool=WRITER_POOL)
+@writer_step
 def rebuild_audit(context: dg.AssetExecutionContext, corpus: CorpusResource, event_log: EventLogResource,
                   embedder: EmbedderResource) -> dg.MaterializeResult:
     """Every stage done again from the raw sources in a scratch folder: chunks compared by sha, every loop replayed

@@ -16,7 +16,7 @@ from poimen.log.store import EventLog
 from poimen.log.verify import VerifyReport, verify
 from poimen.timeline import markdown_table
 from poimen.tokens import count_tokens
-from resources import WRITER_POOL, EmbedderResource, EventLogResource
+from resources import WRITER_POOL, EmbedderResource, EventLogResource, writer_step
 
 MEMORY_INDEX = dg.AssetKey("memory_index")
 
@@ -126,6 +126,7 @@ def l2_memory_budget(event_log: EventLogResource) -> dg.AssetCheckResult:
 
 
 @dg.asset_check(asset=MEMORY_INDEX, description="The event log verifies (the same check as `mem verify`).", pool=WRITER_POOL)
+@writer_step
 def log_integrity_check(event_log: EventLogResource) -> dg.AssetCheckResult:
     return _result(log_integrity(verify(event_log.path)))
 
@@ -133,6 +134,7 @@ def log_integrity_check(event_log: EventLogResource) -> dg.AssetCheckResult:
 @dg.asset_check(asset=MEMORY_INDEX, pool=WRITER_POOL,
                 description="Every projection rebuilt from the log into a scratch database matches the manifest's hashes "
                             "(the index it checks is never touched).")
+@writer_step
 def rebuild_hashes_match(event_log: EventLogResource, embedder: EmbedderResource) -> dg.AssetCheckResult:
     with tempfile.TemporaryDirectory(prefix="poimen-check-") as scratch:
         return _result(rebuild_matches(rebuild_into(event_log.path, Path(scratch), embedder.get_embedder())))

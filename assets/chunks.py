@@ -7,10 +7,11 @@ from poimen.chunk_store import CHUNK_DIR, chunk_path, write_chunks
 from poimen.chunking import source_id
 from poimen.domain import sha256_json
 from poimen.errors import SourceError
-from resources import WRITER_POOL, CorpusResource, EventLogResource
+from resources import WRITER_POOL, CorpusResource, EventLogResource, writer_step
 
 
 @dg.asset(group_name="evidence", kinds={"parquet"}, pool=WRITER_POOL)
+@writer_step
 def chunks(context: dg.AssetExecutionContext, corpus: CorpusResource, event_log: EventLogResource) -> dg.MaterializeResult:
     """L0 evidence chunks (token-bounded, sentence-aware), one Parquet file per source under `<log root>/chunks/`;
     the L1 loops read their streams from these files."""

@@ -14,7 +14,7 @@ from assets.typed_stores import typed_stores
 from poimen.domain import sha256_json
 from poimen.index import PROJECTIONS, build_projections, write_manifest
 from poimen.index.build import PROJECTION_DIR
-from resources import WRITER_POOL, EmbedderResource, EventLogResource, IndexDatabaseResource
+from resources import WRITER_POOL, EmbedderResource, EventLogResource, IndexDatabaseResource, writer_step
 
 # Which asset each projection table belongs to; a table not named here (a projection added later) joins memory_index.
 TABLE_GROUPS = {
@@ -57,6 +57,7 @@ def signature_summary(path: Path) -> dict:
 
 
 @dg.multi_asset(specs=INDEX_SPECS, pool=WRITER_POOL, can_subset=False)
+@writer_step
 def projection_tables(event_log: EventLogResource, embedder: EmbedderResource, duckdb: IndexDatabaseResource):
     """Every projection, dropped and rebuilt from the log in one transaction; each asset reports its own tables."""
     stats = build_projections(event_log.path, duckdb.path, embedder.get_embedder())

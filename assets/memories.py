@@ -9,7 +9,7 @@ from poimen.chunk_store import CHUNK_DIR, stored_stream
 from poimen.core import RunRequest, RunResult, run_loops
 from poimen.errors import SourceError
 from poimen.progress import RunProgress
-from resources import WRITER_POOL, CorpusResource, EventLogResource, LLMResource
+from resources import WRITER_POOL, CorpusResource, EventLogResource, LLMResource, writer_step
 
 
 def l1_streams(corpus: CorpusResource, event_log: EventLogResource) -> tuple[list, list[str]]:
@@ -56,6 +56,7 @@ def loop_result(context: dg.AssetExecutionContext, result: RunResult, event_log:
 
 
 @dg.asset(group_name="memory", kinds={"litellm", "parquet"}, deps=[chunks], pool=WRITER_POOL)
+@writer_step
 def l1_memories(context: dg.AssetExecutionContext, corpus: CorpusResource, event_log: EventLogResource,
                 llm: LLMResource) -> dg.MaterializeResult:
     """L1 memories: the gated loop runs every standing query over every source's stored chunks; sealed runs are skipped."""
@@ -63,6 +64,7 @@ def l1_memories(context: dg.AssetExecutionContext, corpus: CorpusResource, event
 
 
 @dg.asset(group_name="memory", kinds={"litellm", "parquet"}, deps=[l1_memories], pool=WRITER_POOL)
+@writer_step
 def l2_memories(context: dg.AssetExecutionContext, corpus: CorpusResource, event_log: EventLogResource,
                 llm: LLMResource) -> dg.MaterializeResult:
     """L2 memories: per standing query, the same gated loop reads that query's L1 memories (one per source)."""

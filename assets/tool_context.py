@@ -9,10 +9,11 @@ from assets.memories import l1_memories, l2_memories
 from poimen.domain import sha256_json
 from poimen.prompts import load
 from poimen.symptoms import project_log, projections
-from resources import WRITER_POOL, EventLogResource, LLMResource
+from resources import WRITER_POOL, EventLogResource, LLMResource, writer_step
 
 
 @dg.asset(group_name="tool_context", kinds={"litellm", "parquet"}, deps=[l1_memories, l2_memories], pool=WRITER_POOL)
+@writer_step
 def symptom_projections(event_log: EventLogResource, llm: LLMResource) -> dg.MaterializeResult:
     """The errors and behaviour each accepted L1/L2 memory would explain (temperature 0, pinned prompt), as log events.
 

@@ -10,7 +10,7 @@ from assets.memories import l1_memories, l2_memories
 from poimen.agent.facade import Memory
 from poimen.agent.pipeline import import_pipeline
 from poimen.domain import sha256_json
-from resources import WRITER_POOL, CorpusResource, EventLogResource
+from resources import WRITER_POOL, CorpusResource, EventLogResource, writer_step
 
 
 class TypedStoresConfig(dg.Config):
@@ -24,6 +24,7 @@ class TypedStoresConfig(dg.Config):
 
 
 @dg.asset(group_name="typed_memory", kinds={"parquet"}, deps=[l1_memories, l2_memories], pool=WRITER_POOL)
+@writer_step
 def typed_stores(config: TypedStoresConfig, event_log: EventLogResource, corpus: CorpusResource) -> dg.MaterializeResult:
     """Each query's final memory (L2 when there is one, else each source's L1) written into the typed store named by
     queries.yaml (semantic, episodic, procedural or working) of one namespace, as store_write events in the log.

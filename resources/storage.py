@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Optional
@@ -37,6 +39,37 @@ class EventLogResource(dg.ConfigurableResource):
 
     def log(self) -> EventLog:
         return EventLog(self.path)
+
+    @contextmanager
+    def writer_turn(self, step: str) -> Iterator[None]:
+        """Hold this log's writer turn (``<root>/WRITER``, a blocking flock) for one whole pipeline step.
+
+        The ``poimen_writer`` pool is what the UI shows as the queue, but Dagster's SQLite storage hands out a pool
+        slot with a read-then-write that two runs claiming at the same instant can both pass. This turn is the
+        guarantee: a second writer step waits here (and says whom for) instead of failing on the log or DuckDB lock.
+        """
+        self.path.mkdir(parents=True, exist_ok=True)
+        log = dg.get_dagster_logger()
+        with (self.path / "WRITER").open("a+") as fh:
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                fh.seek(0)
+                log.info(f"{step}: waiting for the writer turn on {self.path} (held by {fh.read().strip() or 'unknown'})")
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+            fh.seek(0)
+            fh.truncate()
+            fh.write(f"pid {os.getpid()}, step {step}")
+            fh.flush()
+            log.info(f"{step}: writer turn taken")
+            try:
+                yield
+            finally:
+                log.info(f"{step}: writer turn released")
+                fh.seek(0)
+                fh.truncate()
+                fh.flush()
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 def default_database() -> Path:

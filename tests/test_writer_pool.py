@@ -1,20 +1,23 @@
 """One writer from any launch path: an untagged "Materialize all" run and a `full_build` launched at once.
 
 Both go through one Dagster instance configured by the repository's own dagster.yaml (the `poimen_writer` pool,
-limit 1). Without the pool the two runs' L1 steps meet on the event log's lock and one fails; with it, every
-writer step of one run waits for the other's, and both succeed.
+limit 1). Without it the two runs' L1 steps meet on the event log's lock and one fails. The pool queues writer
+steps in the UI; the writer turn (a blocking lock every writer step holds) is the guarantee, since Dagster's SQLite
+storage can grant one pool slot to two claims made at the same instant. Both runs succeed, and the writer turns of
+their steps never overlap.
 """
 
 import multiprocessing as mp
 import os
 import shutil
+import time
 from pathlib import Path
 
 import dagster as dg
 import yaml
 
 from pipelines.definitions import make_definitions
-from resources import WRITER_POOL
+from resources import WRITER_POOL, EventLogResource
 from test_pipeline import REPO, corpus, dagster_home, make_resources  # noqa: F401  (fixtures)
 
 
@@ -28,14 +31,15 @@ def launch(home: Path, tmp_path: Path, corpus, job: str, ready) -> None:
     os._exit(0 if result.success else 1)
 
 
-def writer_spans(instance: dg.DagsterInstance, run_id: str, pooled: set[str]) -> list[tuple[float, float, str]]:
-    """(start, end) timestamps of each writer step of a run, from the instance's event log."""
+def turn_spans(instance: dg.DagsterInstance, run_id: str) -> list[tuple[float, float, str]]:
+    """(taken, released) timestamps of each writer turn in a run, from the steps' log messages in the instance."""
     spans: dict[str, list[float]] = {}
     for record in instance.get_records_for_run(run_id, limit=10_000).records:
         entry = record.event_log_entry
-        if entry.step_key in pooled and entry.dagster_event and \
-                entry.dagster_event.event_type_value in ("STEP_START", "STEP_SUCCESS"):
-            spans.setdefault(entry.step_key, []).append(entry.timestamp)
+        message = entry.user_message or ""
+        if message.endswith(("writer turn taken", "writer turn released")):
+            spans.setdefault(message.split(":")[0], []).append(entry.timestamp)
+    assert all(len(ts) == 2 for ts in spans.values()), spans
     return [(min(ts), max(ts), f"{run_id[:8]}:{step}") for step, ts in spans.items()]
 
 
@@ -65,11 +69,41 @@ def test_materialize_all_and_full_build_at_once_both_succeed_one_writer_step_at_
     assert [c.exitcode for c in children] == [0, 0]
     assert "poimen/writer" not in runs["__ASSET_JOB"].tags  # the UI's "Materialize all": untagged
     defs = make_definitions(make_resources(tmp_path, corpus))
-    pooled = {node.name for node in defs.resolve_job_def("full_build").graph.node_dict.values()
-              if node.definition.pool == WRITER_POOL}
-    assert {"chunks", "l1_memories", "l2_memories", "projection_tables"} <= pooled
+    jobs_of = {"__ASSET_JOB": defs.resolve_implicit_global_asset_job_def(), "full_build": defs.resolve_job_def("full_build")}
+    pooled = {name: {node.name for node in job.graph.node_dict.values() if node.definition.pool == WRITER_POOL}
+              for name, job in jobs_of.items()}
+    assert {"chunks", "l1_memories", "l2_memories", "projection_tables"} <= pooled["full_build"]
     assert {limit.name: limit.limit for limit in instance.event_log_storage.get_pool_limits()}[WRITER_POOL] == 1
-    spans = sorted(s for run in runs.values() for s in writer_spans(instance, run.run_id, pooled))
-    assert len(spans) == 2 * len(pooled)
+    spans = []
+    for name, run in runs.items():  # every writer step of both runs took its turn, once
+        turns = turn_spans(instance, run.run_id)
+        assert len(turns) == len(pooled[name]), (name, turns, pooled[name])
+        spans += turns
+    assert {"chunks", "l1_memories", "l2_memories", "projection_tables", "rebuild_hashes_match"} <= \
+        {span[2].split(":")[1] for span in spans}
+    spans.sort()
     overlapping = [(a[2], b[2]) for a, b in zip(spans, spans[1:]) if b[0] < a[1]]
     assert not overlapping, f"writer steps of the two runs ran at the same time: {overlapping}"
+
+
+def take_turn(root: str, took) -> None:
+    with EventLogResource(root=root).writer_turn("second"):
+        took.value = time.time()
+    os._exit(0)
+
+
+def test_a_second_writer_step_waits_for_the_turn_in_any_process(tmp_path):
+    """The guarantee beneath the pool: while one step holds the turn, another (in any process) waits, then gets it."""
+    fork = mp.get_context("fork")
+    took = fork.Value("d", 0.0)
+    resource = EventLogResource(root=str(tmp_path / "log"))
+    with resource.writer_turn("first"):
+        assert (tmp_path / "log" / "WRITER").read_text() == f"pid {os.getpid()}, step first"
+        child = fork.Process(target=take_turn, args=(str(tmp_path / "log"), took))
+        child.start()
+        time.sleep(1.0)
+        assert took.value == 0.0 and child.is_alive()  # still waiting
+        released = time.time()
+    child.join(30)
+    assert child.exitcode == 0 and took.value >= released
+    assert (tmp_path / "log" / "WRITER").read_text() == ""  # nobody holds it now
