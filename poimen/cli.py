@@ -6,7 +6,6 @@ for a bad input.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Optional
@@ -196,29 +195,36 @@ def ask(
     api_base: Optional[str] = ApiBaseOpt,
     timeout: Optional[float] = TimeoutOpt,
     budget: int = typer.Option(2000, "--budget", min=16, help="Token budget of the context a QUESTION is answered from."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object: the answer, the shas it drew on, the model "
+                                                       "and the prompt sha (the shape `mem serve --http` returns)."),
 ) -> None:
     """Answer a question from the memory, with the provenance of what it used.
+
+    Uses a running `mem serve --http` for this log when there is one (the same answer, warm).
 
     Examples:
       mem ask "how was the 413 on uploads fixed?"      (the context builder over the index: run `mem rebuild` first)
       mem ask --query root-causes                       (a standing query, from its final memories)
     """
-    from poimen.answer import answer_question
-    from poimen.answer import ask as run_ask
+    import json
+
     from poimen.index import default_db
-    from poimen.llm import ModelConfig, client_for
-    from poimen.log.store import EventLog
+    from poimen.serve.client import read
+    from poimen.shapes import answer_from
 
     if (question is None) == (query is None):
         fail("mem ask: give a QUESTION or --query, not both and not neither")
+    root = _root(log)
+    params = {"question": question, "query": query, "budget": budget, "model": model, "api_base": api_base,
+              "timeout": timeout}
     try:
-        client = client_for(ModelConfig(model, api_base, timeout))
-        if question is not None:
-            answer = asyncio.run(answer_question(default_db(_root(log)), question, client, budget))
-        else:
-            answer = asyncio.run(run_ask(EventLog(_root(log)), query, client))
+        shape = read(root, default_db(root), "ask", params)
     except PoimenError as exc:
         fail(exc)
+    if as_json:
+        print(json.dumps(shape, ensure_ascii=False))
+        return
+    answer = answer_from(shape)
     out.print(answer.text, highlight=False, markup=False, soft_wrap=True)
     for sha in answer.memory_shas[:10]:
         out.print(f"{'from' if question is not None else 'memory'} {sha}", highlight=False)

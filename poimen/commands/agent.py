@@ -1,4 +1,5 @@
-"""``mem remember | blocks | recall | tool | tools | compose | stores | serve``: typed memory from the shell.
+"""``mem remember | blocks | recall | tool | tools | compose | stores``: typed memory from the shell (``mem serve
+--mcp`` serves the same tools: ``poimen.commands.serve``).
 
 A thin layer over ``poimen.agent.Memory``: parse options, call, print. The
 namespace is ``--ns``, else ``$POIMEN_NAMESPACE``, else ``default``.
@@ -159,16 +160,3 @@ def register(app: typer.Typer) -> None:
                 say(f"{'skip' if i.skipped else 'add '} {i.level} {i.query_id} -> {i.store} sha:{i.sha[:12]}")
         else:
             fail(f"stores {action}: expected rebuild or import")
-
-    @app.command()
-    def serve(mcp: bool = typer.Option(False, "--mcp", help="Serve the memory tools over MCP on stdio."),
-              ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt, archive: Optional[str] = ArchiveOpt) -> None:
-        """Serve the memory tools of one namespace to an agent host.
-
-        Example: mem serve --mcp --ns dana
-        """
-        if not mcp:
-            fail("choose a transport: --mcp (stdio)")
-        from poimen.agent.mcp_server import run
-
-        run(_memory(ns, log, archive))

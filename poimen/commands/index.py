@@ -76,46 +76,42 @@ def register(app: typer.Typer) -> None:
         k: int = typer.Option(10, "-k", min=1, max=1000, help="Hits to return."),
         explain: bool = typer.Option(False, "--explain", help="Show why each hit ranked where it did."),
         lines: int = typer.Option(4, "--lines", min=1, help="Lines shown per hit (its lines that match best)."),
-        as_json: bool = typer.Option(False, "--json", help="One JSON object per hit, for tools."),
+        as_json: bool = typer.Option(False, "--json", help="JSON Lines: one hit per line, with its provenance and "
+                                                           "its best lines (the shape `mem serve --http` returns)."),
         embedder: Optional[str] = typer.Option(None, "--embedder",
                                                help="Query embedder (default: the one that built the index)."),
     ) -> None:
         """Find memories and reference chunks for TEXT, each with its provenance (level, query, run, evidence).
 
+        Uses a running `mem serve --http` for this log when there is one (the same hits, warm).
+
         Example: mem lookup "413 Request Entity Too Large on upload" --explain
         """
-        from dataclasses import asdict
-
-        from poimen.index import lookup as run_lookup
+        from poimen.serve.client import read
+        from poimen.shapes import hit_from
 
         root, db_path = _paths(log, db)
         try:
             emb = _embedder(embedder, root) if embedder else None
-            hits = run_lookup(db_path, text, k=k, embedder=emb, explain=explain)
+            shapes = read(root, db_path, "lookup", {"text": text, "k": k, "explain": explain, "lines": lines}, emb)
         except PoimenError as exc:
             fail(exc)
         if as_json:
-            for h in hits:
-                out.print(json.dumps(asdict(h), ensure_ascii=False), highlight=False, soft_wrap=True)
+            for shape in shapes:
+                print(json.dumps(shape, ensure_ascii=False))
             return
-        if not hits:
+        if not shapes:
             out.print("no hits", highlight=False)
             return
-        from poimen.context import ContextEngine
-
-        try:
-            engine = ContextEngine.open(db_path, emb)
-        except PoimenError:
-            engine = None  # an index from before the unit projections: show the hits' text instead
-        for n, h in enumerate(hits, start=1):
+        for n, shape in enumerate(shapes, start=1):
+            h, shown = hit_from(shape)
             where = f"query {h.query_id} · run {h.run_id[:12]}" if h.kind == "memory" else f"run {h.run_id[:12]}"
             out.print(f"[bold]{n}. {h.level} {h.kind} {h.sha[:12]}[/bold] · {where} · {h.tier} {h.score:.4f}",
                       highlight=False)
-            shown = engine.lines_near(text, {h.sha}, k=lines) if engine is not None else []
             if shown:  # the hit's lines that match: nearest in the stream to the failure, most relevant
                 for line in shown:
                     out.print("   " + line.render(), highlight=False, markup=False, soft_wrap=True)
-            else:
+            else:  # none, or an index from before the unit projections: the hit's text
                 body = h.text if len(h.text) <= 600 else h.text[:600] + "…"
                 out.print("   " + body.replace("\n", "\n   "), highlight=False, markup=False, soft_wrap=True)
             if h.via:
