@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from poimen.domain import sha256_text
 from poimen.errors import AmbiguousSha, ShaNotFound
 from poimen.index.read import connect_read_only
 from poimen.relevance import split_units
@@ -202,8 +203,6 @@ class _Walk:
         return [self.line(*r) for r in rows]
 
     def line(self, memory_sha, line_no, level, run_id, text, turn, evidence_sha, via_sha, span_start) -> Line:
-        from poimen.domain import sha256_text
-
         via = None
         if via_sha:
             inner = self.con.execute(_LINES.format(where="memory_sha = ? AND text = ?"), [via_sha, text]).fetchone()
