@@ -95,7 +95,9 @@ def forget(root: Path, target: Target, reason: str = "", db_path: Path | None = 
         gone = plan.shas | forgotten(log).shas
         report.chunk_files = scrub_chunk_files(root / "chunks", gone)
         db = Path(db_path) if db_path else default_db(root)
-        keep = _rebuild_index(root, db) if db.exists() else None
+        # The index's Parquet copies under the log root hold text too, even when its database lives elsewhere.
+        stale = db.exists() or any((root / "projections").glob("*.parquet"))
+        keep = _rebuild_index(root, db, db.exists()) if stale else None
         report.index_rebuilt = keep is not None
         report.stores_rebuilt = _rebuild_stores(root)
         kept = kept_strings(e for entry in log.index() for e in log.run_events(entry["run_id"])) if removed else []
@@ -153,9 +155,10 @@ class _Recording:
         return self.inner.embed(texts)
 
 
-def _rebuild_index(root: Path, db: Path) -> set[str]:
-    """Rebuild the index into a fresh file renamed over the old one, and record the manifest; returns the text shas
-    it embedded. The manifest is re-recorded as ``--accept`` would: the forget event says why rows went away."""
+def _rebuild_index(root: Path, db: Path, replace_db: bool) -> set[str]:
+    """Rebuild the index into a fresh file renamed over the old one (or dropped, with no database to replace), and
+    record the manifest; returns the text shas it embedded. The manifest is re-recorded as ``--accept`` would: the
+    forget event says why rows went away."""
     from poimen.embedding import DEFAULT_MODEL, embedder_for
     from poimen.index.build import build_projections, read_manifest, write_manifest
 
@@ -166,8 +169,11 @@ def _rebuild_index(root: Path, db: Path) -> set[str]:
     for stale in (tmp, Path(f"{tmp}.wal")):
         stale.unlink(missing_ok=True)
     stats = build_projections(root, tmp, embedder)
-    Path(f"{db}.wal").unlink(missing_ok=True)
-    os.replace(tmp, db)
+    if replace_db:
+        Path(f"{db}.wal").unlink(missing_ok=True)
+        os.replace(tmp, db)
+    else:
+        tmp.unlink()
     write_manifest(root, stats)
     return embedder.shas
 
