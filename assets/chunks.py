@@ -7,6 +7,7 @@ from poimen.chunk_store import CHUNK_DIR, chunk_path, write_chunks
 from poimen.chunking import source_id
 from poimen.domain import sha256_json
 from poimen.errors import SourceError
+from poimen.log.forgotten import forgotten
 from resources import WRITER_POOL, CorpusResource, EventLogResource, writer_step
 
 
@@ -19,10 +20,14 @@ def chunks(context: dg.AssetExecutionContext, corpus: CorpusResource, event_log:
     files: dict[str, str] = {}
     rows = changed = 0
     errors: list[str] = []
+    gone = forgotten(event_log.log())  # what `mem forget` removed never comes back from a source left in place
     for source in corpus.source_files():
         try:
             sid = source_id(source, corpus.sources_dir)
-            n, sha, new = write_chunks(chunk_path(out_dir, sid), source, corpus.sources_dir, corpus.chunk_bound)
+            if sid in gone.streams:
+                continue
+            n, sha, new = write_chunks(chunk_path(out_dir, sid), source, corpus.sources_dir, corpus.chunk_bound,
+                                       gone.shas)
         except SourceError as exc:
             errors.append(str(exc))
             context.log.warning(str(exc))

@@ -18,6 +18,7 @@ from poimen.domain import Chunk, Level, Query
 from poimen.errors import ModelUnavailable, RunInterrupted, SourceError
 from poimen.llm.client import ModelClient
 from poimen.log.payloads import RunEnd
+from poimen.log.forgotten import forgotten
 from poimen.log.runs import loop_runs, read_runs
 from poimen.log.store import EventLog
 from poimen.reference import record_stream
@@ -65,6 +66,29 @@ class RunPlan:
     stream: Stream
 
 
+def without_forgotten(plans: Sequence[RunPlan], gone: frozenset[str]) -> list[RunPlan]:
+    """Plans whose streams skip the chunks ``mem forget`` removed (a stream left with none is not read at all;
+    ``execute`` drops the streams of forgotten sources before).
+
+    The stream's sha changes with its chunks, so a run that read forgotten text gets a new run id: the next build
+    re-derives it without that text instead of finding the old run sealed.
+    """
+    if not gone:
+        return list(plans)
+    out = []
+    for p in plans:
+        shas = tuple(s for s in p.stream.chunk_shas if s not in gone)
+        if not shas:
+            continue
+        if shas == p.stream.chunk_shas:
+            out.append(p)
+        else:
+            opened = p.stream.open
+            out.append(RunPlan(p.level, p.query, Stream(p.stream.id, shas,
+                                                         lambda opened=opened: (c for c in opened() if c.sha not in gone))))
+    return out
+
+
 async def execute(
     log: EventLog,
     plans: Sequence[RunPlan],
@@ -76,6 +100,8 @@ async def execute(
 ) -> list[RunOutcome]:
     """Run every plan; the caller must hold ``log.writer()``."""
     sem = asyncio.Semaphore(max(1, concurrency))
+    gone = forgotten(log)
+    plans = without_forgotten([p for p in plans if p.stream.id not in gone.streams], gone.shas)
     for stream in {p.stream.id: p.stream for p in plans if p.level == Level.L1}.values():
         record_stream(log, stream.id, list(stream.open()))
     sealed = set(log.sealed_run_ids())

@@ -20,7 +20,7 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 
 from poimen.domain import canonical_json
 from poimen.errors import LogCorrupt, LogLocked
-from poimen.log.events import COLUMNS, Event, EventDraft, chain, genesis
+from poimen.log.events import COLUMNS, SCHEME, Event, EventDraft, chain, genesis, scheme_of
 
 SCHEMA = pa.schema([
     ("seq", pa.int64()), ("run_id", pa.string()), ("level", pa.string()), ("kind", pa.string()),
@@ -53,15 +53,21 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_parquet(path: Path, events: list[Event]) -> str:
-    """Byte-stable Parquet: fixed schema, no compression or dictionaries (so a flipped byte stays locatable).
-
-    Returns the sha256 of the bytes written, so sealing need not read the file back.
-    """
+def parquet_bytes(events: list[Event]) -> bytes:
+    """Byte-stable Parquet: fixed schema, no compression or dictionaries (so a flipped byte stays locatable)."""
     table = pa.Table.from_pylist([e.to_row() for e in events], schema=SCHEMA)
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, compression="NONE", use_dictionary=False, write_statistics=False)
-    data = sink.getvalue().to_pybytes()
+    return sink.getvalue().to_pybytes()
+
+
+def write_parquet(path: Path, events: list[Event]) -> str:
+    """Write a segment's bytes (``parquet_bytes``) atomically; returns their sha256, so sealing need not read back."""
+    return write_atomic(path, parquet_bytes(events))
+
+
+def write_atomic(path: Path, data: bytes) -> str:
+    """Write to a temp name, fsync, rename over ``path``, fsync the folder: a reader sees the old file or the new."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with tmp.open("wb") as fh:
         fh.write(data)
@@ -88,6 +94,11 @@ def file_sha256(path: Path) -> str:
 def index_entry_hash(entry: dict) -> str:
     body = {k: v for k, v in entry.items() if k != "hash"}
     return hashlib.sha256((entry["prev"] + "\n" + canonical_json(body)).encode()).hexdigest()
+
+
+def run_scheme(run_id: str, events: list[Event]) -> int | None:
+    """The hash scheme of a run's events (None for no events, or a first event on no genesis of the run)."""
+    return scheme_of(run_id, events[0].prev_hash) if events else None
 
 
 def read_journal(path: Path) -> tuple[list[Event], int, str | None]:
@@ -119,19 +130,21 @@ def read_journal(path: Path) -> tuple[list[Event], int, str | None]:
 class RunJournal:
     """The live journal of one run: append whole turns, then seal."""
 
-    def __init__(self, log: "EventLog", run_id: str, events: list[Event]):
+    def __init__(self, log: "EventLog", run_id: str, events: list[Event], scheme: int = SCHEME):
         self.log = log
         self.run_id = run_id
         self.events = events
         self.path = log.journal_dir / f"{run_id}.jsonl"
+        # A resumed run continues in the scheme it started in; a new one uses the log's.
+        self.scheme = run_scheme(run_id, events) or scheme
 
     @property
     def resumed(self) -> bool:
         return bool(self.events)
 
     def append(self, drafts: list[EventDraft]) -> list[Event]:
-        prev = self.events[-1].hash if self.events else genesis(self.run_id)
-        placed = chain(drafts, self.run_id, start_seq=len(self.events), prev_hash=prev)
+        prev = self.events[-1].hash if self.events else genesis(self.run_id, self.scheme)
+        placed = chain(drafts, self.run_id, start_seq=len(self.events), prev_hash=prev, scheme=self.scheme)
         line = json.dumps([e.to_row() for e in placed], ensure_ascii=False, separators=(",", ":")) + "\n"
         with self.path.open("ab") as fh:
             fh.write(line.encode("utf-8"))
@@ -163,6 +176,8 @@ class EventLog:
         self._lock_fh = None
         self._index_lock = threading.Lock()  # runs seal from worker threads; the index is appended in order
         self._tail: tuple[int, str] | None = None  # (entries, last hash) of the index while we hold the lock
+        # The hash scheme a new run is written in; a full rebuild sets it to each stored run's own scheme.
+        self.scheme_for: Callable[[str], int] = lambda _run_id: SCHEME
 
     # -- writing -----------------------------------------------------------
     @contextmanager
@@ -227,7 +242,7 @@ class EventLog:
                 with path.open("r+b") as fh:
                     fh.truncate(good)
                     os.fsync(fh.fileno())
-        return RunJournal(self, run_id, events)
+        return RunJournal(self, run_id, events, self.scheme_for(run_id))
 
     def has_journal(self, run_id: str) -> bool:
         return (self.journal_dir / f"{run_id}.jsonl").exists()
@@ -254,6 +269,18 @@ class EventLog:
             fh.flush()
             os.fsync(fh.fileno())
         self._tail = (n + 1, entry["hash"])
+
+    def carry(self, run_id: str, events: list[Event]) -> None:
+        """Seal another log's run as it stands, hashes and all (a full rebuild copying what it cannot re-derive)."""
+        self._seal(run_id, events)
+
+    def rewrite_segment(self, run_id: str, data: bytes) -> str:
+        """Replace a sealed segment's bytes (forgetting: the same events, text tombstoned); returns their sha256.
+
+        Atomic (temp file, fsync, rename), so a crash leaves the old segment or the new one, never half of each.
+        """
+        self._require_lock()
+        return write_atomic(self.segment_dir / f"{run_id}.parquet", data)
 
     def append_run(self, run_id: str, drafts: list[EventDraft]) -> list[Event]:
         """Write a whole short run (e.g. one derived projection or one store write) and seal it at once."""
