@@ -35,6 +35,8 @@ ConstrainOpt = typer.Option(None, help="Constrained decoding of gate replies (de
                                        "llamacpp (extra_body.grammar), vllm (guided_grammar), vllm-json (guided_json), "
                                        "openai (structured outputs).")
 
+RootOpt = typer.Option(None, "--root", help="The sources root: a stream is named by its path relative to it "
+                                           "(default: the folder the given files share).")
 NoIndexOpt = typer.Option(False, "--no-index", help="Leave the index as it is (by default the runs this command "
                                                    "seals are projected into it, so lookup, sql and ask see them).")
 
@@ -83,10 +85,14 @@ def run(
     concurrency: int = typer.Option(4, min=1, help="Runs in flight at once."),
     max_tokens: int = typer.Option(5000, "--chunk-tokens", min=16, envvar="POIMEN_CHUNK_TOKENS", help="Token bound per chunk."),
     memory_budget: int = typer.Option(1024, min=16, help="Token budget of a memory."),
+    root: Optional[Path] = RootOpt,
     no_index: bool = NoIndexOpt,
 ) -> None:
     """Read sources with the gated loop, record every turn in the event log, and project the sealed runs
     into the index (so lookup, sql and ask see them at once).
+
+    A stream is named by its path relative to the sources root (--root, else the folder the sources share),
+    so a/app.log and b/app.log stay two streams.
 
     Examples:
       mem run --queries examples/queries.yaml examples/sources/*
@@ -100,7 +106,7 @@ def run(
         fail(f"--level {level}: expected L1 or L2")
     req = RunRequest(root=_root(log), sources=list(sources or []), query=query, queries=queries, level=level,
                      model=model, api_base=api_base, timeout=timeout, constrain=constrain, use_exit_gate=use_exit_gate, resume=resume,
-                     concurrency=concurrency, chunk_tokens=max_tokens, memory_budget=memory_budget)
+                     concurrency=concurrency, chunk_tokens=max_tokens, memory_budget=memory_budget, sources_root=root)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=False, disable=not err.is_terminal) as progress:
         task = progress.add_task("reading", total=None)

@@ -62,7 +62,7 @@ def follow_log(root: Path, only_if_built: bool = False) -> bool:
 
 
 def register(app: typer.Typer) -> None:
-    from poimen.cli import LogOpt, NoIndexOpt, err, fail, out
+    from poimen.cli import LogOpt, NoIndexOpt, RootOpt, err, fail, out
     from poimen.errors import PoimenError
 
     @app.command()
@@ -199,6 +199,7 @@ def register(app: typer.Typer) -> None:
         paths: list[Path] = typer.Argument(..., help="Reference documents (.md .txt …): runbooks, READMEs."),
         log: Optional[Path] = LogOpt,
         max_tokens: int = typer.Option(1000, "--chunk-tokens", min=16, help="Token bound per chunk."),
+        root: Optional[Path] = RootOpt,
         no_index: bool = NoIndexOpt,
     ) -> None:
         """Record reference docs (tier R) in the log: chunked, never run through the loop. Idempotent.
@@ -209,7 +210,7 @@ def register(app: typer.Typer) -> None:
         from poimen.reference import ingest_reference
 
         try:
-            run_ids = ingest_reference(_root(log), list(paths), max_tokens)
+            run_ids = ingest_reference(_root(log), list(paths), max_tokens, root)
         except PoimenError as exc:
             fail(exc)
         for path, run_id in zip(paths, run_ids):
