@@ -10,9 +10,12 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
+import pyarrow as pa
+
 from poimen.cli import app
 from poimen.embedding import HashEmbedder
-from poimen.index import TABLES, build_projections
+from poimen.index import build_projections, project, table_names
+from poimen.index.schema import Projection, fixed
 
 QUERY = "What failed, and how was it fixed?"
 DISK = "2026-03-01T02:00:00Z ERROR disk full on node alpha-7\n2026-03-01T02:09:00Z rotated the logs on alpha-7, disk recovered\n"
@@ -56,12 +59,12 @@ def assert_same_as_full_build(log: Path, tmp_path: Path) -> None:
     """Incremental gives the same bytes as a build from scratch: every Parquet file and every table's rows."""
     scratch = tmp_path / "scratch"
     build_projections(log, scratch / "index.duckdb", HashEmbedder(384), out_dir=scratch / "projections")
-    for table in TABLES:
+    for table in table_names():
         assert (log / "projections" / f"{table}.parquet").read_bytes() == \
             (scratch / "projections" / f"{table}.parquet").read_bytes(), table
     with duckdb.connect(str(log / "index.duckdb"), read_only=True) as a, \
             duckdb.connect(str(scratch / "index.duckdb"), read_only=True) as b:
-        for table in TABLES:
+        for table in table_names():
             sql = f'SELECT * FROM "{table}" ORDER BY ALL'
             assert a.execute(sql).fetchall() == b.execute(sql).fetchall(), table
         head = "SELECT * FROM index_head"
@@ -162,4 +165,26 @@ def test_remember_updates_the_store_tables_of_an_existing_index(corpus, tmp_path
     mem("remember", "--log", log, "--ns", "dana", "--no-index", "Hi again, I'm Dana.")
     assert index_bytes(log) == before
     mem("tool", "--log", log, "--ns", "dana", "memory_append", '{"block": "task_state", "text": "refund ORD-3300"}')
+    assert_same_as_full_build(log, tmp_path)
+
+
+def test_a_table_the_update_does_not_rebuild_is_read_back_from_the_index(corpus, tmp_path, monkeypatch):
+    """A projection that reads a store table is rebuilt after a loop run, which leaves the store tables alone:
+    it reads them from the index, and still gives what a full build gives."""
+    def per_namespace(ctx):
+        counts: dict[str, int] = {}
+        for row in ctx.table("store_item").to_pylist() + ctx.table("store_block").to_pylist():
+            counts[row["namespace"]] = counts.get(row["namespace"], 0) + 1
+        return [{"namespace": ns, "rows": n} for ns, n in counts.items()]
+
+    extra = Projection("store_rows", fixed(("namespace", pa.string()), ("rows", pa.int64())), ("namespace",),
+                       per_namespace)
+    monkeypatch.setattr(project, "PROJECTIONS", [*project.PROJECTIONS, extra])
+    src, log = corpus
+    mem("remember", "--log", log, "--ns", "dana", "Hi, I'm Dana and I prefer email contact.")
+    run(log, src / "disk.log")
+    (src / "queue.log").write_text(QUEUE)
+    result = run(log, src / "queue.log")
+    assert "2 new runs projected, 12 tables updated" in result.output  # 11 loop tables and store_rows
+    assert mem("sql", "--log", log, "--csv", "SELECT rows FROM store_rows").output.splitlines()[1:] == ["1"]
     assert_same_as_full_build(log, tmp_path)

@@ -139,7 +139,7 @@ def growth_or_drift(report: RebuildReport, stored: tuple[dict, dict[str, dict[st
         report.notes.append("the log is not the one the manifest recorded plus new runs: every difference is drift")
         return report
     known_rows_moved = any(what != NEW_ROW for _, _, what in report.differing_rows)
-    tables_moved = any(not s for s, _ in report.tables.values()) or len(report.tables) != len(stored[0]["tables"])
+    tables_moved = any(not s for s, _ in report.tables.values()) or len(report.tables) != len(stored[0].get("tables", {}))
     bytes_moved = any(report.tables[t][0] == report.tables[t][1] and ps != pn for t, (ps, pn) in report.parquet.items())
     if known_rows_moved or tables_moved or bytes_moved:
         with tempfile.TemporaryDirectory(prefix="poimen-manifest-log-") as tmp:
