@@ -34,6 +34,11 @@ ConstrainOpt = typer.Option(None, help="Constrained decoding of gate replies (de
                                        "llamacpp (extra_body.grammar), vllm (guided_grammar), vllm-json (guided_json), "
                                        "openai (structured outputs).")
 
+RootOpt = typer.Option(None, "--root", help="The sources root: a stream is named by its path relative to it "
+                                           "(default: the folder the given files share).")
+NoIndexOpt = typer.Option(False, "--no-index", help="Leave the index as it is (by default the runs this command "
+                                                   "seals are projected into it, so lookup, sql and ask see them).")
+
 
 def _root(log: Optional[Path]) -> Path:
     from poimen.log.store import default_root
@@ -46,7 +51,7 @@ def _hint(exc: BaseException) -> str:
     from poimen.errors import IndexMissing, NoRuns, RunInterrupted, SourceChanged
 
     hints = {IndexMissing: "build it with `mem rebuild --from-log` (add --accept when the tables changed on purpose)",
-             RunInterrupted: "rerun with --resume", NoRuns: "run `mem run` first (and `mem rebuild --from-log`)",
+             RunInterrupted: "rerun with --resume", NoRuns: "run `mem run` first",
              SourceChanged: "rerun without --resume: a changed source is a new run"}
     return next((h for kind, h in hints.items() if isinstance(exc, kind)), "")
 
@@ -79,8 +84,14 @@ def run(
     concurrency: int = typer.Option(4, min=1, help="Runs in flight at once."),
     max_tokens: int = typer.Option(5000, "--chunk-tokens", min=16, envvar="POIMEN_CHUNK_TOKENS", help="Token bound per chunk."),
     memory_budget: int = typer.Option(1024, min=16, help="Token budget of a memory."),
+    root: Optional[Path] = RootOpt,
+    no_index: bool = NoIndexOpt,
 ) -> None:
-    """Read sources with the gated loop and record every turn in the event log.
+    """Read sources with the gated loop, record every turn in the event log, and project the sealed runs
+    into the index (so lookup, sql and ask see them at once).
+
+    A stream is named by its path relative to the sources root (--root, else the folder the sources share),
+    so a/app.log and b/app.log stay two streams.
 
     Examples:
       mem run --queries examples/queries.yaml examples/sources/*
@@ -94,7 +105,7 @@ def run(
         fail(f"--level {level}: expected L1 or L2")
     req = RunRequest(root=_root(log), sources=list(sources or []), query=query, queries=queries, level=level,
                      model=model, api_base=api_base, timeout=timeout, constrain=constrain, use_exit_gate=use_exit_gate, resume=resume,
-                     concurrency=concurrency, chunk_tokens=max_tokens, memory_budget=memory_budget)
+                     concurrency=concurrency, chunk_tokens=max_tokens, memory_budget=memory_budget, sources_root=root)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=False, disable=not err.is_terminal) as progress:
         task = progress.add_task("reading", total=None)
@@ -127,7 +138,12 @@ def run(
     for o in result.outcomes:
         if o.problem:
             err.print(f"[red]error:[/red] {explain(o.problem)}", highlight=False, soft_wrap=True)
-    if not result.ok:
+    indexed = True
+    if not no_index:
+        from poimen.commands.index import follow_log
+
+        indexed = follow_log(_root(log))
+    if not result.ok or not indexed:
         raise typer.Exit(1)
 
 
@@ -203,7 +219,7 @@ def ask(
     Uses a running `mem serve --http` for this log when there is one (the same answer, warm).
 
     Examples:
-      mem ask "how was the 413 on uploads fixed?"      (the context builder over the index: run `mem rebuild` first)
+      mem ask "how was the 413 on uploads fixed?"      (the context builder over the index `mem run` keeps)
       mem ask --query root-causes                       (a standing query, from its final memories)
     """
     import json

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from poimen.chunking import DEFAULT_MAX_TOKENS, iter_chunks, source_id
+from poimen.chunking import DEFAULT_MAX_TOKENS, iter_chunks, source_id, sources_root
 from poimen.domain import Chunk, Level, Query
 from poimen.errors import ModelUnavailable, RunInterrupted, SourceError
 from poimen.llm.client import ModelClient
@@ -35,7 +35,11 @@ def source_stream(path: str | Path, max_tokens: int = DEFAULT_MAX_TOKENS, root: 
 
 def open_sources(paths: Sequence[str | Path], max_tokens: int = DEFAULT_MAX_TOKENS,
                  root: Path | None = None) -> tuple[list[Stream], list[str]]:
-    """Streams for the readable sources and one error line for each unreadable one; one bad file stops nothing."""
+    """Streams for the readable sources and one error line for each unreadable one; one bad file stops nothing.
+
+    Each stream is named by its path relative to ``root``, by default the folder the sources share.
+    """
+    root = root if root is not None else sources_root(paths)
     streams, errors = [], []
     for p in paths:
         try:

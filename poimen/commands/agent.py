@@ -47,8 +47,17 @@ def _archive(spec: Optional[str], root: Path):
     return IndexArchive(path) if path.exists() else None
 
 
+def _follow(log: Optional[Path], no_index: bool) -> None:
+    """After a write: bring an existing index up to date (the store tables), so `mem sql` sees the write."""
+    from poimen.cli import _root
+    from poimen.commands.index import follow_log
+
+    if not no_index and not follow_log(_root(log), only_if_built=True):
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
-    from poimen.cli import err, fail, out
+    from poimen.cli import NoIndexOpt, err, fail, out
 
     def say(text: str, to=None) -> None:
         """Memory text verbatim: no rich markup (it holds [store/...] tags), no wrapping."""
@@ -56,7 +65,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def remember(text: str = typer.Argument(..., help="The item to file."), ns: Optional[str] = NsOpt,
-                 log: Optional[Path] = LogOpt) -> None:
+                 log: Optional[Path] = LogOpt, no_index: bool = NoIndexOpt) -> None:
         """File an item in exactly one typed store and print the store the router chose.
 
         Example: mem remember --ns dana "Hi, I'm Dana and I prefer email contact."
@@ -69,6 +78,7 @@ def register(app: typer.Typer) -> None:
             fail(exc)
         say(r.store)
         say(f"{r.where} sha:{r.sha[:12]} ({r.route.by}: {r.route.reason})", err)
+        _follow(log, no_index)
 
     @app.command()
     def blocks(ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt) -> None:
@@ -96,7 +106,8 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def tool(name: str = typer.Argument(..., help="memory_append, memory_replace, recall, archival_search or remember."),
              json_args: str = typer.Argument("{}", metavar="JSON_ARGS", help="The arguments as a JSON object."),
-             ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt, archive: Optional[str] = ArchiveOpt) -> None:
+             ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt, archive: Optional[str] = ArchiveOpt,
+             no_index: bool = NoIndexOpt) -> None:
         """Run one memory tool call and print its observation (an error observation and exit 1 for a bad call).
 
         Example: mem tool --ns dana memory_replace '{"block": "user_profile", "old": "prefers email", "new": "prefers phone"}'
@@ -105,6 +116,7 @@ def register(app: typer.Typer) -> None:
         say(observation)
         if observation.startswith("[error]"):
             raise typer.Exit(1)
+        _follow(log, no_index)
 
     @app.command()
     def tools(fmt: str = typer.Option("openai", "--format", help="openai (tools= list) or mcp (name, inputSchema).")) -> None:
@@ -158,5 +170,6 @@ def register(app: typer.Typer) -> None:
 
             for i in import_pipeline(memory, queries):
                 say(f"{'skip' if i.skipped else 'add '} {i.level} {i.query_id} -> {i.store} sha:{i.sha[:12]}")
+            _follow(log, False)
         else:
             fail(f"stores {action}: expected rebuild or import")

@@ -25,17 +25,44 @@ def _paths(log: Optional[Path], db: Optional[Path]) -> tuple[Path, Path]:
 
 
 def _embedder(model_id: Optional[str], root: Path):
-    from poimen.embedding import DEFAULT_MODEL, embedder_for
-    from poimen.index import read_manifest
+    from poimen.index.update import index_embedder
 
-    if not model_id:
-        stored = read_manifest(root)
-        model_id = (stored[0].get("model_ids", {}).get("embedder") if stored else None) or DEFAULT_MODEL
-    return embedder_for(model_id, cache_dir=root / "cache" / "embeddings")
+    return index_embedder(root, model_id)
+
+
+def follow_log(root: Path, only_if_built: bool = False) -> bool:
+    """Project the runs a command just sealed into the index (``mem run``, ``reference``, ``remember``, ``tool``).
+
+    One line on stderr says what changed. Returns False after an error line when the index could not be
+    updated (the runs stay sealed; ``mem rebuild --from-log`` catches up). ``only_if_built``: leave a log with
+    no index alone (an agent's write needs no index; its stores are read from their own replica).
+    """
+    from poimen.cli import err, explain
+    from poimen.errors import LogLocked, PoimenError
+    from poimen.index import default_db
+    from poimen.index.update import update_index
+    from poimen.log.store import EventLog
+
+    if only_if_built and not default_db(root).exists():
+        return True
+    try:
+        with EventLog(root).writer():  # one index writer at a time, and no run sealing half-way through the read
+            result = update_index(root)
+    except LogLocked as exc:
+        err.print(f"note: index not updated yet: {exc}; the next write or `mem rebuild --from-log` projects these runs",
+                  highlight=False, soft_wrap=True)
+        return True
+    except PoimenError as exc:
+        err.print(f"[red]error:[/red] the runs are sealed, but the index was not updated: {explain(exc)}; "
+                  "run `mem rebuild --from-log` when it is free", highlight=False, soft_wrap=True)
+        return False
+    if result.built or result.new_runs:
+        err.print(str(result), highlight=False, soft_wrap=True)
+    return True
 
 
 def register(app: typer.Typer) -> None:
-    from poimen.cli import LogOpt, err, fail, out
+    from poimen.cli import LogOpt, NoIndexOpt, RootOpt, err, fail, out
     from poimen.errors import PoimenError
 
     @app.command()
@@ -48,8 +75,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Drop every projection, rebuild it from the sealed log, and compare with the hashes beside the log.
 
-        Exits 1 and names the differing rows when anything changed (model id, embedder, projection code).
-        The first build, or --accept, records the manifest.
+        Rows of runs sealed since the manifest are new, not drift: exit 0, and the manifest is extended.
+        Exits 1 and names the rows that drifted (model id, embedder, projection code changed); --accept
+        records such a build on purpose. The first build records the manifest.
 
         Example: mem rebuild --from-log --log .poimen
         """
@@ -66,6 +94,9 @@ def register(app: typer.Typer) -> None:
         out.print(str(report), highlight=False, soft_wrap=True)
         out.print(f"index: {db_path}", highlight=False)
         if not report.ok and not accept:
+            err.print("[red]error:[/red] rows above differ from the manifest and no new run explains them; if the "
+                      "model, embedder or projection code changed on purpose, record this build with "
+                      "`mem rebuild --from-log --accept`", highlight=False, soft_wrap=True)
             raise typer.Exit(1)
 
     @app.command()
@@ -164,17 +195,21 @@ def register(app: typer.Typer) -> None:
         paths: list[Path] = typer.Argument(..., help="Reference documents (.md .txt …): runbooks, READMEs."),
         log: Optional[Path] = LogOpt,
         max_tokens: int = typer.Option(1000, "--chunk-tokens", min=16, help="Token bound per chunk."),
+        root: Optional[Path] = RootOpt,
+        no_index: bool = NoIndexOpt,
     ) -> None:
         """Record reference docs (tier R) in the log: chunked, never run through the loop. Idempotent.
 
-        Example: mem reference examples/reference/*.md && mem rebuild --from-log
+        Example: mem reference examples/reference/*.md
         """
         from poimen.cli import _root
         from poimen.reference import ingest_reference
 
         try:
-            run_ids = ingest_reference(_root(log), list(paths), max_tokens)
+            run_ids = ingest_reference(_root(log), list(paths), max_tokens, root)
         except PoimenError as exc:
             fail(exc)
         for path, run_id in zip(paths, run_ids):
             out.print(f"{run_id[:12]} {path}", highlight=False)
+        if not no_index and not follow_log(_root(log)):
+            raise typer.Exit(1)
