@@ -153,6 +153,9 @@ def test_forget_source_leaves_no_trace_of_its_text_and_nothing_else_changes(copy
     retired, gone = forgotten(log).runs, forgotten(log).shas
     old, new = table_rows(before["index.duckdb"], tmp_path), table_rows(after["index.duckdb"], tmp_path)
     for table, rows in old.items():
+        if table == "index_head":  # what log state the index reflects: one run on, the forget's own
+            assert [json.loads(r)["sealed_runs"] + 1 for r in rows] == [json.loads(r)["sealed_runs"] for r in new[table]]
+            continue
         others = {r for r in rows if not any(g in r.encode() for g in needles)
                   and not any(x in r for x in retired | gone)}
         assert others <= new[table], (table, sorted(others - new[table])[:2])
