@@ -6,14 +6,12 @@ for a bad input.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from poimen.errors import PoimenError
@@ -203,6 +201,8 @@ def ask(
       mem ask "how was the 413 on uploads fixed?"      (the context builder over the index: run `mem rebuild` first)
       mem ask --query root-causes                       (a standing query, from its final memories)
     """
+    import asyncio
+
     from poimen.answer import answer_question
     from poimen.answer import ask as run_ask
     from poimen.index import default_db

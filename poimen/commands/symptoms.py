@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Optional
 
@@ -29,6 +28,8 @@ def register(app: typer.Typer) -> None:
 
         Example: mem symptoms project --log .poimen && mem rebuild --from-log --log .poimen
         """
+        import asyncio
+
         from poimen.llm.client import ModelConfig, client_for
         from poimen.log.store import EventLog
         from poimen.symptoms import project_log
