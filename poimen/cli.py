@@ -12,10 +12,9 @@ from typing import Optional
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from poimen.errors import PoimenError
+from poimen.terminal import JsonOpt, print_json_lines, print_table, run_progress
 
 app = typer.Typer(help="poimen: gated memory over long streams, with evidence.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
@@ -106,19 +105,7 @@ def run(
     req = RunRequest(root=_root(log), sources=list(sources or []), query=query, queries=queries, level=level,
                      model=model, api_base=api_base, timeout=timeout, constrain=constrain, use_exit_gate=use_exit_gate, resume=resume,
                      concurrency=concurrency, chunk_tokens=max_tokens, memory_budget=memory_budget, sources_root=root)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=False, disable=not err.is_terminal) as progress:
-        task = progress.add_task("reading", total=None)
-        stats = {"opened": 0, "tokens": 0}
-
-        def on_start(total: int) -> None:
-            progress.update(task, total=total)
-
-        def on_turn(_plan, _t: int, opened: bool, memory_tokens: int) -> None:
-            stats["opened"] += opened
-            stats["tokens"] = max(stats["tokens"], memory_tokens)
-            progress.update(task, advance=1, description=f"chunks read · gates opened {stats['opened']} · memory ≤{stats['tokens']} tok")
-
+    with run_progress(err) as (on_start, on_turn):
         try:
             result = run_loops(req, on_start=on_start, on_turn=on_turn)
         except PoimenError as exc:
@@ -130,11 +117,9 @@ def run(
                     f"{_root(log)} to read"))
     for line in result.source_errors:
         err.print(f"[red]error:[/red] {line}", highlight=False, soft_wrap=True)
-    table = Table("run", "level", "query", "stream", "status", "seen", "used", "memory sha")
-    for o in result.outcomes:
-        table.add_row(o.run_id[:12], str(o.level), o.query_id, o.stream_id, o.status, str(o.chunks_seen),
-                      str(o.chunks_used), o.final_memory_sha[:12])
-    out.print(table)
+    print_table(out, ("run", "level", "query", "stream", "status", "seen", "used", "memory sha"),
+                [(o.run_id[:12], str(o.level), o.query_id, o.stream_id, o.status, str(o.chunks_seen),
+                  str(o.chunks_used), o.final_memory_sha[:12]) for o in result.outcomes])
     for o in result.outcomes:
         if o.problem:
             err.print(f"[red]error:[/red] {explain(o.problem)}", highlight=False, soft_wrap=True)
@@ -164,42 +149,49 @@ def verify(log: Optional[Path] = LogOpt) -> None:
 
 
 @log_app.command("show")
-def log_show(log: Optional[Path] = LogOpt, run_id: Optional[str] = typer.Option(None, "--run", help="Run id or unique prefix.")) -> None:
+def log_show(log: Optional[Path] = LogOpt, run_id: Optional[str] = typer.Option(None, "--run", help="Run id or unique prefix."),
+             as_json: bool = JsonOpt) -> None:
     """List runs, or show one run turn by turn: gate, exit flag, memory tokens, parse failures.
 
-    Example: mem log show --run 3fa2
+    Examples:
+      mem log show --run 3fa2
+      mem log show --json | jq -r 'select(.level == "L1") | .run_id'
     """
     from poimen.log.store import EventLog, read_journal
-    from poimen.log.payloads import RunStart
     from poimen.log.runs import loop_runs, read_runs
-    from poimen.timeline import resolve_run, turn_rows
+    from poimen.timeline import resolve_run, run_header, run_record, turn_rows
 
     elog = EventLog(_root(log))
     try:
         if not run_id:
-            table = Table("run", "level", "query", "stream", "seen", "used", "final memory")
-            for s in loop_runs(read_runs(elog)):
-                table.add_row(s.run_id[:12], s.level, s.query_id, s.stream_id, str(s.chunks_seen), str(s.chunks_used),
-                              s.final_memory_sha[:12] or "-")
-            for p in elog.journals():
-                table.add_row(p.stem[:12], "", "", "", "", "", "(unfinished)")
-            out.print(table)
+            runs = [run_record(s) for s in loop_runs(read_runs(elog))]
+            runs += [{"run_id": p.stem, "status": "unfinished"} for p in elog.journals()]
+            if as_json:
+                return print_json_lines(runs)
+            print_table(out, ("run", "level", "query", "stream", "seen", "used", "final memory"),
+                        [(r["run_id"][:12], r.get("level", ""), r.get("query_id", ""), r.get("stream_id", ""),
+                          str(r.get("chunks_seen", "")), str(r.get("chunks_used", "")),
+                          (r["final_memory_sha"][:12] or "-") if r["status"] == "sealed" else "(unfinished)") for r in runs])
             return
         rid = resolve_run(elog, run_id)
-        events = elog.run_events(rid) if elog.is_sealed(rid) else read_journal(elog.journal_dir / f"{rid}.jsonl")[0]
+        sealed = elog.is_sealed(rid)
+        events = elog.run_events(rid) if sealed else read_journal(elog.journal_dir / f"{rid}.jsonl")[0]
     except PoimenError as exc:
         fail(exc)
-    start = RunStart.from_event(events[0])
-    out.print(f"run {rid}\nlevel {events[0].level} · query {start.query_id}: {start.query_text}\n"
-              f"stream {start.stream_id} · model {events[0].model_id} · template sha {(start.prompt_template_sha or '')[:12]}"
-              + (f" · {start.constrain} grammar sha {start.grammar_sha[:12]}" if start.grammar_sha else ""),
-              highlight=False)
-    table = Table("turn", "chunk", "gate", "exit", "memory tok", "note")
-    for r in turn_rows(events):
-        table.add_row(str(r["turn"]), r["chunk"], r["gate"], r["exit"], str(r["memory_tokens"]), r["note"])
-    out.print(table)
-    if events[-1].kind == "run_end":
-        out.print(f"run_end: {events[-1].attributes}", highlight=False)
+    head, turns = run_header(rid, events, sealed), turn_rows(events)
+    end = events[-1].attributes if events[-1].kind == "run_end" else None
+    if as_json:
+        return print_json_lines([head, *({"record": "turn", **t} for t in turns),
+                                 *([{"record": "run_end", **end}] if end is not None else [])])
+    out.print(f"run {rid}\nlevel {head['level']} · query {head['query_id']}: {head['query_text']}\n"
+              f"stream {head['stream_id']} · model {head['model_id']} · template sha {head['prompt_template_sha'][:12]}"
+              + (f" · {head['constrain']} grammar sha {head['grammar_sha'][:12]}" if head["grammar_sha"] else ""),
+              highlight=False, soft_wrap=True)
+    print_table(out, ("turn", "chunk", "gate", "exit", "memory tok", "note"),
+                [(str(r["turn"]), r["chunk"], r["gate"], r["exit"], str(r["memory_tokens"]), r["note"]) for r in turns],
+                wrap=("note",))
+    if end is not None:
+        out.print(f"run_end: {end}", highlight=False)
 
 
 @app.command()

@@ -57,7 +57,10 @@ def _follow(log: Optional[Path], no_index: bool) -> None:
 
 
 def register(app: typer.Typer) -> None:
+    from dataclasses import asdict
+
     from poimen.cli import NoIndexOpt, err, fail, out
+    from poimen.terminal import JsonOpt, print_json_lines
 
     def say(text: str, to=None) -> None:
         """Memory text verbatim: no rich markup (it holds [store/...] tags), no wrapping."""
@@ -81,25 +84,37 @@ def register(app: typer.Typer) -> None:
         _follow(log, no_index)
 
     @app.command()
-    def blocks(ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt) -> None:
+    def blocks(ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt, as_json: bool = JsonOpt) -> None:
         """Print the core blocks (always in context) with their store, version and sha.
 
-        Example: mem blocks --ns dana
+        Examples:
+          mem blocks --ns dana
+          mem blocks --ns dana --json | jq -r 'select(.label == "user_profile") | .text'
         """
-        for b in _memory(ns, log).blocks().values():
+        memory = _memory(ns, log)
+        if as_json:
+            return print_json_lines({"namespace": memory.namespace, **asdict(b)} for b in memory.blocks().values())
+        for b in memory.blocks().values():
             say(f"{b.label} ({b.store}, v{b.version}, sha:{b.sha[:12] or '-'}): {b.text!r}")
 
     @app.command()
     def recall(ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt,
                n: int = typer.Option(5, "-n", min=1, help="How many events."),
-               page: int = typer.Option(0, min=0, help="0: the newest n; 1: the n before those.")) -> None:
+               page: int = typer.Option(0, min=0, help="0: the newest n; 1: the n before those."),
+               as_json: bool = JsonOpt) -> None:
         """Print recent episodic memories, newest first.
 
-        Example: mem recall --ns dana -n 3
+        Examples:
+          mem recall --ns dana -n 3
+          mem recall --ns dana --json | jq -r .sha
         """
-        items = _memory(ns, log).recall(n, page)
-        for i in items:
-            say(f"{i.ts}  sha:{i.sha[:12]}  {i.text}")
+        memory = _memory(ns, log)
+        items = memory.recall(n, page)
+        if as_json:
+            print_json_lines({"namespace": memory.namespace, **asdict(i)} for i in items)
+        else:
+            for i in items:
+                say(f"{i.ts}  sha:{i.sha[:12]}  {i.text}")
         if not items:
             say("no episodic memories", err)
 

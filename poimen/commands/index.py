@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.table import Table
 
 DbOpt = typer.Option(None, "--db", help="DuckDB index file (default: <log>/index.duckdb).")
 EmbedderOpt = typer.Option(None, "--embedder", envvar="POIMEN_EMBEDDER",
@@ -185,10 +184,9 @@ def register(app: typer.Typer) -> None:
                 writer.writerow(cols)
                 writer.writerows(rows)
             else:
-                table = Table(*cols)
-                for row in rows:
-                    table.add_row(*("" if v is None else str(v) for v in row))
-                out.print(table)
+                from poimen.terminal import print_table
+
+                print_table(out, cols, [["" if v is None else str(v) for v in row] for row in rows])
 
     @app.command()
     def reference(
