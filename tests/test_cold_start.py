@@ -46,3 +46,15 @@ def test_mem_starts_without_heavy_modules(args):
     loaded = loaded_after(*args)
     assert "poimen" in loaded and "typer" in loaded  # the child did import the CLI
     assert not loaded & set(HEAVY), f"`mem {' '.join(args)}` imported {sorted(loaded & set(HEAVY))}"
+
+
+def test_the_warm_read_path_loads_nothing_heavy():
+    """What `mem lookup` / `ask` / `context` import before handing the read to a running `mem serve --http`."""
+    code = ("import json, sys\nimport poimen.cli\nfrom poimen.index import default_db\n"
+            "import poimen.serve.client, poimen.shapes\ndefault_db('.')\n"
+            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=REPO, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    loaded = set(json.loads(proc.stderr.strip().splitlines()[-1]))
+    assert "poimen" in loaded and not loaded & set(HEAVY), sorted(loaded & set(HEAVY))

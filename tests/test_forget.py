@@ -19,7 +19,8 @@ from poimen.core import RunRequest, run_loops
 from poimen.domain import canonical_json
 from poimen.embedding import HashEmbedder
 from poimen.forget import NothingToForget, Target, forget
-from poimen.index import build_projections, default_db, rebuild
+from poimen.index import build_projections, default_db
+from poimen.index.rebuild import rebuild
 from poimen.llm.client import ScriptedClient
 from poimen.log.events import genesis, is_forgotten
 from poimen.log.forgotten import forgotten

@@ -13,7 +13,7 @@ from test_pipeline import corpus, dagster_home, gate, make_resources, materializ
 
 from pipelines.definitions import make_definitions
 from poimen.cli import app
-from poimen.index import lookup
+from poimen.index.lookup import lookup
 from poimen.llm.client import ScriptedClient
 from poimen.llm.offline_symptom import symptom
 from resources import ScriptedLLMResource

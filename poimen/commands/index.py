@@ -80,7 +80,7 @@ def register(app: typer.Typer) -> None:
 
         Example: mem rebuild --from-log --log .poimen
         """
-        from poimen.index import rebuild as run_rebuild
+        from poimen.index.rebuild import rebuild as run_rebuild
 
         root, db_path = _paths(log, db)
         if not (root / "index.jsonl").exists():

@@ -77,7 +77,7 @@ def _who(target: Target) -> str:
 def forget(root: Path, target: Target, reason: str = "", db_path: Path | None = None, by: str = "",
            now: datetime | None = None) -> ForgetReport:
     """Forget ``target`` in the log at ``root`` (see the module doc); ``db_path`` is the index (default beside)."""
-    from poimen.index.build import default_db
+    from poimen.index import default_db
 
     root = Path(root)
     log = EventLog(root)

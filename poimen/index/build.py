@@ -31,11 +31,6 @@ PROJECTION_DIR = "projections"
 HEAD_TABLE = "index_head"
 
 
-def default_db(root: Path) -> Path:
-    """Where the DuckDB projection lives by default: ``root / "index.duckdb"``."""
-    return Path(root) / "index.duckdb"
-
-
 @dataclass
 class ProjectionStats:
     rows: dict[str, int]

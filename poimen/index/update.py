@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from poimen.index import project
-from poimen.index.build import (HEAD_TABLE, PROJECTION_DIR, ProjectionStats, build_projections, default_db, extends,
+from poimen.index import default_db, project
+from poimen.index.build import (HEAD_TABLE, PROJECTION_DIR, ProjectionStats, build_projections, extends,
                                 log_head, read_head, read_manifest, write_tables)
 from poimen.index.schema import BuildContext
 
