@@ -40,7 +40,7 @@ NoIndexOpt = typer.Option(False, "--no-index", help="Leave the index as it is (b
 
 
 def _root(log: Optional[Path]) -> Path:
-    from poimen.log.store import default_root
+    from poimen._env import default_root
 
     return Path(log) if log else default_root()
 

@@ -24,7 +24,7 @@ ArchiveOpt = typer.Option(None, "--archive", help="Archival tier: 'index:PATH' (
 def _memory(ns: Optional[str], log: Optional[Path], archive: Optional[str] = None):
     from poimen.agent.facade import Memory
     from poimen.cli import fail
-    from poimen.log.store import default_root
+    from poimen._env import default_root
     from poimen.agent.stores import MemoryRefused
 
     root = Path(log) if log else default_root()

@@ -27,6 +27,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from poimen._env import default_root  # noqa: F401  (re-exported: the log's folder)
 from poimen.domain import canonical_json
 from poimen.errors import LogCorrupt, LogLocked
 from poimen.log.events import COLUMNS, SCHEME, Event, EventDraft, chain, genesis, scheme_of
@@ -38,11 +39,6 @@ SCHEMA = pa.schema([
     ("attrs", pa.string()), ("prev_hash", pa.string()), ("hash", pa.string()),
 ])
 INDEX_GENESIS = hashlib.sha256(b"poimen-index").hexdigest()
-
-
-def default_root() -> Path:
-    """``POIMEN_HOME``, else ``./.poimen``."""
-    return Path(os.environ.get("POIMEN_HOME") or ".poimen")
 
 
 def _fsync_dir(path: Path) -> None:
