@@ -45,7 +45,9 @@ def crash_figures(work: Path, server, kills: int = 10, seed: int = 20260) -> dic
     (work / "queries.yaml").write_text(QUERIES)
 
     def args(log: Path, resume: bool) -> list[str]:
-        return ["run", "--log", str(log), "--model", "openai/fake-gate", "--api-base", server.api_base, "--queries",
+        # --no-index: this measures the log across kills; and a `mem run` forked from a bench process that has
+        # loaded torch must not embed (torch after fork crashed the child silently in CI: exit 1, no message).
+        return ["run", "--no-index", "--log", str(log), "--model", "openai/fake-gate", "--api-base", server.api_base, "--queries",
                 str(work / "queries.yaml"), "--chunk-tokens", "2000", "--concurrency", "2",
                 *(["--resume"] if resume else []), *sources]
 
