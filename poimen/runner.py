@@ -15,7 +15,7 @@ from pathlib import Path
 
 from poimen.chunking import DEFAULT_MAX_TOKENS, iter_chunks, source_id
 from poimen.domain import Chunk, Level, Query
-from poimen.errors import ModelUnavailable, RunInterrupted, SourceError
+from poimen.errors import ModelUnavailable, RunBusy, RunInterrupted, SourceError
 from poimen.llm.client import ModelClient
 from poimen.log.payloads import RunEnd
 from poimen.log.runs import loop_runs, read_runs
@@ -100,13 +100,21 @@ async def execute(
             outcome.status, outcome.problem = "unfinished", RunInterrupted(run_id, plan.query.id, plan.stream.id)
             return outcome
         async with sem:
-            journal = log.open_run(run_id)
+            try:
+                journal = log.open_run(run_id)
+            except RunBusy as exc:  # another writer (process or machine) is writing this very run
+                outcome.status, outcome.problem = "unfinished", exc
+                return outcome
             hook = (lambda t, u, m: on_turn(plan, t, u, m)) if on_turn else None
             try:
+                if not journal.resumed and log.is_sealed(run_id):  # sealed by another writer since we looked
+                    return await once(plan, run_id)
                 return await run_loop(plan.level, plan.query, plan.stream, client, journal, cfg, on_turn=hook)
             except ModelUnavailable as exc:
                 outcome.status = "interrupted"
                 outcome.problem = RunInterrupted(run_id, plan.query.id, plan.stream.id, len(journal.events), str(exc))
                 return outcome
+            finally:
+                journal.close()
 
     return list(await asyncio.gather(*(one(p) for p in plans)))
