@@ -100,15 +100,20 @@ async def execute(
             outcome.status, outcome.problem = "unfinished", RunInterrupted(run_id, plan.query.id, plan.stream.id)
             return outcome
         async with sem:
-            try:
-                journal = log.open_run(run_id)
-            except RunBusy as exc:  # another writer (process or machine) is writing this very run
+            try:  # another local writer of this very run: wait for it (off the event loop), then look again
+                journal = await asyncio.to_thread(log.open_run, run_id, True)
+            except RunBusy as exc:  # on object storage: another writer (or a dead one) wrote its next turn first
                 outcome.status, outcome.problem = "unfinished", exc
                 return outcome
             hook = (lambda t, u, m: on_turn(plan, t, u, m)) if on_turn else None
             try:
-                if not journal.resumed and log.is_sealed(run_id):  # sealed by another writer since we looked
+                if log.is_sealed(run_id):  # sealed by another writer since we looked
+                    journal.discard()
                     return await once(plan, run_id)
+                if journal.resumed and not resume:  # left unfinished by the writer we waited for
+                    outcome.status = "unfinished"
+                    outcome.problem = RunInterrupted(run_id, plan.query.id, plan.stream.id, len(journal.events))
+                    return outcome
                 return await run_loop(plan.level, plan.query, plan.stream, client, journal, cfg, on_turn=hook)
             except ModelUnavailable as exc:
                 outcome.status = "interrupted"

@@ -95,8 +95,9 @@ class LogStore(ABC):
     def journal_drop(self, run_id: str) -> None: ...
 
     @abstractmethod
-    def claim(self, run_id: str):
-        """A context manager that makes this process the one writer of ``run_id`` (``RunBusy`` if it is not)."""
+    def claim(self, run_id: str, wait: bool = False):
+        """A context manager that makes this process the one writer of ``run_id``: ``RunBusy`` if another writer
+        has it, or (``wait``, where the store can tell a live writer) once that writer lets go."""
 
     @abstractmethod
     def session(self, shared: bool):
@@ -216,11 +217,11 @@ class LocalStore(LogStore):
         self._journal(run_id).unlink(missing_ok=True)
 
     @contextmanager
-    def claim(self, run_id: str) -> Iterator[None]:
+    def claim(self, run_id: str, wait: bool = False) -> Iterator[None]:
         path = self._journal(run_id)
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("ab") as fh:  # creates it: an empty journal is a run that has not finished a turn yet
-            if not _flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB):
+            if not _flock(fh, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB)):
                 raise RunBusy(run_id, str(self.root))
             yield
 
@@ -356,8 +357,10 @@ class S3Store(LogStore):
         for i in range(0, len(keys), 1000):
             self._call("delete_objects", Delete={"Objects": keys[i:i + 1000], "Quiet": True})
 
-    def claim(self, run_id: str):
-        return nullcontext()  # two writers of one run collide on a turn's put-if-absent instead
+    def claim(self, run_id: str, wait: bool = False):
+        # No lease to wait on: two writers of one run collide on a turn's put-if-absent instead, and the loser
+        # cannot tell a live winner from a dead one, so it stops (RunBusy) and a later --resume finishes the run.
+        return nullcontext()
 
     def session(self, shared: bool):
         if not shared:

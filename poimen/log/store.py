@@ -168,6 +168,11 @@ class RunJournal:
             self.log.store.journal_drop(self.run_id)
         self._claim.close()
 
+    def discard(self) -> None:
+        """The run is sealed already (by another writer): drop whatever journal is left and give up the claim."""
+        self.events = []
+        self.close()
+
 
 class EventLog:
     """The log under one root (a folder, ``file://`` or ``s3://``). Reading needs no lock; writing happens inside
@@ -205,12 +210,12 @@ class EventLog:
         if not self._writing:
             raise RuntimeError("event log: write outside EventLog.writer()")
 
-    def open_run(self, run_id: str) -> RunJournal:
+    def open_run(self, run_id: str, wait: bool = False) -> RunJournal:
         """Claim a run's journal: empty for a new run, its whole turns for an interrupted one (``RunBusy`` if
-        another writer has it). Close it (or seal it) to give the claim up."""
+        another writer has it, unless ``wait``). Close it (or seal it) to give the claim up."""
         self._require_lock()
         claim = ExitStack()
-        claim.enter_context(self.store.claim(run_id))
+        claim.enter_context(self.store.claim(run_id, wait))
         try:
             raw = self.store.journal_read(run_id) or b""
             events, good, torn = parse_journal(raw, self.store.where(f"{JOURNAL}/{run_id}.jsonl"))
@@ -268,7 +273,10 @@ class EventLog:
 
     def append_run(self, run_id: str, drafts: list[EventDraft]) -> list[Event]:
         """Write a whole short run (e.g. one derived projection or one store write) and seal it at once."""
-        journal = self.open_run(run_id)
+        journal = self.open_run(run_id, wait=True)
+        if self.is_sealed(run_id):  # another writer sealed it while we waited: the same run id, the same run
+            journal.discard()
+            return self.run_events(run_id)[-len(drafts):]
         if journal.resumed and journal.events[-1].kind != "run_end":
             journal.close()
             raise LogCorrupt(f"{self.root}: run {run_id} already has a journal")
