@@ -20,9 +20,9 @@ from poimen.log.store import EventLog, default_root
 class EventLogResource(dg.ConfigurableResource):
     """The hash-chained event log under ``root``: a local folder (``POIMEN_HOME``, else ``./.poimen``).
 
-    ``file://`` URIs are accepted. Other fsspec filesystems (``s3://``, ``gs://``)
-    are the planned team setup but not supported yet: the log's writer lock and
-    atomic renames are local-filesystem operations today.
+    ``file://`` URIs are accepted. The log itself also lives on ``s3://`` (``mem run --log s3://…``,
+    ``mem verify``; docs/scale.md), but the pipeline keeps its chunk files, DuckDB index and projections beside
+    the log, and the typed stores need the whole log to themselves, so its root is a local folder so far.
     """
 
     root: Optional[str] = None
@@ -34,7 +34,8 @@ class EventLogResource(dg.ConfigurableResource):
         if self.root.startswith("file://"):
             return Path(self.root[len("file://"):])
         if "://" in self.root:
-            raise PoimenError(f"event log root {self.root}: only local folders (or file://) are supported so far")
+            raise PoimenError(f"event log root {self.root}: the pipeline needs a local folder (or file://) so far; "
+                              "`mem run --log` and `mem verify --log` take s3:// (docs/scale.md)")
         return Path(self.root).expanduser()
 
     def log(self) -> EventLog:
