@@ -8,6 +8,7 @@ from poimen.chunk_store import CHUNK_DIR, chunk_path, write_chunks
 from poimen.chunking import source_id
 from poimen.domain import sha256_json
 from poimen.errors import SourceError
+from poimen.log.forgotten import forgotten
 from resources import CorpusResource, EventLogResource
 
 
@@ -17,11 +18,14 @@ def chunk_shard(context: dg.OpExecutionContext, shard: int, shards: int, corpus:
     files: dict[str, str] = {}
     rows = changed = 0
     errors: list[str] = []
+    gone = forgotten(event_log.log())  # what `mem forget` removed never comes back from a source left in place
     for source in shard_sources(corpus, shard, shards):
         try:
             sid = source_id(source, corpus.sources_dir)
+            if sid in gone.streams:
+                continue
             n, sha, new = write_chunks(chunk_path(event_log.path / CHUNK_DIR, sid), source, corpus.sources_dir,
-                                       corpus.chunk_bound)
+                                       corpus.chunk_bound, gone.shas)
         except SourceError as exc:
             errors.append(str(exc))
             context.log.warning(str(exc))

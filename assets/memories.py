@@ -7,8 +7,10 @@ import dagster as dg
 
 from assets.metadata import gate_timeline, outcome_counts, run_stats, sealed_events
 from poimen.chunk_store import CHUNK_DIR, stored_stream
+from poimen.chunking import source_id
 from poimen.core import RunRequest, RunResult, run_loops
 from poimen.errors import SourceError
+from poimen.log.forgotten import forgotten
 from poimen.progress import RunProgress
 from assets.shards import DEFAULT_SHARDS, fan_out, shard_sources
 from resources import CorpusResource, EventLogResource, LLMResource, appender_step
@@ -17,7 +19,10 @@ from resources import CorpusResource, EventLogResource, LLMResource, appender_st
 def l1_streams(corpus: CorpusResource, event_log: EventLogResource, sources: list | None = None) -> tuple[list, list[str]]:
     """Each source's stream from its chunks Parquet (written by `chunks`): no source is chunked again."""
     streams, errors = [], []
+    gone = forgotten(event_log.log()).streams  # sources `mem forget` removed have no chunks and are not read
     for source in corpus.source_files() if sources is None else sources:
+        if source_id(source, corpus.sources_dir) in gone:
+            continue
         try:
             streams.append(stored_stream(event_log.path / CHUNK_DIR, source, corpus.sources_dir))
         except SourceError as exc:

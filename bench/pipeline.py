@@ -56,7 +56,8 @@ def build_and_rebuild(workdir: Path) -> dict:
     from poimen.chunking import iter_chunks
     from poimen.core import RunRequest, run_loops
     from poimen.embedding import SentenceTransformerEmbedder
-    from poimen.index import build_projections, rebuild, write_manifest
+    from poimen.index import build_projections, write_manifest
+    from poimen.index.rebuild import rebuild
     from poimen.log.store import EventLog
     from poimen.reference import ingest_reference
     from poimen.symptoms import project_log

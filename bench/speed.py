@@ -1,4 +1,5 @@
-"""The speed section: loop overhead, concurrency, chunking, lookup latency, pipeline throughput, rebuild, peak RSS.
+"""The speed section: loop overhead, concurrency, chunking, lookup latency, pipeline throughput, rebuild, peak RSS,
+and the wall time of ``mem`` commands a person waits for (``cli_speed``).
 
 Each figure comes from its own module (``loop_overhead``, ``lookup``,
 ``pipeline``, ``clients.litellm_overhead``); this one runs them and turns their
@@ -13,7 +14,7 @@ from pathlib import Path
 
 
 def run(out_dir: Path, progress: Callable[[str], None] = print) -> dict:
-    from bench import clients, lookup, loop_overhead, pipeline
+    from bench import cli_speed, clients, lookup, loop_overhead, pipeline
 
     out = {"loadavg_before": os.getloadavg()}
     progress("  speed: loop overhead, concurrency, chunking")
@@ -23,6 +24,8 @@ def run(out_dir: Path, progress: Callable[[str], None] = print) -> dict:
     progress("  speed: pipeline build, rebuild, peak RSS")
     out["pipeline"] = pipeline.run(Path(out_dir) / "pipeline.json")
     out["litellm"] = clients.litellm_overhead()
+    progress("  speed: mem --help, lookup and ask as processes, cold and warm")
+    out["cli"] = cli_speed.run(Path(out_dir) / "cli_speed.json")
     out["loadavg_after"] = os.getloadavg()
     return out
 
@@ -54,6 +57,10 @@ def section(result: dict) -> dict:
         ("offline engine per gate call: through litellm / in process", "",
          f"{lit['litellm_ms']:.1f} / {lit['in_process_ms']:.1f} ms", None),
     ]
+    if "cli" in result:
+        from bench.cli_speed import rows as cli_rows
+
+        rows += cli_rows(result["cli"])
     steps = [[name, round(v, 2)] for name, v in b["steps"].items()]
     lookup_rows = [[r["vectors"], r["memory_index"]["p50_ms"], r["memory_index"]["p95_ms"], r["numpy"]["p50_ms"],
                     r["numpy"]["p95_ms"], r["same_top10"]] for r in result["lookup"]["results"]]

@@ -40,18 +40,20 @@ async def ask(log: EventLog, query: str, client: ModelClient) -> Answer:
     return Answer(text, tuple(s for s, _ in memories), completion.model_id, rendered.sha)
 
 
-async def answer_question(db_path, question: str, client: ModelClient, budget: int = 2000, embedder=None) -> Answer:
+async def answer_question(db_path, question: str, client: ModelClient, budget: int = 2000, embedder=None,
+                          engine=None) -> Answer:
     """ψ over the context builder: the best lines for a free question, each tagged with its provenance.
 
     The rendered context (lines with ``[store/level sha source#chunk:line]`` tags)
     is the memory section of the pinned answer prompt; the offline engine
     returns the best-scoring lines verbatim, tags included, and a real model
     is asked to cite them. ``memory_shas`` are the memories and chunks the
-    context drew on, best first.
+    context drew on, best first. ``engine``: an open ``ContextEngine`` to use (a warm server's) instead of
+    opening the index again.
     """
     from poimen.context import ContextEngine
 
-    ctx = ContextEngine.open(db_path, embedder).context(question, budget)
+    ctx = (engine if engine is not None else ContextEngine.open(db_path, embedder)).context(question, budget)
     if not ctx.lines:
         raise NoRuns(f"{db_path}: the index holds nothing to answer from")
     rendered = render("answer", question=question, memory=ctx.render_tagged())

@@ -30,10 +30,12 @@ def chunk_path(out_dir: Path, sid: str) -> Path:
     return Path(out_dir) / f"{sid}.parquet"
 
 
-def write_chunks(path: Path, source: Path, root: Path, max_tokens: int) -> tuple[int, str, bool]:
-    """Write one source's chunks (byte-stable Parquet); returns rows, file sha and whether the bytes changed."""
+def write_chunks(path: Path, source: Path, root: Path, max_tokens: int,
+                 forgotten: frozenset[str] = frozenset()) -> tuple[int, str, bool]:
+    """Write one source's chunks (byte-stable Parquet), but those ``mem forget`` removed; returns rows, file sha and
+    whether the bytes changed."""
     rows = [{"source": c.source, "position": c.position, "sha": c.sha, "tokens": c.tokens, "text": c.text}
-            for c in iter_chunks(source, max_tokens, root)]
+            for c in iter_chunks(source, max_tokens, root) if c.sha not in forgotten]
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     pq.write_table(pa.Table.from_pylist(rows, schema=CHUNK_SCHEMA), tmp, compression="NONE", write_statistics=False)
@@ -88,6 +90,8 @@ def first_chunk_diff(out_dir: Path, fresh: dict[str, list[Chunk]]) -> tuple[int,
     return compared, None
 
 
-def chunk_sources(sources: list[Path], root: Path, max_tokens: int) -> dict[str, list[Chunk]]:
-    """Every source chunked afresh, by source id (a ``SourceError`` names the file that cannot be read)."""
-    return {source_id(s, root): list(iter_chunks(s, max_tokens, root)) for s in sources}
+def chunk_sources(sources: list[Path], root: Path, max_tokens: int,
+                  forgotten: frozenset[str] = frozenset()) -> dict[str, list[Chunk]]:
+    """Every source chunked afresh, by source id, without forgotten chunks (a ``SourceError`` names a bad file)."""
+    return {source_id(s, root): [c for c in iter_chunks(s, max_tokens, root) if c.sha not in forgotten]
+            for s in sources}

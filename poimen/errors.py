@@ -77,6 +77,22 @@ class SourceChanged(PoimenError):
         self.stream_id, self.turn = stream_id, turn
 
 
+class ShaNotFound(PoimenError):
+    """A sha (or prefix) that names no memory, line, evidence chunk or store write in the index."""
+
+    def __init__(self, sha: str, what: str = "no memory, line, evidence or store write has this sha"):
+        super().__init__(f"{sha!r}: {what}")
+        self.sha, self.what = sha, what
+
+
+class AmbiguousSha(PoimenError):
+    """A sha prefix that several shas start with."""
+
+    def __init__(self, prefix: str, count: int):
+        super().__init__(f"{prefix!r}: ambiguous prefix, {count} shas start with it; give more of the sha")
+        self.prefix, self.count = prefix, count
+
+
 class ProjectionError(PoimenError):
     """A projection produced rows that break its declared key: a bug in the projection, named by table and key."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from poimen.chunking import iter_chunks, source_id
+from poimen.chunking import iter_chunks, source_id, sources_root
 from poimen.domain import Chunk, EventKind, Level, sha256_json
 from poimen.log import payloads as P
 from poimen.log.events import EventDraft
@@ -47,8 +47,10 @@ def ingest_reference(log_root: Path, paths: list[Path], max_tokens: int = 1000, 
     """Chunk each document and record it as a sealed R run; returns the run ids, written or already there.
 
     Every file is read and chunked before anything is written, so a bad file
-    (raising ``SourceError`` with its name) leaves the log untouched.
+    (raising ``SourceError`` with its name) leaves the log untouched. A document is named by its path
+    relative to ``root``, by default the folder the documents share.
     """
+    root = root if root is not None else sources_root(paths)
     docs = []
     for path in paths:
         path = Path(path)

@@ -29,8 +29,9 @@ from poimen.domain import Chunk, EventKind, Level, Query
 from poimen.index.rebuild import RebuildReport, rebuild_into
 from poimen.llm.replay import ReplayClient, ReplayMiss
 from poimen.log import payloads as P
-from poimen.log.events import Event, EventDraft
-from poimen.log.store import EventLog
+from poimen.log.events import SCHEME, Event, EventDraft
+from poimen.log.forgotten import Forgotten, forgotten
+from poimen.log.store import EventLog, run_scheme
 from poimen.loop import LoopConfig, Stream, gate_format, run_id_for, run_loop
 from poimen.reference import REFERENCE_KIND, STREAM_KIND, record_stream, reference_drafts, reference_run_id
 from poimen.runner import l2_stream
@@ -77,15 +78,21 @@ def rematerialize(live_root: Path, scratch: Path, inputs: Inputs, embedder) -> R
     """Redo every stage from ``inputs`` under ``scratch`` and compare with the log at ``live_root`` (see module doc)."""
     live_root, scratch = Path(live_root), Path(scratch)
     report = RematerializeReport()
-    fresh = chunk_sources(inputs.sources, inputs.sources_root, inputs.chunk_tokens)
+    live, replica = EventLog(live_root), EventLog(scratch / "log")
+    forgot = forgotten(live)
+    fresh = {sid: chunks for sid, chunks in
+             chunk_sources(inputs.sources, inputs.sources_root, inputs.chunk_tokens, forgot.shas).items()
+             if sid not in forgot.streams}
     report.chunks_compared, diff = first_chunk_diff(live_root / CHUNK_DIR, fresh)
     if diff is not None:
         report.first_difference = str(diff)
         return report
-    live, replica = EventLog(live_root), EventLog(scratch / "log")
-    rederive = _Rederive(live, replica, fresh, inputs, report)
+    schemes: dict[str, int] = {}  # each run is re-derived in the hash scheme it was written in
+    replica.scheme_for = lambda run_id: schemes.get(run_id, SCHEME)
+    rederive = _Rederive(live, replica, fresh, inputs, report, forgot)
     with replica.writer():
         for entry in live.index():
+            schemes[entry["run_id"]] = run_scheme(entry["run_id"], live.run_events(entry["run_id"])[:1]) or SCHEME
             problem = rederive.run(entry["run_id"])
             new = replica.index()[-1] if replica.index() else {}
             if not problem and new.get("file_sha256") != entry["file_sha256"]:
@@ -127,13 +134,18 @@ class _Rederive:
     """Writes one live run's counterpart into the replica; returns a one-line difference, or "" when it could."""
 
     def __init__(self, live: EventLog, replica: EventLog, fresh: dict[str, list[Chunk]], inputs: Inputs,
-                 report: RematerializeReport):
+                 report: RematerializeReport, forgot: Forgotten = Forgotten()):
         self.live, self.replica, self.fresh, self.report, self.inputs = live, replica, fresh, report, inputs
+        self.forgot = forgot
         self.finals: dict[str, str] = {}  # final memory sha -> text, of the loop runs replayed so far
 
     def run(self, run_id: str) -> str:
         events = self.live.run_events(run_id)
         first = events[0]
+        if run_id in self.forgot.segments:  # tombstoned by a forget: history as it now stands, copied as stored
+            self.replica.carry(run_id, events)
+            self.report.carried += 1
+            return ""
         kind = P.RunStart.from_event(first).kind if first.kind == EventKind.RUN_START else None
         if kind == STREAM_KIND:
             return self._stream(run_id, first)

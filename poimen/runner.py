@@ -13,11 +13,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from poimen.chunking import DEFAULT_MAX_TOKENS, iter_chunks, source_id
+from poimen.chunking import DEFAULT_MAX_TOKENS, iter_chunks, source_id, sources_root
 from poimen.domain import Chunk, Level, Query
 from poimen.errors import ModelUnavailable, RunBusy, RunInterrupted, SourceError
 from poimen.llm.client import ModelClient
 from poimen.log.payloads import RunEnd
+from poimen.log.forgotten import forgotten
 from poimen.log.runs import loop_runs, read_runs
 from poimen.log.store import EventLog
 from poimen.reference import record_stream
@@ -34,7 +35,11 @@ def source_stream(path: str | Path, max_tokens: int = DEFAULT_MAX_TOKENS, root: 
 
 def open_sources(paths: Sequence[str | Path], max_tokens: int = DEFAULT_MAX_TOKENS,
                  root: Path | None = None) -> tuple[list[Stream], list[str]]:
-    """Streams for the readable sources and one error line for each unreadable one; one bad file stops nothing."""
+    """Streams for the readable sources and one error line for each unreadable one; one bad file stops nothing.
+
+    Each stream is named by its path relative to ``root``, by default the folder the sources share.
+    """
+    root = root if root is not None else sources_root(paths)
     streams, errors = [], []
     for p in paths:
         try:
@@ -65,6 +70,29 @@ class RunPlan:
     stream: Stream
 
 
+def without_forgotten(plans: Sequence[RunPlan], gone: frozenset[str]) -> list[RunPlan]:
+    """Plans whose streams skip the chunks ``mem forget`` removed (a stream left with none is not read at all;
+    ``execute`` drops the streams of forgotten sources before).
+
+    The stream's sha changes with its chunks, so a run that read forgotten text gets a new run id: the next build
+    re-derives it without that text instead of finding the old run sealed.
+    """
+    if not gone:
+        return list(plans)
+    out = []
+    for p in plans:
+        shas = tuple(s for s in p.stream.chunk_shas if s not in gone)
+        if not shas:
+            continue
+        if shas == p.stream.chunk_shas:
+            out.append(p)
+        else:
+            opened = p.stream.open
+            out.append(RunPlan(p.level, p.query, Stream(p.stream.id, shas,
+                                                         lambda opened=opened: (c for c in opened() if c.sha not in gone))))
+    return out
+
+
 async def execute(
     log: EventLog,
     plans: Sequence[RunPlan],
@@ -76,6 +104,8 @@ async def execute(
 ) -> list[RunOutcome]:
     """Run every plan; the caller must hold ``log.writer()``."""
     sem = asyncio.Semaphore(max(1, concurrency))
+    gone = forgotten(log)
+    plans = without_forgotten([p for p in plans if p.stream.id not in gone.streams], gone.shas)
     for stream in {p.stream.id: p.stream for p in plans if p.level == Level.L1}.values():
         record_stream(log, stream.id, list(stream.open()))
     sealed = set(log.sealed_run_ids())

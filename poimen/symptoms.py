@@ -28,6 +28,7 @@ from poimen.errors import ProjectionError
 from poimen.llm.client import ModelClient
 from poimen.log import payloads
 from poimen.log.events import EventDraft
+from poimen.log.forgotten import forgotten
 from poimen.log.store import EventLog
 from poimen.prompts import load, render, unescape
 from poimen.log.runs import loop_runs, read_runs
@@ -113,8 +114,9 @@ async def project_log(log: EventLog, client: ModelClient, concurrency: int = 4) 
 def projections(log: EventLog) -> dict[str, SymptomProjection]:
     """The latest recorded projection per memory sha, read back from the log (what the index embeds)."""
     out: dict[str, SymptomProjection] = {}
+    retired = forgotten(log).runs
     for e in log.events():
-        if e.kind == EventKind.SYMPTOM:
+        if e.kind == EventKind.SYMPTOM and e.run_id not in retired:
             a = payloads.Symptom.from_event(e)
             out[e.sha] = SymptomProjection(e.sha, e.level, e.text, e.model_id, e.prompt_sha, a.reply, a.template_sha)
     return out

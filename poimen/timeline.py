@@ -21,6 +21,25 @@ def resolve_run(log: EventLog, prefix: str) -> str:
     return hits[0]
 
 
+def run_record(run) -> dict:
+    """A sealed run of ``poimen.log.runs`` as ``mem log show --json`` prints it: full ids, counts, model."""
+    return {"run_id": run.run_id, "status": "sealed", "level": run.level, "kind": run.kind, "query_id": run.query_id,
+            "stream_id": run.stream_id, "chunks_seen": run.chunks_seen, "chunks_used": run.chunks_used,
+            "final_memory_sha": run.final_memory_sha, "model_id": run.model_id}
+
+
+def run_header(run_id: str, events: Sequence[Event], sealed: bool) -> dict:
+    """What a run was asked and with what: the first record of ``mem log show --run ID --json``."""
+    from poimen.log.payloads import RunStart
+
+    start = RunStart.from_event(events[0])
+    return {"record": "run", "run_id": run_id, "status": "sealed" if sealed else "unfinished",
+            "level": events[0].level, "query_id": start.query_id, "query_text": start.query_text,
+            "stream_id": start.stream_id, "model_id": events[0].model_id,
+            "prompt_template_sha": start.prompt_template_sha or "", "constrain": start.constrain or "",
+            "grammar_sha": start.grammar_sha or ""}
+
+
 def turn_rows(events: Sequence[Event]) -> list[dict]:
     """One row per turn: where the chunk came from, the gate, the exit flag, memory size, and what else happened."""
     rows: dict[int, dict] = {}

@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 from poimen.cli import app
 from poimen.embedding import HashEmbedder
 from poimen.errors import PoimenError
-from poimen.index import MemoryIndex, lookup
+from poimen.index import MemoryIndex
+from poimen.index.lookup import lookup
 from poimen.index.sql import run_sql
 
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 import poimen.index as index
 from poimen.cli import app
 from poimen.embedding import HashEmbedder
-from poimen.index import rebuild
+from poimen.index.rebuild import rebuild
 from poimen.reference import ingest_reference
 
 
@@ -78,15 +78,19 @@ def test_first_rebuild_records_the_manifest(tmp_path, template):
     assert rebuild(tmp_path / "log", tmp_path / "index.duckdb", HashEmbedder(64)).ok
 
 
-def test_log_growth_shows_as_new_rows_with_a_note(tmp_path, template):
+def test_log_growth_is_new_rows_not_drift_and_extends_the_manifest(tmp_path, template):
     log, db = built(tmp_path, template)
     doc = tmp_path / "extra.md"
     doc.write_text("# Extra\n\nA new runbook section about disk pressure.\n")
     ingest_reference(log, [doc])
     report = rebuild(log, db, HashEmbedder(64))
-    assert not report.ok
+    assert report.ok and report.grew and report.new_runs == 1 and report.manifest_written
     assert {what for _, _, what in report.differing_rows} == {"new row (not in the manifest)"}
-    assert any("log changed since the manifest" in n for n in report.notes)
+    assert f"{report.new_rows} new rows from 1 new run" in str(report)
+    manifest = json.loads((log / "manifest.json").read_text())
+    assert manifest["log_head"]["sealed_runs"] == len((log / "index.jsonl").read_text().splitlines())
+    again = rebuild(log, db, HashEmbedder(64))
+    assert again.ok and not again.grew and "rebuild matches the manifest" in str(again)
 
 
 def test_cli_rebuild_reports_and_exits_1_on_difference(tmp_path, template):

@@ -7,7 +7,8 @@ import duckdb
 from typed_helpers import fill, memory
 
 from poimen.embedding import HashEmbedder
-from poimen.index import build_projections, rebuild
+from poimen.index import build_projections
+from poimen.index.rebuild import rebuild
 
 
 def test_rebuild_from_the_log_restores_the_typed_stores_byte_identically(tmp_path):

@@ -13,7 +13,7 @@ from test_pipeline import corpus, dagster_home, gate, make_resources, materializ
 
 from pipelines.definitions import make_definitions
 from poimen.cli import app
-from poimen.index import lookup
+from poimen.index.lookup import lookup
 from poimen.llm.client import ScriptedClient
 from poimen.llm.offline_symptom import symptom
 from resources import ScriptedLLMResource
@@ -46,7 +46,7 @@ def test_raw_error_from_a_new_occurrence_is_a_tier_one_hit(tmp_path, corpus):  #
     (corpus.sources_dir / "settlement-worker.log").write_text(WORKER_LOG, encoding="utf-8")
     resources = dict(make_resources(tmp_path, corpus),
                      llm=ScriptedLLMResource.of(ScriptedClient([model], model_id="scripted/pipeline", repeat_last=True)))
-    result = dg.materialize(make_definitions(resources).assets, resources=resources, selection="*")
+    result = dg.materialize(make_definitions(resources).assets, resources=resources)  # every asset given
     assert result.success
 
     projected = materialization(result, "symptom_projections")

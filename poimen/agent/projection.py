@@ -32,6 +32,7 @@ import duckdb
 from poimen.agent.stores import CORE_BLOCKS, RUN_PREFIX
 from poimen.domain import EventKind, TYPED_STORES, canonical_json, sha256_text
 from poimen.log.events import Event
+from poimen.log.forgotten import FORGET_PREFIX, forgotten
 from poimen.index.schema import create_table_sql
 from poimen.index.stores import BLOCK_FIELDS, ITEM_FIELDS, STORE_PROJECTIONS, fold_write
 from poimen.log.payloads import StoreWrite
@@ -124,13 +125,15 @@ def catch_up(con: duckdb.DuckDBPyConnection, log: EventLog) -> int:
     """
     entries = log.index()
     applied, head = _state(con)
-    if applied > len(entries) or (applied and entries[applied - 1]["hash"] != head):
-        reset(con)
+    forgot = any(e["run_id"].startswith(FORGET_PREFIX) for e in entries[applied:])
+    if applied > len(entries) or (applied and entries[applied - 1]["hash"] != head) or (applied and forgot):
+        reset(con)  # a forget retires writes already applied: replay without them
         applied = 0
     if applied == len(entries):
         return 0
     count = 0
-    writes = [e for e in entries[applied:] if e["run_id"].startswith(RUN_PREFIX)]
+    retired = forgotten(log, entries).runs if forgot else frozenset()
+    writes = [e for e in entries[applied:] if e["run_id"].startswith(RUN_PREFIX) and e["run_id"] not in retired]
     con.execute("BEGIN TRANSACTION")
     try:
         for pos, event in _read_writes(con, log, writes):

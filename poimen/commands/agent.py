@@ -1,4 +1,5 @@
-"""``mem remember | blocks | recall | tool | tools | compose | stores | serve``: typed memory from the shell.
+"""``mem remember | blocks | recall | tool | tools | compose | stores``: typed memory from the shell (``mem serve
+--mcp`` serves the same tools: ``poimen.commands.serve``).
 
 A thin layer over ``poimen.agent.Memory``: parse options, call, print. The
 namespace is ``--ns``, else ``$POIMEN_NAMESPACE``, else ``default``.
@@ -23,7 +24,7 @@ ArchiveOpt = typer.Option(None, "--archive", help="Archival tier: 'index:PATH' (
 def _memory(ns: Optional[str], log: Optional[Path], archive: Optional[str] = None):
     from poimen.agent.facade import Memory
     from poimen.cli import fail
-    from poimen.log.store import default_root
+    from poimen._env import default_root
     from poimen.agent.stores import MemoryRefused
 
     root = Path(log) if log else default_root()
@@ -46,8 +47,20 @@ def _archive(spec: Optional[str], root: Path):
     return IndexArchive(path) if path.exists() else None
 
 
+def _follow(log: Optional[Path], no_index: bool) -> None:
+    """After a write: bring an existing index up to date (the store tables), so `mem sql` sees the write."""
+    from poimen.cli import _root
+    from poimen.commands.index import follow_log
+
+    if not no_index and not follow_log(_root(log), only_if_built=True):
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
-    from poimen.cli import err, fail, out
+    from dataclasses import asdict
+
+    from poimen.cli import NoIndexOpt, err, fail, out
+    from poimen.terminal import JsonOpt, print_json_lines
 
     def say(text: str, to=None) -> None:
         """Memory text verbatim: no rich markup (it holds [store/...] tags), no wrapping."""
@@ -55,7 +68,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def remember(text: str = typer.Argument(..., help="The item to file."), ns: Optional[str] = NsOpt,
-                 log: Optional[Path] = LogOpt) -> None:
+                 log: Optional[Path] = LogOpt, no_index: bool = NoIndexOpt) -> None:
         """File an item in exactly one typed store and print the store the router chose.
 
         Example: mem remember --ns dana "Hi, I'm Dana and I prefer email contact."
@@ -68,34 +81,48 @@ def register(app: typer.Typer) -> None:
             fail(exc)
         say(r.store)
         say(f"{r.where} sha:{r.sha[:12]} ({r.route.by}: {r.route.reason})", err)
+        _follow(log, no_index)
 
     @app.command()
-    def blocks(ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt) -> None:
+    def blocks(ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt, as_json: bool = JsonOpt) -> None:
         """Print the core blocks (always in context) with their store, version and sha.
 
-        Example: mem blocks --ns dana
+        Examples:
+          mem blocks --ns dana
+          mem blocks --ns dana --json | jq -r 'select(.label == "user_profile") | .text'
         """
-        for b in _memory(ns, log).blocks().values():
+        memory = _memory(ns, log)
+        if as_json:
+            return print_json_lines({"namespace": memory.namespace, **asdict(b)} for b in memory.blocks().values())
+        for b in memory.blocks().values():
             say(f"{b.label} ({b.store}, v{b.version}, sha:{b.sha[:12] or '-'}): {b.text!r}")
 
     @app.command()
     def recall(ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt,
                n: int = typer.Option(5, "-n", min=1, help="How many events."),
-               page: int = typer.Option(0, min=0, help="0: the newest n; 1: the n before those.")) -> None:
+               page: int = typer.Option(0, min=0, help="0: the newest n; 1: the n before those."),
+               as_json: bool = JsonOpt) -> None:
         """Print recent episodic memories, newest first.
 
-        Example: mem recall --ns dana -n 3
+        Examples:
+          mem recall --ns dana -n 3
+          mem recall --ns dana --json | jq -r .sha
         """
-        items = _memory(ns, log).recall(n, page)
-        for i in items:
-            say(f"{i.ts}  sha:{i.sha[:12]}  {i.text}")
+        memory = _memory(ns, log)
+        items = memory.recall(n, page)
+        if as_json:
+            print_json_lines({"namespace": memory.namespace, **asdict(i)} for i in items)
+        else:
+            for i in items:
+                say(f"{i.ts}  sha:{i.sha[:12]}  {i.text}")
         if not items:
             say("no episodic memories", err)
 
     @app.command()
     def tool(name: str = typer.Argument(..., help="memory_append, memory_replace, recall, archival_search or remember."),
              json_args: str = typer.Argument("{}", metavar="JSON_ARGS", help="The arguments as a JSON object."),
-             ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt, archive: Optional[str] = ArchiveOpt) -> None:
+             ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt, archive: Optional[str] = ArchiveOpt,
+             no_index: bool = NoIndexOpt) -> None:
         """Run one memory tool call and print its observation (an error observation and exit 1 for a bad call).
 
         Example: mem tool --ns dana memory_replace '{"block": "user_profile", "old": "prefers email", "new": "prefers phone"}'
@@ -104,6 +131,7 @@ def register(app: typer.Typer) -> None:
         say(observation)
         if observation.startswith("[error]"):
             raise typer.Exit(1)
+        _follow(log, no_index)
 
     @app.command()
     def tools(fmt: str = typer.Option("openai", "--format", help="openai (tools= list) or mcp (name, inputSchema).")) -> None:
@@ -157,18 +185,6 @@ def register(app: typer.Typer) -> None:
 
             for i in import_pipeline(memory, queries):
                 say(f"{'skip' if i.skipped else 'add '} {i.level} {i.query_id} -> {i.store} sha:{i.sha[:12]}")
+            _follow(log, False)
         else:
             fail(f"stores {action}: expected rebuild or import")
-
-    @app.command()
-    def serve(mcp: bool = typer.Option(False, "--mcp", help="Serve the memory tools over MCP on stdio."),
-              ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt, archive: Optional[str] = ArchiveOpt) -> None:
-        """Serve the memory tools of one namespace to an agent host.
-
-        Example: mem serve --mcp --ns dana
-        """
-        if not mcp:
-            fail("choose a transport: --mcp (stdio)")
-        from poimen.agent.mcp_server import run
-
-        run(_memory(ns, log, archive))

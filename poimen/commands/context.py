@@ -21,28 +21,31 @@ def register(app: typer.Typer) -> None:
         db: Optional[Path] = DbOpt,
         log: Optional[Path] = LogOpt,
         embedder: Optional[str] = EmbedderOpt,
-        as_json: bool = typer.Option(False, "--json", help="One JSON object per line, for tools."),
+        as_json: bool = typer.Option(False, "--json", help="One JSON object: the lines with their provenance, and "
+                                                           "the rendered text (the shape `mem serve --http` returns)."),
     ) -> None:
         """Fill BUDGET tokens with the most relevant lines — memory lines, source units, reference units.
 
         Lines are ranked by the fused relevance scorer over every unit in the index (memories add a prior),
         de-duplicated, and tagged with store/level, sha and source#chunk:line.
 
+        Uses a running `mem serve --http` for this log when there is one (the same lines, warm).
+
         Example: mem context "how was the 413 on uploads fixed?" --budget 500
         """
-        from poimen.context import ContextEngine
+        from poimen.serve.client import read
+        from poimen.shapes import context_from
 
         root, db_path = _paths(log, db)
         try:
-            ctx = ContextEngine.open(db_path, _embedder(embedder, root) if embedder else None).context(question, budget)
+            emb = _embedder(embedder, root) if embedder else None
+            shape = read(root, db_path, "context", {"question": question, "budget": budget}, emb)
         except PoimenError as exc:
             fail(exc)
         if as_json:
-            for line in ctx.lines:
-                out.print(json.dumps({"text": line.text, "score": round(line.score, 4), "repeats": line.repeats,
-                                      "origins": [o.__dict__ for o in line.origins]}, ensure_ascii=False),
-                          highlight=False, soft_wrap=True)
+            print(json.dumps(shape, ensure_ascii=False))
             return
+        ctx = context_from(shape)
         if not ctx.lines:
             out.print("nothing in the index", highlight=False)
             return

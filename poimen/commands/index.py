@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.table import Table
 
 DbOpt = typer.Option(None, "--db", help="DuckDB index file (default: <log>/index.duckdb).")
 EmbedderOpt = typer.Option(None, "--embedder", envvar="POIMEN_EMBEDDER",
@@ -25,17 +24,52 @@ def _paths(log: Optional[Path], db: Optional[Path]) -> tuple[Path, Path]:
 
 
 def _embedder(model_id: Optional[str], root: Path):
-    from poimen.embedding import DEFAULT_MODEL, embedder_for
-    from poimen.index import read_manifest
+    from poimen.index.update import index_embedder
 
-    if not model_id:
-        stored = read_manifest(root)
-        model_id = (stored[0].get("model_ids", {}).get("embedder") if stored else None) or DEFAULT_MODEL
-    return embedder_for(model_id, cache_dir=root / "cache" / "embeddings")
+    return index_embedder(root, model_id)
+
+
+def follow_log(root: Path, only_if_built: bool = False) -> bool:
+    """Project the runs a command just sealed into the index (``mem run``, ``reference``, ``remember``, ``tool``).
+
+    One line on stderr says what changed. Returns False after an error line when the index could not be
+    updated (the runs stay sealed; ``mem rebuild --from-log`` catches up). ``only_if_built``: leave a log with
+    no index alone (an agent's write needs no index; its stores are read from their own replica).
+    """
+    from poimen.cli import err, explain
+    from poimen.errors import LogLocked, PoimenError
+    from poimen.index import default_db
+    from poimen.index.update import update_index
+    from poimen.log.storage import LocalStore
+    from poimen.log.store import EventLog
+
+    log = EventLog(root)
+    if not isinstance(log.store, LocalStore):  # the index is a local DuckDB file; one beside an s3:// log is not kept
+        if not only_if_built:
+            err.print(f"note: index not updated: {log.root} is not a local log; build the index from a local copy "
+                      "(docs/scale.md)", highlight=False, soft_wrap=True)
+        return True
+    root = log.root
+    if only_if_built and not default_db(root).exists():
+        return True
+    try:
+        with log.writer():  # one index writer at a time, and no run sealing half-way through the read
+            result = update_index(root)
+    except LogLocked as exc:
+        err.print(f"note: index not updated yet: {exc}; the next write or `mem rebuild --from-log` projects these runs",
+                  highlight=False, soft_wrap=True)
+        return True
+    except PoimenError as exc:
+        err.print(f"[red]error:[/red] the runs are sealed, but the index was not updated: {explain(exc)}; "
+                  "run `mem rebuild --from-log` when it is free", highlight=False, soft_wrap=True)
+        return False
+    if result.built or result.new_runs:
+        err.print(str(result), highlight=False, soft_wrap=True)
+    return True
 
 
 def register(app: typer.Typer) -> None:
-    from poimen.cli import LogOpt, err, fail, out
+    from poimen.cli import LogOpt, NoIndexOpt, RootOpt, err, fail, out
     from poimen.errors import PoimenError
 
     @app.command()
@@ -48,12 +82,13 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Drop every projection, rebuild it from the sealed log, and compare with the hashes beside the log.
 
-        Exits 1 and names the differing rows when anything changed (model id, embedder, projection code).
-        The first build, or --accept, records the manifest.
+        Rows of runs sealed since the manifest are new, not drift: exit 0, and the manifest is extended.
+        Exits 1 and names the rows that drifted (model id, embedder, projection code changed); --accept
+        records such a build on purpose. The first build records the manifest.
 
         Example: mem rebuild --from-log --log .poimen
         """
-        from poimen.index import rebuild as run_rebuild
+        from poimen.index.rebuild import rebuild as run_rebuild
 
         root, db_path = _paths(log, db)
         if not (root / "index.jsonl").exists():
@@ -66,6 +101,9 @@ def register(app: typer.Typer) -> None:
         out.print(str(report), highlight=False, soft_wrap=True)
         out.print(f"index: {db_path}", highlight=False)
         if not report.ok and not accept:
+            err.print("[red]error:[/red] rows above differ from the manifest and no new run explains them; if the "
+                      "model, embedder or projection code changed on purpose, record this build with "
+                      "`mem rebuild --from-log --accept`", highlight=False, soft_wrap=True)
             raise typer.Exit(1)
 
     @app.command()
@@ -76,46 +114,42 @@ def register(app: typer.Typer) -> None:
         k: int = typer.Option(10, "-k", min=1, max=1000, help="Hits to return."),
         explain: bool = typer.Option(False, "--explain", help="Show why each hit ranked where it did."),
         lines: int = typer.Option(4, "--lines", min=1, help="Lines shown per hit (its lines that match best)."),
-        as_json: bool = typer.Option(False, "--json", help="One JSON object per hit, for tools."),
+        as_json: bool = typer.Option(False, "--json", help="JSON Lines: one hit per line, with its provenance and "
+                                                           "its best lines (the shape `mem serve --http` returns)."),
         embedder: Optional[str] = typer.Option(None, "--embedder",
                                                help="Query embedder (default: the one that built the index)."),
     ) -> None:
         """Find memories and reference chunks for TEXT, each with its provenance (level, query, run, evidence).
 
+        Uses a running `mem serve --http` for this log when there is one (the same hits, warm).
+
         Example: mem lookup "413 Request Entity Too Large on upload" --explain
         """
-        from dataclasses import asdict
-
-        from poimen.index import lookup as run_lookup
+        from poimen.serve.client import read
+        from poimen.shapes import hit_from
 
         root, db_path = _paths(log, db)
         try:
             emb = _embedder(embedder, root) if embedder else None
-            hits = run_lookup(db_path, text, k=k, embedder=emb, explain=explain)
+            shapes = read(root, db_path, "lookup", {"text": text, "k": k, "explain": explain, "lines": lines}, emb)
         except PoimenError as exc:
             fail(exc)
         if as_json:
-            for h in hits:
-                out.print(json.dumps(asdict(h), ensure_ascii=False), highlight=False, soft_wrap=True)
+            for shape in shapes:
+                print(json.dumps(shape, ensure_ascii=False))
             return
-        if not hits:
+        if not shapes:
             out.print("no hits", highlight=False)
             return
-        from poimen.context import ContextEngine
-
-        try:
-            engine = ContextEngine.open(db_path, emb)
-        except PoimenError:
-            engine = None  # an index from before the unit projections: show the hits' text instead
-        for n, h in enumerate(hits, start=1):
+        for n, shape in enumerate(shapes, start=1):
+            h, shown = hit_from(shape)
             where = f"query {h.query_id} · run {h.run_id[:12]}" if h.kind == "memory" else f"run {h.run_id[:12]}"
             out.print(f"[bold]{n}. {h.level} {h.kind} {h.sha[:12]}[/bold] · {where} · {h.tier} {h.score:.4f}",
                       highlight=False)
-            shown = engine.lines_near(text, {h.sha}, k=lines) if engine is not None else []
             if shown:  # the hit's lines that match: nearest in the stream to the failure, most relevant
                 for line in shown:
                     out.print("   " + line.render(), highlight=False, markup=False, soft_wrap=True)
-            else:
+            else:  # none, or an index from before the unit projections: the hit's text
                 body = h.text if len(h.text) <= 600 else h.text[:600] + "…"
                 out.print("   " + body.replace("\n", "\n   "), highlight=False, markup=False, soft_wrap=True)
             if h.via:
@@ -158,27 +192,30 @@ def register(app: typer.Typer) -> None:
                 writer.writerow(cols)
                 writer.writerows(rows)
             else:
-                table = Table(*cols)
-                for row in rows:
-                    table.add_row(*("" if v is None else str(v) for v in row))
-                out.print(table)
+                from poimen.terminal import print_table
+
+                print_table(out, cols, [["" if v is None else str(v) for v in row] for row in rows])
 
     @app.command()
     def reference(
         paths: list[Path] = typer.Argument(..., help="Reference documents (.md .txt …): runbooks, READMEs."),
         log: Optional[Path] = LogOpt,
         max_tokens: int = typer.Option(1000, "--chunk-tokens", min=16, help="Token bound per chunk."),
+        root: Optional[Path] = RootOpt,
+        no_index: bool = NoIndexOpt,
     ) -> None:
         """Record reference docs (tier R) in the log: chunked, never run through the loop. Idempotent.
 
-        Example: mem reference examples/reference/*.md && mem rebuild --from-log
+        Example: mem reference examples/reference/*.md
         """
         from poimen.cli import _root
         from poimen.reference import ingest_reference
 
         try:
-            run_ids = ingest_reference(_root(log), list(paths), max_tokens)
+            run_ids = ingest_reference(_root(log), list(paths), max_tokens, root)
         except PoimenError as exc:
             fail(exc)
         for path, run_id in zip(paths, run_ids):
             out.print(f"{run_id[:12]} {path}", highlight=False)
+        if not no_index and not follow_log(_root(log)):
+            raise typer.Exit(1)

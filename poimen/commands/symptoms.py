@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Optional
 
@@ -12,7 +11,10 @@ symptoms_app = typer.Typer(help="Symptom projections of accepted L1/L2 memories.
 
 
 def register(app: typer.Typer) -> None:
+    from dataclasses import asdict
+
     from poimen.cli import ApiBaseOpt, LogOpt, ModelOpt, TimeoutOpt, _root, err, fail, out
+    from poimen.terminal import JsonOpt, print_json_lines
     from poimen.errors import PoimenError
 
     app.add_typer(symptoms_app, name="symptoms")
@@ -29,6 +31,8 @@ def register(app: typer.Typer) -> None:
 
         Example: mem symptoms project --log .poimen && mem rebuild --from-log --log .poimen
         """
+        import asyncio
+
         from poimen.llm.client import ModelConfig, client_for
         from poimen.log.store import EventLog
         from poimen.symptoms import project_log
@@ -49,10 +53,13 @@ def register(app: typer.Typer) -> None:
     def show(
         sha: str = typer.Argument(..., help="Memory sha (a unique prefix is enough)."),
         log: Optional[Path] = LogOpt,
+        as_json: bool = JsonOpt,
     ) -> None:
         """Print the symptom projection of a memory, with the model id and prompt sha that produced it.
 
-        Example: mem symptoms show 3f9e2c1a
+        Examples:
+          mem symptoms show 3f9e2c1a
+          mem symptoms show 3f9e2c1a --json | jq -r '.symptoms[]'
         """
         from poimen.log.store import EventLog
         from poimen.symptoms import projections
@@ -66,9 +73,12 @@ def register(app: typer.Typer) -> None:
         if len(found) > 1:
             fail(f"{prefix} is ambiguous: " + ", ".join(s[:16] for s in sorted(found)))
         (p,) = found.values()
+        if as_json:
+            return print_json_lines([{**asdict(p), "symptoms": p.text.splitlines()}])
         template_sha = p.template_sha
-        out.print(f"memory {p.memory_sha} ({p.level})", highlight=False)
-        out.print(f"model {p.model_id} · prompt sha {p.prompt_sha} · template sha {template_sha}", highlight=False)
+        out.print(f"memory {p.memory_sha} ({p.level})", highlight=False, soft_wrap=True)
+        out.print(f"model {p.model_id} · prompt sha {p.prompt_sha} · template sha {template_sha}", highlight=False,
+                  soft_wrap=True)
         if not p.text:
             out.print("(empty: the model found that this memory explains no failure; no symptom vector)",
                       highlight=False)

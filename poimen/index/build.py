@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,11 +28,7 @@ from poimen.log.store import EventLog, file_sha256
 MANIFEST = "manifest.json"
 ROW_HASHES = "manifest.rows.jsonl"
 PROJECTION_DIR = "projections"
-
-
-def default_db(root: Path) -> Path:
-    """Where the DuckDB projection lives by default: ``root / "index.duckdb"``."""
-    return Path(root) / "index.duckdb"
+HEAD_TABLE = "index_head"
 
 
 @dataclass
@@ -45,10 +41,18 @@ class ProjectionStats:
     log_head: dict = field(default_factory=dict)
 
 
-def log_head(log_root: Path) -> dict:
-    """Which state of the log a build read: the number of sealed runs and the last index hash."""
+def log_head(log_root: Path, upto: int | None = None) -> dict:
+    """Which state of the log a build read: the number of sealed runs and the last index hash (of the first
+    ``upto`` runs when given)."""
     entries = EventLog(log_root).index()
+    entries = entries if upto is None else entries[:upto]
     return {"sealed_runs": len(entries), "index_hash": entries[-1]["hash"] if entries else ""}
+
+
+def extends(log_root: Path, head: dict) -> bool:
+    """Whether the log is ``head`` plus runs sealed after it (the log only grows; anything else rewrote it)."""
+    n = int(head.get("sealed_runs", 0))
+    return log_head(log_root, n) == {"sealed_runs": n, "index_hash": head.get("index_hash", "")}
 
 
 def connect(db_path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -64,52 +68,94 @@ def _write_parquet(table, path: Path) -> None:
     tmp.replace(path)
 
 
+def fill(con: duckdb.DuckDBPyConnection, ctx: BuildContext, p, out_dir: Path, stats: ProjectionStats) -> None:
+    """(Re)create one projection table from the log, write its Parquet copy and record its hashes in ``stats``."""
+    schema = p.schema(ctx.dim)
+    table = to_table(p.build(ctx), schema, p.key, p.name)
+    ctx.built[p.name] = table
+    con.execute(f'DROP TABLE IF EXISTS "{p.name}"')
+    con.execute(create_table_sql(p.name, schema, p.key))
+    con.register("_projection_rows", table)
+    con.execute(f'INSERT INTO "{p.name}" SELECT * FROM _projection_rows')
+    con.unregister("_projection_rows")
+    path = out_dir / f"{p.name}.parquet"
+    _write_parquet(table, path)
+    hashes = row_hashes(table, p.key)
+    stats.rows[p.name] = table.num_rows
+    stats.content_hash[p.name] = content_hash(hashes)
+    stats.parquet_sha256[p.name] = file_sha256(path)
+    stats.row_hashes[p.name] = hashes
+
+
+def write_head(con: duckdb.DuckDBPyConnection, head: dict, embedder) -> None:
+    """Record in the index which log head (and embedder) its tables reflect; not a projection, never hashed."""
+    con.execute(f'CREATE OR REPLACE TABLE "{HEAD_TABLE}" (sealed_runs BIGINT, index_hash VARCHAR, embedder VARCHAR)')
+    con.execute(f'INSERT INTO "{HEAD_TABLE}" VALUES (?, ?, ?)',
+                [head["sealed_runs"], head["index_hash"], embedder.model_id])
+
+
+def read_head(db_path: Path) -> dict | None:
+    """The log head an index reflects, or None (no index, or one built before the head was recorded)."""
+    if not Path(db_path).exists():
+        return None
+    con = connect(db_path, read_only=True)
+    try:
+        row = con.execute(f'SELECT sealed_runs, index_hash, embedder FROM "{HEAD_TABLE}"').fetchone()
+    except duckdb.CatalogException:
+        return None
+    finally:
+        con.close()
+    return dict(zip(("sealed_runs", "index_hash", "embedder"), row)) if row else None
+
+
 def build_projections(log_root: Path, db_path: Path, embedder, projections: Sequence = (),
-                      out_dir: Path | None = None) -> ProjectionStats:
+                      out_dir: Path | None = None, upto: int | None = None) -> ProjectionStats:
     """Drop every projection table and rebuild it from the sealed events of the log.
 
     Rows are sorted by each table's key; each table is also written as Parquet
     under ``out_dir`` (default ``log_root/projections``; a check passes a scratch
     folder so it never rewrites what it checks). Tables that are not projections are left alone.
-    Only sealed runs are read: an unfinished run is invisible until it seals.
+    Only sealed runs are read (only the first ``upto`` when given): an unfinished run is invisible until it seals.
     """
     log_root, db_path = Path(log_root), Path(db_path)
     projections = list(projections or project.PROJECTIONS)  # read at call time: the list may have grown
-    ctx = BuildContext.from_log(log_root, embedder)
+    head = log_head(log_root, upto)
+    ctx = BuildContext.from_log(log_root, embedder, upto=head["sealed_runs"])
     out_dir = Path(out_dir) if out_dir is not None else log_root / PROJECTION_DIR
     out_dir.mkdir(parents=True, exist_ok=True)
     db_path.parent.mkdir(parents=True, exist_ok=True)
     stats = ProjectionStats({}, {}, {
         "embedder": embedder.model_id, "embedding_dim": ctx.dim,
         "llm": sorted({r.events[0].model_id for r in ctx.runs if r.is_loop_run and r.events[0].model_id}),
-    }, log_head=log_head(log_root))
+    }, log_head=head)
+
+    def everything(con) -> list:
+        for p in reversed(projections):
+            con.execute(f'DROP TABLE IF EXISTS "{p.name}"')
+        return projections
+
+    write_tables(db_path, ctx, out_dir, stats, embedder, everything)
+    return stats
+
+
+def write_tables(db_path: Path, ctx: BuildContext, out_dir: Path, stats: ProjectionStats, embedder,
+                 pick: Callable[[duckdb.DuckDBPyConnection], Sequence]) -> list:
+    """Fill the projections ``pick`` chooses, and the head ``stats`` names, in one transaction: a reader sees
+    the index before or after, never half of it. Returns the projections filled."""
     con = connect(db_path)
     try:
         con.execute("BEGIN TRANSACTION")
-        for p in reversed(projections):
-            con.execute(f'DROP TABLE IF EXISTS "{p.name}"')
-        for p in projections:
-            schema = p.schema(ctx.dim)
-            table = to_table(p.build(ctx), schema, p.key, p.name)
-            ctx.built[p.name] = table
-            con.execute(create_table_sql(p.name, schema, p.key))
-            con.register("_projection_rows", table)
-            con.execute(f'INSERT INTO "{p.name}" SELECT * FROM _projection_rows')
-            con.unregister("_projection_rows")
-            path = out_dir / f"{p.name}.parquet"
-            _write_parquet(table, path)
-            hashes = row_hashes(table, p.key)
-            stats.rows[p.name] = table.num_rows
-            stats.content_hash[p.name] = content_hash(hashes)
-            stats.parquet_sha256[p.name] = file_sha256(path)
-            stats.row_hashes[p.name] = hashes
+        chosen = list(pick(con))
+        for p in chosen:
+            fill(con, ctx, p, out_dir, stats)
+        write_head(con, stats.log_head, embedder)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
     finally:
         con.close()
-    return stats
+    return chosen
 
 
 def write_manifest(log_root: Path, stats: ProjectionStats, row_hashes: dict[str, list[RowHash]] | None = None) -> Path:

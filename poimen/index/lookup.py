@@ -90,7 +90,7 @@ class MemoryIndex:
             raise IndexMissing(db_path, f"text vectors from several models {model_ids}")
         model_id = model_ids[0] if model_ids else getattr(embedder, "model_id", "")
         if embedder is None:
-            embedder = embedder_for(model_id, dim) if model_id else None
+            embedder = embedder_for(model_id, dim, queries=True) if model_id else None  # questions only
         elif model_ids and embedder.model_id != model_id:
             raise PoimenError(f"{db_path}: index vectors are from {model_id}, but the query embedder is "
                               f"{embedder.model_id}; rebuild the index or use the same model")

@@ -7,7 +7,9 @@ order; a later projection may read ``ctx.table(name)`` of an earlier one).
 every other table; nothing else needs to change. The tool-context projections
 (``symptom``, ``failure_signature`` and the ``kind='symptom'`` rows of
 ``memory_vector``) live in ``tool_context``; the typed stores add their own
-tables the same way.
+tables the same way. A projection may declare the event kinds it ignores
+(``Projection.ignores``), so that the index update after ``mem run`` or
+``mem remember`` rebuilds only the tables the new runs can change.
 
 Which memories get a text vector: the *final* memory of each *current* run
 (the latest sealed run per level, query and stream, in log order), plus every
@@ -20,6 +22,7 @@ same (query, stream) is superseded by the newer one (a changed source or model).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pyarrow as pa
 
@@ -135,7 +138,8 @@ def memory_vector_rows(ctx: BuildContext) -> Rows:
     return text_vector_rows(ctx) + symptom_vector_rows(ctx)
 
 
-PROJECTIONS: list[Projection] = [
+# What the loop, the sources and the symptom projections wrote; no table here reads a typed-store write.
+_FROM_RUNS: list[Projection] = [
     Projection("evidence", fixed(("sha", S), ("level", S), ("source", S), ("position", I), ("tokens", I), ("text", S)),
                ("sha",), evidence_rows, "L0 evidence chunks the loop accepted, and R reference chunks"),
     Projection("memory", fixed(("sha", S), ("level", S), ("query_id", S), ("store", S), ("run_id", S), ("turn", I),
@@ -174,8 +178,10 @@ PROJECTIONS: list[Projection] = [
                "what the context builder ranks: L0 and R units of current chunks, and every memory line"),
     Projection("unit_vector", lambda dim: pa.schema([("text_sha", S), ("model_id", S), ("vector", vector(dim))]),
                ("text_sha",), unit_vector_rows, "one embedding per distinct unit text"),
-    *STORE_PROJECTIONS,
 ]
+STORE_WRITES = frozenset({EventKind.STORE_WRITE.value})
+
+PROJECTIONS: list[Projection] = [*(replace(p, ignores=STORE_WRITES) for p in _FROM_RUNS), *STORE_PROJECTIONS]
 
 
 def projection(name: str) -> Projection:

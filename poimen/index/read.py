@@ -61,7 +61,12 @@ def vector_matrix(table, default_dim: int = 0) -> np.ndarray:
     if not n:
         return np.zeros((0, default_dim), dtype=np.float32)
     col = table.column("vector").combine_chunks()
-    return np.array(col.values.to_numpy(zero_copy_only=False).reshape(n, col.type.list_size), dtype=np.float32, order="C")
+    flat = col.flatten()
+    if flat.null_count or flat.type.bit_width != 32:
+        values = flat.to_numpy(zero_copy_only=False)
+    else:  # straight from the Arrow buffer: to_numpy would import pandas, a second of a cold lookup
+        values = np.frombuffer(flat.buffers()[1], dtype=np.float32, count=len(flat), offset=flat.offset * 4)
+    return np.array(values.reshape(n, col.type.list_size), dtype=np.float32, order="C")
 
 
 def connect_read_only(db_path: Path, files: bool = True) -> duckdb.DuckDBPyConnection:

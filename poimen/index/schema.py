@@ -34,16 +34,21 @@ class BuildContext:
     embedder: Any
     built: dict[str, pa.Table] = field(default_factory=dict)
     log_root: Any = None
+    load: Callable[[str], pa.Table] | None = None  # an incremental update reads the tables it did not rebuild
 
     @classmethod
-    def from_log(cls, log_root, embedder) -> "BuildContext":
-        return cls(read_runs(EventLog(log_root)), embedder, log_root=log_root)
+    def from_log(cls, log_root, embedder, upto: int | None = None) -> "BuildContext":
+        """The sealed runs of the log, or only its first ``upto`` (the log as a manifest once saw it)."""
+        runs = read_runs(EventLog(log_root))
+        return cls(runs if upto is None else runs[:upto], embedder, log_root=log_root)
 
     @property
     def dim(self) -> int:
         return int(self.embedder.dim)
 
     def table(self, name: str) -> pa.Table:
+        if name not in self.built and self.load is not None:
+            self.built[name] = self.load(name)
         return self.built[name]
 
     def events(self, *kinds: str):
@@ -65,6 +70,9 @@ class Projection:
     ``schema`` takes the embedding dimension (only vector columns use it).
     ``key`` names a row and orders the table; it must be unique.
     ``build`` reads the log (through the context) and returns the rows, in any order.
+    ``ignores`` names the event kinds that can never change its rows: runs made only of those kinds leave the
+    table as it is, so the index update after them skips it. Empty (every kind matters) is always safe; a
+    projection that reads another table must not ignore a kind that table reads.
     """
 
     name: str
@@ -72,6 +80,11 @@ class Projection:
     key: tuple[str, ...]
     build: Callable[[BuildContext], Rows]
     doc: str = ""
+    ignores: frozenset[str] = frozenset()
+
+    def reads_any(self, kinds: set[str]) -> bool:
+        """Whether runs holding these event kinds can change this table."""
+        return bool(set(kinds) - self.ignores)
 
 
 def fixed(*fields: tuple[str, pa.DataType]) -> Callable[[int], pa.Schema]:

@@ -35,7 +35,15 @@ _RETRY_POLICY = {"AuthenticationErrorRetries": 0, "BadRequestErrorRetries": 0, "
 def quiet_litellm():
     """litellm, imported with its own output off: no feedback banner, no debug lines, no log records below ERROR."""
     import logging
+    import warnings
 
+    # litellm declares TypedDicts with ``ReadOnly`` items (its Copilot auth payloads, thinking blocks), and pydantic
+    # warns about each one it builds a schema for when the first completion imports them: 13 UserWarnings about
+    # litellm's types, nothing poimen can act on. litellm hides them with a filter it installs once, at import; a
+    # host that resets the filters later (pytest, before every test) saw them all. So the filter is set here, at
+    # every call: only that message, only from pydantic's schema generator.
+    warnings.filterwarnings("ignore", message=r"Items? .* on TypedDict class .* (is|are) using the `ReadOnly` qualifier",
+                            category=UserWarning, module=r"pydantic\._internal\._generate_schema")
     import litellm
 
     litellm.suppress_debug_info = True

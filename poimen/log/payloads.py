@@ -165,8 +165,30 @@ class StoreWrite(Payload):
     extra: dict = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Forget(Payload):
+    """What one ``mem forget`` removed, when, by whom and why; shas and run ids only, never the forgotten text.
+
+    ``segments`` maps each rewritten segment's run id to its file sha256 before and after (the index keeps the
+    first; verify accepts the later because this event vouches for it); ``witnesses`` maps a scheme-1 run id to
+    ``{seq: hash of the tombstoned row}`` (a scheme-1 hash covers the text, so it cannot be recomputed without it).
+    """
+
+    KIND = EventKind.FORGET
+    target: str = ""  # "source:PATH", "ns:NAMESPACE" or "sha:SHA"
+    by: str = ""
+    reason: str = ""
+    ts: str = ""
+    shas: tuple[str, ...] = ()  # every content sha whose text was removed (evidence, memories, replies, writes)
+    runs: tuple[str, ...] = ()  # runs retired: no longer current, not read by projections; rebuilt without it
+    streams: tuple[str, ...] = ()  # sources forgotten whole: no build reads them again, however they are chunked
+    segments: dict = field(default_factory=dict)
+    witnesses: dict = field(default_factory=dict)
+    journals: tuple[str, ...] = ()  # unfinished runs whose journals were dropped
+
+
 BY_KIND: dict[str, type[Payload]] = {str(cls.KIND): cls for cls in (
-    RunStart, Gate, ParseFailed, BudgetExceeded, Evidence, Memory, RunEnd, Symptom, StoreWrite)}
+    RunStart, Gate, ParseFailed, BudgetExceeded, Evidence, Memory, RunEnd, Symptom, StoreWrite, Forget)}
 
 
 def payload(event: Event) -> Payload:

@@ -1,6 +1,7 @@
 """Runs read back from the log, and the rules about them that every reader shares.
 
-- ``read_runs(log)``: every sealed run, in the log's index order.
+- ``read_runs(log)``: every sealed run, in the log's index order, but for runs that
+  ``mem forget`` retired (``poimen.log.forgotten``): no reader sees them as current.
 - ``current(runs)``: the latest sealed run per (level, query, stream) — a newer
   run of the same pair (a changed source, model or prompt) supersedes the older.
 - ``final_runs(runs)``: what answers a query — its latest L2 run if it has one,
@@ -15,7 +16,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from poimen.domain import EventKind, Level
-from poimen.log.events import Event
+from poimen.log.events import Event, is_forgotten
+from poimen.log.forgotten import forgotten
 from poimen.log.payloads import RunEnd, RunStart
 from poimen.log.store import EventLog
 
@@ -101,11 +103,14 @@ class Run:
         return self.chunks_used / self.chunks_seen if self.chunks_seen else 0.0
 
 
-def read_runs(log: EventLog, run_ids: Iterable[str] | None = None) -> list[Run]:
-    """Sealed runs in index order (only ``run_ids`` when given)."""
+def read_runs(log: EventLog, run_ids: Iterable[str] | None = None, retired: bool = False) -> list[Run]:
+    """Sealed runs in index order (only ``run_ids`` when given); runs a forget retired only with ``retired``."""
     wanted = set(run_ids) if run_ids is not None else None
-    return [Run(int(e["n"]), e["run_id"], tuple(log.run_events(e["run_id"]))) for e in log.index()
-            if wanted is None or e["run_id"] in wanted]
+    entries = log.index()
+    skip = frozenset() if retired else forgotten(log, entries).runs
+    # An event whose text was forgotten (a chunk of a recorded stream that stays) is not there for any reader.
+    return [Run(int(e["n"]), e["run_id"], tuple(ev for ev in log.run_events(e["run_id"]) if not is_forgotten(ev.text)))
+            for e in entries if (wanted is None or e["run_id"] in wanted) and e["run_id"] not in skip]
 
 
 def loop_runs(runs: Iterable[Run], level: str | None = None) -> list[Run]:

@@ -59,6 +59,13 @@ class LogStore(ABC):
     def put(self, name: str, data: bytes) -> None:
         """Replace the object whole: readers see the old bytes or the new ones."""
 
+    def replace(self, name: str, data: bytes) -> None:
+        """Replace a sealed object on purpose (``mem forget`` rewriting a segment with its text tombstoned).
+
+        Only a local log allows it: an object store's log is shared by writers this process cannot stop, and its
+        segments are put only if absent."""
+        raise PoimenError(f"{self.where(name)}: a sealed segment is replaced (mem forget) only in a local log")
+
     @abstractmethod
     def put_if_absent(self, name: str, data: bytes) -> bool:
         """Create the object; False (and nothing written) if it already exists."""
@@ -150,6 +157,9 @@ class LocalStore(LogStore):
             os.fsync(fh.fileno())
         tmp.replace(path)
         _fsync_dir(path.parent)
+
+    def replace(self, name: str, data: bytes) -> None:
+        self.put(name, data)  # the exclusive writer session (LOCK) keeps other writers out meanwhile
 
     def put_if_absent(self, name: str, data: bytes) -> bool:
         path = self.root / name

@@ -11,6 +11,9 @@ A turn's events are written together, only after the turn resolves, so a
 killed run leaves a journal of whole turns (at worst a torn last line, which
 ``open_run`` cuts off and ``verify`` reports as resumable). Readers look only
 at the index and the segments it names, so they never see unsealed data.
+A sealed segment is replaced only by ``mem forget`` (``rewrite_segment``: the
+same events, text tombstoned, bytes vouched for by the forget event), in a
+local log only.
 
 The root is a folder or a URI (``file://``, ``s3://``): every byte goes through
 a ``LogStore`` (``poimen/log/storage.py``), so writers of different runs, in
@@ -21,18 +24,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from poimen._env import default_root  # noqa: F401  (re-exported: the log's folder)
 from poimen.domain import canonical_json
 from poimen.errors import LogCorrupt
-from poimen.log.events import COLUMNS, Event, EventDraft, chain, genesis
+from poimen.log.events import COLUMNS, SCHEME, Event, EventDraft, chain, genesis, scheme_of
 from poimen.log.storage import JOURNAL, LocalStore, LogStore, open_store
 
 SCHEMA = pa.schema([
@@ -45,12 +48,7 @@ INDEX_GENESIS = hashlib.sha256(b"poimen-index").hexdigest()
 INDEX = "index.jsonl"
 
 
-def default_root() -> Path:
-    """``POIMEN_HOME``, else ``./.poimen``."""
-    return Path(os.environ.get("POIMEN_HOME") or ".poimen")
-
-
-def segment_bytes(events: list[Event]) -> bytes:
+def parquet_bytes(events: list[Event]) -> bytes:
     """Byte-stable Parquet: fixed schema, no compression or dictionaries (so a flipped byte stays locatable)."""
     table = pa.Table.from_pylist([e.to_row() for e in events], schema=SCHEMA)
     sink = pa.BufferOutputStream()
@@ -61,13 +59,13 @@ def segment_bytes(events: list[Event]) -> bytes:
 def put_segment(store: LogStore, name: str, events: list[Event]) -> tuple[str, bool]:
     """Put a sealed segment; returns the sha256 of its bytes (so sealing need not read it back) and whether it
     was created. It is put only if absent, so a segment that is already indexed is never replaced."""
-    data = segment_bytes(events)
+    data = parquet_bytes(events)
     return hashlib.sha256(data).hexdigest(), store.put_if_absent(name, data)
 
 
 def write_parquet(path: Path, events: list[Event]) -> str:
     """A segment written to a local path (temp name, fsync, rename); returns the sha256 of its bytes."""
-    data = segment_bytes(events)
+    data = parquet_bytes(events)
     LocalStore(path.parent).put(path.name, data)
     return hashlib.sha256(data).hexdigest()
 
@@ -93,6 +91,11 @@ def file_sha256(path: Path) -> str:
 def index_entry_hash(entry: dict) -> str:
     body = {k: v for k, v in entry.items() if k != "hash"}
     return hashlib.sha256((entry["prev"] + "\n" + canonical_json(body)).encode()).hexdigest()
+
+
+def run_scheme(run_id: str, events: list[Event]) -> int | None:
+    """The hash scheme of a run's events (None for no events, or a first event on no genesis of the run)."""
+    return scheme_of(run_id, events[0].prev_hash) if events else None
 
 
 def read_journal(path: Path) -> tuple[list[Event], int, str | None]:
@@ -129,21 +132,23 @@ class RunJournal:
     """The live journal of one run, claimed by this writer until it is sealed or closed: append whole turns, then seal."""
 
     def __init__(self, log: "EventLog", run_id: str, events: list[Event], lines: int = 0,
-                 claim: ExitStack | None = None):
+                 claim: ExitStack | None = None, scheme: int = SCHEME):
         self.log = log
         self.run_id = run_id
         self.events = events
         self.path = log.store.where(f"{JOURNAL}/{run_id}.jsonl")
         self._lines = lines  # whole turns in the journal: on object storage, the next turn's object number
         self._claim = claim or ExitStack()
+        # A resumed run continues in the scheme it started in; a new one uses the log's.
+        self.scheme = run_scheme(run_id, events) or scheme
 
     @property
     def resumed(self) -> bool:
         return bool(self.events)
 
     def append(self, drafts: list[EventDraft]) -> list[Event]:
-        prev = self.events[-1].hash if self.events else genesis(self.run_id)
-        placed = chain(drafts, self.run_id, start_seq=len(self.events), prev_hash=prev)
+        prev = self.events[-1].hash if self.events else genesis(self.run_id, self.scheme)
+        placed = chain(drafts, self.run_id, start_seq=len(self.events), prev_hash=prev, scheme=self.scheme)
         line = json.dumps([e.to_row() for e in placed], ensure_ascii=False, separators=(",", ":")) + "\n"
         self.log.store.journal_append(self.run_id, self._lines, line.encode("utf-8"))
         self._lines += 1
@@ -187,6 +192,8 @@ class EventLog:
         self._writing = 0
         self._index_lock = threading.Lock()  # runs seal from worker threads; the index cache is theirs in turn
         self._scanned: tuple[int, int, str, frozenset[str]] = (0, 0, INDEX_GENESIS, frozenset())
+        # The hash scheme a new run is written in; a full rebuild sets it to each stored run's own scheme.
+        self.scheme_for: Callable[[str], int] = lambda _run_id: SCHEME
 
     # -- writing -----------------------------------------------------------
     @contextmanager
@@ -224,7 +231,7 @@ class EventLog:
         except BaseException:
             claim.close()
             raise
-        return RunJournal(self, run_id, events, raw[:good].count(b"\n"), claim)
+        return RunJournal(self, run_id, events, raw[:good].count(b"\n"), claim, self.scheme_for(run_id))
 
     def has_journal(self, run_id: str) -> bool:
         return self.store.journal_read(run_id) is not None
@@ -240,7 +247,7 @@ class EventLog:
         digest, created = put_segment(self.store, name, events)
         if not created and run_id not in self._scan(self.store.read(INDEX) or b"")[3]:
             # Left by a writer killed before its commit, so nobody reads it: this seal's bytes replace it.
-            self.store.put(name, segment_bytes(events))
+            self.store.put(name, parquet_bytes(events))
         self._commit(run_id, name, digest, events)
 
     def _scan(self, raw: bytes) -> tuple[int, int, str, frozenset[str]]:
@@ -270,6 +277,21 @@ class EventLog:
 
         with self._index_lock:
             self.store.commit(INDEX, line)
+
+    def carry(self, run_id: str, events: list[Event]) -> None:
+        """Seal another log's run as it stands, hashes and all (a full rebuild copying what it cannot re-derive)."""
+        self._seal(run_id, events)
+
+    def rewrite_segment(self, run_id: str, data: bytes) -> str:
+        """Replace a sealed segment's bytes (forgetting: the same events, text tombstoned); returns their sha256.
+
+        The one deliberate replacement of a sealed segment (sealing only ever puts one if absent): the store's
+        ``replace``, which a local log does atomically (temp file, fsync, rename), so a crash leaves the old segment
+        or the new one, never half of each; an object store refuses it (``mem forget`` needs a local log).
+        """
+        self._require_lock()
+        self.store.replace(f"segments/{run_id}.parquet", data)
+        return hashlib.sha256(data).hexdigest()
 
     def append_run(self, run_id: str, drafts: list[EventDraft]) -> list[Event]:
         """Write a whole short run (e.g. one derived projection or one store write) and seal it at once."""

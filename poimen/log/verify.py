@@ -10,10 +10,10 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from poimen.domain import sha256_text
 from poimen.errors import LogCorrupt
-from poimen.log.events import Event, genesis
-from poimen.log.store import INDEX_GENESIS, EventLog, index_entry_hash, parse_journal, parse_segment
+from poimen.log.events import SCHEME, Event, content_sha, genesis
+from poimen.log.forgotten import Forgotten, forgotten
+from poimen.log.store import INDEX_GENESIS, EventLog, index_entry_hash, parse_journal, parse_segment, run_scheme
 
 CONTENT_KINDS = {"evidence", "memory"}
 
@@ -47,10 +47,17 @@ class VerifyReport:
         return self.problems[0] if self.problems else None
 
 
-def check_run_events(events: list[Event], run_id: str, where: str, sealed: bool) -> list[Problem]:
-    """Problems in one run's events, in order; each names the event."""
+def check_run_events(events: list[Event], run_id: str, where: str, sealed: bool,
+                     witnesses: dict[tuple[str, int], str] | None = None) -> list[Problem]:
+    """Problems in one run's events, in order; each names the event.
+
+    The run's hash scheme is read off its genesis. A scheme-1 row tombstoned by ``mem forget`` is checked against
+    the witness its forget event recorded (its own hash covers the removed text), and still chains by its hash.
+    """
     problems: list[Problem] = []
-    prev = genesis(run_id)
+    scheme = run_scheme(run_id, events) or SCHEME
+    prev = genesis(run_id, scheme)
+    witnesses = witnesses or {}
     known: set[str] = set()
     for i, e in enumerate(events):
         def bad(what: str) -> None:
@@ -62,9 +69,10 @@ def check_run_events(events: list[Event], run_id: str, where: str, sealed: bool)
             bad(f"out of order: expected seq {i}")
         if e.prev_hash != prev:
             bad("prev_hash does not continue the chain (rows reordered, removed or inserted)")
-        if e.hash != e.expected_hash():
+        witness = witnesses.get((run_id, e.seq)) if scheme == 1 else None
+        if (witness or e.hash) != e.expected_hash(scheme):
             bad(f"{e.kind} event altered: its hash does not match its contents")
-        if e.kind in CONTENT_KINDS and e.sha != sha256_text(e.text):
+        if e.kind in CONTENT_KINDS and e.sha != content_sha(e.text):
             bad(f"{e.kind} sha does not match its text")
         if e.kind == "memory":
             missing = [p for p in e.parents if p not in known]
@@ -77,7 +85,7 @@ def check_run_events(events: list[Event], run_id: str, where: str, sealed: bool)
             return problems
     if not events:
         problems.append(Problem(where, run_id, None, "no events"))
-    elif events[0].kind != "run_start" and events[0].kind not in ("store_write", "symptom"):
+    elif events[0].kind != "run_start" and events[0].kind not in ("store_write", "symptom", "forget"):
         problems.append(Problem(where, run_id, 0, f"first event is {events[0].kind}, not run_start"))
     elif sealed and events[0].kind == "run_start" and events[-1].kind != "run_end":
         problems.append(Problem(where, run_id, events[-1].seq, "sealed run does not end with run_end"))
@@ -98,6 +106,10 @@ def verify(root: str | Path) -> VerifyReport:
     except ValueError as exc:
         report.problems.append(Problem(str(log.index_path), "-", None, f"index unreadable: {exc}"))
         return report
+    try:
+        forgot = forgotten(log, entries)
+    except Exception:  # a damaged forget segment is reported below, where the index reaches it
+        forgot = Forgotten()
     for entry in entries:
         run_id = entry.get("run_id", "?")
         where = str(store.where(entry.get("file", "?")))
@@ -115,11 +127,16 @@ def verify(root: str | Path) -> VerifyReport:
         except Exception as exc:  # a damaged file can fail anywhere inside pyarrow
             report.problems.append(Problem(where, run_id, None, f"segment unreadable: {type(exc).__name__}"))
             return report
-        problems = check_run_events(events, run_id, where, sealed=True)
+        problems = check_run_events(events, run_id, where, sealed=True, witnesses=forgot.witnesses)
         if not problems and events and events[-1].hash != entry["last_hash"]:
             problems.append(Problem(where, run_id, events[-1].seq, "segment ends on another event than the index records"))
-        if not problems and hashlib.sha256(data).hexdigest() != entry["file_sha256"]:
-            problems.append(Problem(where, run_id, None, "segment file bytes differ from the index (metadata altered)"))
+        if not problems:
+            digest = hashlib.sha256(data).hexdigest()
+            if digest != entry["file_sha256"] and digest not in forgot.segments.get(run_id, ()):
+                problems.append(Problem(where, run_id, None, "segment file bytes differ from the index (metadata altered)"))
+            elif digest == entry["file_sha256"] and run_id in forgot.segments:
+                report.notes.append(f"run {run_id[:16]}: a forget was interrupted before this segment was rewritten; "
+                                    "run the same `mem forget` again")
         if problems:
             report.problems.extend(problems)
             return report

@@ -1,0 +1,43 @@
+"""``mem forget``: remove the text of everything that came from a source, a namespace or a sha; the log still verifies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    from poimen.cli import LogUriOpt, _root, fail, out
+    from poimen.errors import PoimenError
+
+    @app.command()
+    def forget(
+        source: Optional[str] = typer.Option(None, "--source", help="A source (its path or stream id): its chunks, "
+                                             "and every memory, symptom and store fact derived from them."),
+        ns: Optional[str] = typer.Option(None, "--ns", help="A namespace: every typed-store write it made."),
+        sha: Optional[str] = typer.Option(None, "--sha", help="One evidence, memory, symptom or store-write sha "
+                                                             "(or a unique prefix), and what was derived from it."),
+        reason: str = typer.Option("", "--reason", help="Why, recorded on the forget event."),
+        log: Optional[str] = LogUriOpt,
+        db: Optional[Path] = typer.Option(None, "--db", help="DuckDB index to rebuild (default: <log>/index.duckdb)."),
+    ) -> None:
+        """Remove the text of a source, a namespace or a sha from the log, the index and the caches.
+
+        Events keep their hashes (their text becomes a tombstone naming its sha256), so `mem verify`
+        still passes; a `forget` event records what was removed, when, by whom and why. Runs that read
+        the text are retired; the next `mem run` re-derives them without it.
+
+        Examples:
+          mem forget --ns dana --reason "asked to be forgotten"
+          mem forget --source incidents/2024-03-payroll.md --reason "holds salaries"
+        """
+        from poimen.forget import Target, forget as run_forget
+
+        try:
+            report = run_forget(_root(log), Target(source=source or "", namespace=ns or "", sha=sha or ""), reason,
+                                db_path=db)
+        except PoimenError as exc:
+            fail(exc)
+        out.print(str(report), highlight=False, markup=False, soft_wrap=True)

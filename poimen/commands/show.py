@@ -1,0 +1,74 @@
+"""``mem show SHA``: the lineage of a memory, line, evidence chunk or store write, as a tree (or one JSON object)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+SourcesOpt = typer.Option(None, "--sources", help="Folder the stream ids are relative to, for file line numbers "
+                                                  "(repeatable; default: $POIMEN_SOURCES, then the working directory).")
+
+
+def rich_tree(node):
+    """The display tree (``poimen.lineage_tree``) as a rich Tree; memory text is never read as markup."""
+    from rich.text import Text
+    from rich.tree import Tree
+
+    def label(n):
+        text = Text(n.label, style="bold" if n.kind in ("memory", "line", "evidence", "store_write") else "")
+        if n.text:
+            text.append("\n" + n.text, style="dim")
+        return text
+
+    def add(parent, n):
+        branch = parent.add(label(n))
+        for child in n.children:
+            add(branch, child)
+
+    root = Tree(label(node))
+    for child in node.children:
+        add(root, child)
+    return root
+
+
+def register(app: typer.Typer) -> None:
+    from poimen.cli import LogOpt, fail, out
+    from poimen.commands.index import DbOpt, _paths
+    from poimen.errors import PoimenError
+
+    @app.command()
+    def show(
+        sha: str = typer.Argument(..., help="A memory, memory line, evidence or store-write sha, or a unique prefix."),
+        log: Optional[Path] = LogOpt,
+        db: Optional[Path] = DbOpt,
+        sources: Optional[list[Path]] = SourcesOpt,
+        kind: Optional[str] = typer.Option(None, "--kind", help="memory, line, evidence or store_write: which node "
+                                                                 "a sha names when it names several (a one-line "
+                                                                 "memory is also its line)."),
+        as_json: bool = typer.Option(False, "--json", help="The same lineage as one JSON object."),
+    ) -> None:
+        """Show where a memory came from: its lines, the turn and gate behind each, the evidence chunk and unit,
+        and the source file with its line numbers. Shas in the tree are prefixes `mem show` accepts.
+
+        Examples:
+          mem show 95c6fa31
+          mem show 95c6fa31 --sources examples/sources --json
+        """
+        from dataclasses import asdict
+
+        from poimen.lineage import lineage
+        from poimen.lineage_tree import tree
+        from poimen.source_lines import SourceFinder
+
+        _, db_path = _paths(log, db)
+        try:
+            lin = lineage(db_path, sha, SourceFinder(list(sources) if sources else None), kind)
+        except PoimenError as exc:
+            fail(exc)
+        if as_json:
+            print(json.dumps(asdict(lin), ensure_ascii=False))
+            return
+        out.print(rich_tree(tree(lin)), highlight=False)

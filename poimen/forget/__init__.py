@@ -1,0 +1,201 @@
+"""``mem forget``: remove the text of everything that came from a source, a namespace or a sha, and keep verifying.
+
+Order, under the log's writer lock, so that a crash at any point leaves a log
+that verifies and a forget that can simply be run again:
+
+1. plan (``plan.make_plan``): the events to tombstone, the runs to retire, the journals to drop;
+2. append the ``forget`` run: what was removed (shas, runs, each segment's file sha before and after), when,
+   by whom and why — never the text;
+3. rewrite each segment (temp file, fsync, rename: ``LogStore.replace``, the one replacement of a sealed segment)
+   with its events' text tombstoned; hashes stay;
+4. drop the journals of unfinished runs that read the text; rewrite the chunk files;
+5. rebuild the DuckDB index into a new file and rename it over the old (deleted rows leave no freed pages
+   behind), record its manifest, and rebuild the typed-store database beside the log likewise;
+6. delete cached model replies and embedding vectors of the removed text.
+
+A crash after 2 leaves segments the forget event already vouches for, old or new; ``mem verify`` notes an
+unfinished forget, and running the same ``mem forget`` again finishes it.
+
+Only a local log (a folder or ``file://``) can be forgotten in: a log on ``s3://`` is refused with one line, since
+its segments are put only if absent and are shared with writers this process cannot hold off.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from poimen.domain import EventKind, sha256_json, sha256_text
+from poimen.errors import PoimenError
+from poimen.forget.plan import NothingToForget, Plan, Target, make_plan, pending
+from poimen.forget.scrub import (derived_texts, kept_strings, scrub_chunk_files, scrub_embedding_cache,
+                                 scrub_reply_cache, scrubbed)
+from poimen.log.events import EventDraft
+from poimen.log.forgotten import FORGET_PREFIX, forgotten
+from poimen.log.payloads import Forget
+from poimen.log.storage import LocalStore
+from poimen.log.store import EventLog, file_sha256, parquet_bytes, run_scheme
+
+__all__ = ["ForgetReport", "NothingToForget", "Target", "forget"]
+
+
+@dataclass
+class ForgetReport:
+    target: str
+    forget_run: str = ""  # empty when nothing was left to remove (the target was forgotten before)
+    events: int = 0
+    segments: int = 0
+    retired: int = 0
+    journals: int = 0
+    chunk_files: list[str] = field(default_factory=list)
+    replies: int = 0
+    vectors: int = 0
+    index_rebuilt: bool = False
+    stores_rebuilt: bool = False
+
+    def __str__(self) -> str:
+        if not self.forget_run:
+            head = f"{self.target}: already forgotten; nothing left in the log"
+        else:
+            head = (f"forgot {self.target}: {self.events} events tombstoned in {self.segments} segments, "
+                    f"{self.retired} runs retired, {self.journals} journals dropped (forget run {self.forget_run[:23]})")
+        tail = [f"{len(self.chunk_files)} chunk files rewritten", f"{self.replies} cached replies and "
+                f"{self.vectors} cached vectors deleted"]
+        if self.index_rebuilt:
+            tail.append("index rebuilt and its manifest recorded")
+        if self.stores_rebuilt:
+            tail.append("typed-store database rebuilt")
+        return head + "\n" + "; ".join(tail)
+
+
+def _who(target: Target) -> str:
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = os.environ.get("USER", "") or "unknown"
+    return f"{user}/{target.namespace}" if target.namespace else user
+
+
+def forget(root: str | Path, target: Target, reason: str = "", db_path: Path | None = None, by: str = "",
+           now: datetime | None = None) -> ForgetReport:
+    """Forget ``target`` in the log at ``root`` (see the module doc); ``db_path`` is the index (default beside)."""
+    from poimen.index import default_db
+
+    log = EventLog(root)
+    if not isinstance(log.store, LocalStore):
+        raise PoimenError(f"{log.root}: mem forget rewrites sealed segments in place, which only a local log allows")
+    root = log.root
+    if not log.index_path.exists():
+        raise NothingToForget(f"{root}: no event log here")
+    report = ForgetReport(str(target))
+    removed: list[str] = []
+    with log.writer():
+        plan = make_plan(log, target)
+        todo = pending(plan, log)
+        if todo or plan.journals:
+            report.forget_run = _record_and_rewrite(log, plan, todo, removed, reason, by or _who(target), now)
+            report.events = sum(len(plan.scrub[r]) for r in todo)
+            report.segments, report.retired, report.journals = len(todo), len(plan.retire), len(plan.journals)
+        gone = plan.shas | forgotten(log).shas
+        report.chunk_files = scrub_chunk_files(root / "chunks", gone)
+        db = Path(db_path) if db_path else default_db(root)
+        # The index's Parquet copies under the log root hold text too, even when its database lives elsewhere.
+        stale = db.exists() or any((root / "projections").glob("*.parquet"))
+        keep = _rebuild_index(root, db, db.exists()) if stale else None
+        report.index_rebuilt = keep is not None
+        report.stores_rebuilt = _rebuild_stores(root)
+        kept = kept_strings(e for entry in log.index() for e in log.run_events(entry["run_id"])) if removed else []
+        report.replies = scrub_reply_cache(root / "cache" / "llm", removed, kept)
+        report.vectors = scrub_embedding_cache(root / "cache" / "embeddings", derived_texts(removed), keep or set())
+    return report
+
+
+def _record_and_rewrite(log: EventLog, plan: Plan, todo: dict, removed: list[str], reason: str, by: str,
+                        now: datetime | None) -> str:
+    """Steps 2–4: the forget event first (it vouches for the new segment bytes), then the rewrites."""
+    new_bytes: dict[str, bytes] = {}
+    segments: dict[str, list[str]] = {}
+    witnesses: dict[str, dict[str, str]] = {}
+    for run_id, events in todo.items():
+        scheme = run_scheme(run_id, events)
+        out = []
+        for e in events:
+            if e.seq not in plan.scrub[run_id]:
+                out.append(e)
+                continue
+            s = scrubbed(e, removed)
+            if scheme == 1 and s != e:
+                witnesses.setdefault(run_id, {})[str(e.seq)] = s.expected_hash(1)
+            elif s.expected_hash(2) != e.hash:  # the scheme-2 promise: a tombstone hashes as its text
+                raise AssertionError(f"run {run_id[:16]} seq {e.seq}: tombstoning changed the event hash")
+            out.append(s)
+        new_bytes[run_id] = parquet_bytes(out)
+        segments[run_id] = [file_sha256(log.segment_dir / f"{run_id}.parquet"), hashlib.sha256(new_bytes[run_id]).hexdigest()]
+    ts = (now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
+    record = Forget(target=str(plan.target), by=by, reason=reason, ts=ts, shas=tuple(sorted(plan.shas)),
+                    runs=tuple(sorted(plan.retire)), streams=tuple(sorted(plan.streams)), segments=segments, witnesses=witnesses,
+                    journals=tuple(sorted(p.stem for p in plan.journals)))
+    run_id = FORGET_PREFIX + sha256_json(record.to_attrs())
+    summary = (f"forgot {plan.target}: {sum(len(plan.scrub[r]) for r in todo)} events in {len(todo)} runs"
+               + (f" ({reason})" if reason else ""))
+    log.append_run(run_id, [EventDraft(kind=EventKind.FORGET, level="forget", sha=sha256_json(record.to_attrs()),
+                                       text=summary, attrs=record.to_attrs())])
+    for rid, data in new_bytes.items():
+        log.rewrite_segment(rid, data)
+    for path in plan.journals:
+        path.unlink(missing_ok=True)
+    return run_id
+
+
+class _Recording:
+    """An embedder that notes the sha of every text the rebuild embeds (those vectors stay in the cache)."""
+
+    def __init__(self, inner):
+        self.inner, self.model_id, self.dim = inner, inner.model_id, inner.dim
+        self.shas: set[str] = set()
+
+    def embed(self, texts):
+        self.shas.update(sha256_text(t) for t in texts)
+        return self.inner.embed(texts)
+
+
+def _rebuild_index(root: Path, db: Path, replace_db: bool) -> set[str]:
+    """Rebuild the index into a fresh file renamed over the old one (or dropped, with no database to replace), and
+    record the manifest; returns the text shas it embedded. The manifest is re-recorded as ``--accept`` would: the
+    forget event says why rows went away."""
+    from poimen.embedding import DEFAULT_MODEL, embedder_for
+    from poimen.index.build import build_projections, read_manifest, write_manifest
+
+    stored = read_manifest(root)
+    model_id = (stored[0].get("model_ids", {}).get("embedder") if stored else None) or DEFAULT_MODEL
+    embedder = _Recording(embedder_for(model_id, cache_dir=root / "cache" / "embeddings"))
+    tmp = db.with_name(f".{db.name}.forget.tmp")
+    for stale in (tmp, Path(f"{tmp}.wal")):
+        stale.unlink(missing_ok=True)
+    stats = build_projections(root, tmp, embedder)
+    if replace_db:
+        Path(f"{db}.wal").unlink(missing_ok=True)
+        os.replace(tmp, db)
+    else:
+        tmp.unlink()
+    write_manifest(root, stats)
+    return embedder.shas
+
+
+def _rebuild_stores(root: Path) -> bool:
+    """The typed-store database beside the log (``mem``'s store rebuild), replayed into a fresh file."""
+    from poimen.agent.projection import default_db, rebuild
+
+    db = default_db(root)
+    if not db.exists():
+        return False
+    tmp = db.with_name(f".{db.name}.forget.tmp")
+    tmp.unlink(missing_ok=True)
+    rebuild(root, tmp)
+    Path(f"{db}.wal").unlink(missing_ok=True)
+    os.replace(tmp, db)
+    return True

@@ -1,0 +1,115 @@
+"""``ReadService``: lookup, context, ask and lineage over one log and index, each returning its JSON shape.
+
+The CLI makes one per command (cold); ``mem serve --http`` makes one per process and keeps it (warm): the
+embedder's model, the text vectors and the unit vectors are loaded once, and loaded again only when the index
+file changes on disk (a rebuild, or a run that extends the index). Both paths run this same code, so a server's
+answer is the answer the CLI would have computed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+from poimen.errors import PoimenError
+from poimen.shapes import Shape, answer_shape, context_shape, hit_shape
+
+
+class ReadService:
+    def __init__(self, root: Path, db_path: Path, embedder=None, sources: list[Path] | None = None):
+        self.root, self.db_path = Path(root), Path(db_path)
+        self.embedder = embedder  # None: the model that built the index, found when the index is first opened
+        self.sources = sources
+        self._stamp: tuple | None = None
+        self._index = None
+        self._engine = None
+        self._engine_error: PoimenError | None = None
+        self._clients: dict[tuple, object] = {}
+        self.lock = threading.Lock()  # one request at a time: the engines memoise scores between calls
+
+    def _fresh(self) -> None:
+        """Forget the loaded index when its file changed (the embedder, the expensive part, stays)."""
+        try:
+            st = self.db_path.stat()
+            stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except OSError:
+            stamp = None
+        if stamp != self._stamp:
+            self._stamp, self._index, self._engine, self._engine_error = stamp, None, None, None
+
+    def index(self):
+        from poimen.index import MemoryIndex
+
+        self._fresh()
+        if self._index is None:
+            self._index = MemoryIndex.open(self.db_path, self.embedder)
+            self.embedder = self.embedder or self._index.embedder
+        return self._index
+
+    def engine(self):
+        """The context engine; an index built before the unit projections raises its ``IndexMissing``."""
+        from poimen.context import ContextEngine
+
+        self._fresh()
+        if self._engine is None and self._engine_error is None:
+            try:
+                self._engine = ContextEngine.open(self.db_path, self.embedder)
+                self.embedder = self.embedder or self._engine.scorer.embedder
+            except PoimenError as exc:
+                self._engine_error = exc
+        if self._engine_error is not None:
+            raise self._engine_error
+        return self._engine
+
+    def lookup(self, text: str, k: int = 10, explain: bool = False, lines: int = 4) -> list[Shape]:
+        """Hits for ``text``, each with its ``lines`` best-matching lines (None: an index without units)."""
+        hits = self.index().search(text, k, explain)
+        try:
+            engine = self.engine()
+        except PoimenError:
+            engine = None  # an index from before the unit projections: the hits still stand, without lines
+        return [hit_shape(h, engine.lines_near(text, {h.sha}, k=lines) if engine is not None else None) for h in hits]
+
+    def context(self, question: str, budget: int = 2000) -> Shape:
+        return context_shape(self.engine().context(question, budget))
+
+    def ask(self, question: str | None = None, query: str | None = None, budget: int = 2000, model: str | None = None,
+            api_base: str | None = None, timeout: float | None = None) -> Shape:
+        """ψ over the context for a ``question``, or over a standing ``query``'s final memories."""
+        from poimen.answer import answer_question
+        from poimen.answer import ask as ask_query
+        from poimen.log.store import EventLog
+
+        if (question is None) == (query is None):
+            raise PoimenError("ask: give a question or a query, not both and not neither")
+        client = self._client(model, api_base, timeout)
+        if question is not None:
+            answer = asyncio.run(answer_question(self.db_path, question, client, budget, engine=self.engine()))
+        else:
+            answer = asyncio.run(ask_query(EventLog(self.root), query, client))
+        return answer_shape(answer, question, query)
+
+    def _client(self, model, api_base, timeout):
+        from poimen.llm import ModelConfig, client_for
+
+        key = (model, api_base, timeout)
+        if key not in self._clients:
+            self._clients[key] = client_for(ModelConfig(model, api_base, timeout))
+        return self._clients[key]
+
+    def show(self, sha: str, kind: str | None = None):
+        from poimen.lineage import lineage
+        from poimen.source_lines import SourceFinder
+
+        return lineage(self.db_path, sha, SourceFinder(self.sources), kind)
+
+    def warm(self) -> None:
+        """Load everything a first request would: the vectors, and the embedder's model (by embedding once)."""
+        index = self.index()
+        if index.embedder is not None:
+            index.embedder.embed(["warm"])  # not through the query cache: a warm server keeps no extra state
+        try:
+            self.engine()
+        except PoimenError:
+            pass  # lookup still works; context and ask will say what is missing

@@ -1,0 +1,62 @@
+"""The JSON shapes of the read path, spelled once: ``mem lookup/context/ask --json`` and ``mem serve --http`` both
+write them, and the CLI reads a server's reply back with them, so a result looks the same however it was made.
+
+Each ``*_shape`` turns a result into plain JSON values and each ``*_from`` rebuilds the result from them without
+loss (floats survive a JSON round trip exactly), which is what lets ``mem lookup`` print a server's hits with the
+same code, and the same bytes, as hits it found itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, fields
+from typing import Any
+
+from poimen.context_lines import Context, ContextLine, Origin
+from poimen.index.hits import Hit, Provenance
+
+Shape = dict[str, Any]
+
+
+def line_shape(line: ContextLine) -> Shape:
+    return {"text": line.text, "score": line.score, "repeats": line.repeats,
+            "origins": [asdict(o) for o in line.origins]}
+
+
+def line_from(d: Shape) -> ContextLine:
+    return ContextLine(d["text"], d["score"], tuple(Origin(**o) for o in d["origins"]), d["repeats"])
+
+
+def hit_shape(hit: Hit, lines: list[ContextLine] | None = None) -> Shape:
+    """A hit with its provenance; ``lines``: the hit's lines that match best (None when the index has no units)."""
+    return {**asdict(hit), "lines": None if lines is None else [line_shape(x) for x in lines]}
+
+
+def hit_from(d: Shape) -> tuple[Hit, list[ContextLine] | None]:
+    names = {f.name for f in fields(Hit)}
+    kw = {k: v for k, v in d.items() if k in names}
+    kw["evidence"] = tuple(Provenance(**p) for p in d["evidence"])
+    kw["via"], kw["signature_keys"] = tuple(d.get("via", ())), tuple(d.get("signature_keys", ()))
+    kw["ranks"] = tuple(tuple(r) for r in d.get("ranks", ()))
+    lines = d.get("lines")
+    return Hit(**kw), None if lines is None else [line_from(x) for x in lines]
+
+
+def context_shape(ctx: Context) -> Shape:
+    """The context's lines with their provenance, and ``text``: the rendered block an agent pastes."""
+    return {"question": ctx.question, "budget": ctx.budget, "tokens": ctx.tokens, "text": ctx.render(),
+            "lines": [line_shape(x) for x in ctx.lines]}
+
+
+def context_from(d: Shape) -> Context:
+    return Context(d["question"], d["budget"], [line_from(x) for x in d["lines"]], d["tokens"])
+
+
+def answer_shape(answer, question: str | None = None, query: str | None = None) -> Shape:
+    """ψ's answer: its text, the memories and chunks it drew on (best first), the model and the prompt sha."""
+    return {"question": question, "query": query, **asdict(answer), "memory_shas": list(answer.memory_shas)}
+
+
+def answer_from(d: Shape):
+    from poimen.answer import Answer
+
+    return Answer(d["text"], tuple(d["memory_shas"]), d["model_id"], d["prompt_sha"])

@@ -1,0 +1,133 @@
+"""Where a unit of a chunk sits in its source file: the file lines it spans.
+
+The log records chunks, not file offsets: a chunk is its units joined by the
+source type's separator (blank lines dropped, a JSON-lines record reduced to its
+``[ts] speaker: text``), and the offline engine's memory lines are units of a
+chunk. So a unit is found again by reading the file the way the chunker does
+(each line, a record as its text) with whitespace collapsed, and searching for
+the unit's n-th occurrence, n counted in the chunks before it. A source that
+is gone, or edited since, leaves the line numbers unknown (0), never wrong
+ones from another file: a unit that is not found is not guessed.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from poimen.chunking import _record_text  # the one definition of what a JSON-lines record's text is
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """A stretch of a source file: the stream id the log records, the file found for it, its lines (1-based)."""
+
+    stream: str
+    path: str = ""  # '' when no file was found for the stream
+    first_line: int = 0  # 0: unknown
+    last_line: int = 0
+
+    @property
+    def found(self) -> bool:
+        return self.first_line > 0
+
+    def label(self) -> str:
+        name = self.path or self.stream
+        if not self.found:
+            return f"{name} (line unknown: {'source not found' if not self.path else 'text not in the file'})"
+        lines = f"{self.first_line}" if self.first_line == self.last_line else f"{self.first_line}-{self.last_line}"
+        return f"{name}:{lines}"
+
+
+def squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+class SourceText:
+    """One source file read as the chunker reads it, whitespace collapsed, with the file line of each character."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        parts: list[str] = []
+        self._starts: list[int] = []  # offset in ``text`` where each file line's text begins
+        self._lines: list[int] = []
+        at = 0
+        jsonl = path.suffix.lower() == ".jsonl"
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for n, raw in enumerate(fh, start=1):
+                line = squash(_record_text(path, n, raw.strip()) if jsonl and raw.strip() else raw)
+                if not line:
+                    continue
+                self._starts.append(at)
+                self._lines.append(n)
+                parts.append(line)
+                at += len(line) + 1
+        self.text = " ".join(parts)
+
+    def line_at(self, offset: int) -> int:
+        return self._lines[bisect.bisect_right(self._starts, offset) - 1]
+
+    def find(self, unit: str, nth: int = 0, after: int = 0) -> tuple[int, int] | None:
+        """The (offset, end) in ``text`` of the ``nth`` occurrence (0-based) of ``unit`` at or after ``after``."""
+        needle = squash(unit)
+        if not needle:
+            return None
+        at = after - 1
+        for _ in range(nth + 1):
+            at = self.text.find(needle, at + 1)
+            if at < 0:
+                return None
+        return at, at + len(needle)
+
+
+class SourceFinder:
+    """Finds a stream's file under a few roots and locates units in it, reading each file once."""
+
+    def __init__(self, roots: list[Path] | None = None):
+        self.roots = [Path(r) for r in (roots if roots is not None else default_roots())]
+        self._texts: dict[str, SourceText | None] = {}
+
+    def path_of(self, stream: str) -> Path | None:
+        if not stream:
+            return None
+        candidate = Path(stream)
+        options = [candidate] if candidate.is_absolute() else [root / candidate for root in self.roots]
+        return next((p for p in options if p.is_file()), None)
+
+    def text_of(self, stream: str) -> SourceText | None:
+        if stream not in self._texts:
+            path = self.path_of(stream)
+            try:
+                self._texts[stream] = SourceText(path) if path is not None else None
+            except (OSError, ValueError):
+                self._texts[stream] = None  # unreadable now: the lines stay unknown
+        return self._texts[stream]
+
+    def locate(self, stream: str, first_unit: str, last_unit: str | None = None, nth: int = 0) -> SourceRef:
+        """The file lines from the ``nth`` occurrence of ``first_unit`` to the end of ``last_unit`` after it."""
+        text = self.text_of(stream)
+        if text is None:
+            return SourceRef(stream)
+        first = text.find(first_unit, nth)
+        if first is None:
+            return SourceRef(stream, str(text.path))
+        last = text.find(last_unit, 0, first[0]) if last_unit is not None else None
+        end = max(first[1], last[1]) if last is not None else first[1]
+        return SourceRef(stream, str(text.path), text.line_at(first[0]), text.line_at(end - 1))
+
+
+def default_roots() -> list[Path]:
+    """Where a stream id is looked up: ``$POIMEN_SOURCES`` (the folder the build read), then the working directory."""
+    env = os.environ.get("POIMEN_SOURCES", "").strip()
+    return ([Path(env)] if env else []) + [Path.cwd()]
+
+
+def occurrences_before(unit: str, earlier_chunks: list[str], chunk: str, start: int) -> int:
+    """How many times ``unit`` occurs before its place: in the earlier chunks of the stream, and in its own chunk
+    before ``start`` (the unit's character offset in the chunk; -1 when unknown counts none of the chunk)."""
+    needle = squash(unit)
+    if not needle:
+        return 0
+    return sum(squash(c).count(needle) for c in earlier_chunks) + (squash(chunk[:start]).count(needle) if start > 0 else 0)

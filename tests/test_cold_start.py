@@ -1,0 +1,60 @@
+"""`mem` starts light: the heavy libraries load only in the command that uses them.
+
+litellm took ~12 s to import on 2 loaded cores and sentence-transformers more, so a module-level import of either
+anywhere under ``poimen.cli`` (every module in ``poimen/commands`` is imported to register its commands) makes every
+``mem`` call slow. These run in a fresh interpreter, since this test process has long imported everything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+HEAVY = ("litellm", "torch", "sentence_transformers", "transformers", "dagster", "duckdb", "pyarrow", "asyncio")
+
+_CHILD = """
+import json, sys
+args = sys.argv[1:]
+import poimen.cli
+if args:
+    sys.argv = ["mem", *args]
+    try:
+        poimen.cli.main()
+    except SystemExit:
+        pass
+print(json.dumps(sorted({m.split(".")[0] for m in sys.modules})), file=sys.stderr)
+"""
+
+
+def loaded_after(*args: str) -> set[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-c", _CHILD, *args], capture_output=True, text=True, timeout=120, env=env,
+                          cwd=REPO, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    return set(json.loads(proc.stderr.strip().splitlines()[-1]))
+
+
+@pytest.mark.parametrize("args", [(), ("--help",), ("lookup", "--help"), ("run", "--help"), ("model", "--help")],
+                         ids=["import", "help", "lookup-help", "run-help", "model-help"])
+def test_mem_starts_without_heavy_modules(args):
+    loaded = loaded_after(*args)
+    assert "poimen" in loaded and "typer" in loaded  # the child did import the CLI
+    assert not loaded & set(HEAVY), f"`mem {' '.join(args)}` imported {sorted(loaded & set(HEAVY))}"
+
+
+def test_the_warm_read_path_loads_nothing_heavy():
+    """What `mem lookup` / `ask` / `context` import before handing the read to a running `mem serve --http`."""
+    code = ("import json, sys\nimport poimen.cli\nfrom poimen.index import default_db\nfrom poimen._env import default_root\n"
+            "import poimen.serve.client, poimen.shapes\ndefault_db(default_root())\n"
+            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=REPO, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    loaded = set(json.loads(proc.stderr.strip().splitlines()[-1]))
+    assert "poimen" in loaded and not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
