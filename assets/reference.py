@@ -6,11 +6,11 @@ import dagster as dg
 from assets.metadata import sealed_events
 from poimen.domain import sha256_json
 from poimen.reference import ingest_reference
-from resources import WRITER_POOL, CorpusResource, EventLogResource, writer_step
+from resources import CorpusResource, EventLogResource, appender_step
 
 
-@dg.asset(group_name="evidence", kinds={"parquet"}, pool=WRITER_POOL)
-@writer_step
+@dg.asset(group_name="evidence", kinds={"parquet"})
+@appender_step
 def reference_docs(corpus: CorpusResource, event_log: EventLogResource) -> dg.MaterializeResult:
     """Reference docs (tier R) from the reference folder, chunked and recorded in the log for direct indexing."""
     files = corpus.reference_files()

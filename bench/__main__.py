@@ -9,7 +9,7 @@
 Sections: long-context QA (RULER-HQA style), LoCoMo coverage against the BM25,
 dense and hybrid (RRF) baselines, tool context (loghub; Hadoop duplicates when
 ``bench.hadoop_dups`` exists), speed, reliability (when ``bench.reliability``
-exists). A section that fails or whose module is missing says so in the report;
+exists), scale (executors, the log on S3, growth). A section that fails or whose module is missing says so in the report;
 no figure is ever filled in. Embeddings are cached by (model, text sha) under
 ``$POIMEN_BENCH_CACHE`` (default ``~/.cache/poimen-bench``), outside the repository.
 """
@@ -32,7 +32,7 @@ from poimen._env import offline_defaults
 offline_defaults()
 
 REPO = Path(__file__).resolve().parents[1]
-SECTIONS = ("hotpot", "locomo", "tools", "speed", "reliability")
+SECTIONS = ("hotpot", "locomo", "tools", "speed", "reliability", "scale")
 
 
 @dataclass
@@ -188,6 +188,12 @@ def speed_section(cfg: Config, assets: Path) -> dict:
     return speed.section(speed.run(cfg.data_dir, cfg.progress))
 
 
+def scale_section(cfg: Config, assets: Path) -> dict:
+    from bench import scale
+
+    return scale.section(scale.run(cfg.data_dir, cfg.quick, cfg.progress))
+
+
 def reliability_section(cfg: Config, assets: Path) -> dict:
     mod = _optional("reliability")
     title = "Reliability"
@@ -213,6 +219,7 @@ BENCHMARKS: dict[str, Benchmark] = {b.key: b for b in (
     FunctionBenchmark("tools", "Tool context", tools_section),
     FunctionBenchmark("speed", "Speed", speed_section),
     FunctionBenchmark("reliability", "Reliability", reliability_section),
+    FunctionBenchmark("scale", "Scale: executors, the log on S3, growth", scale_section),
 )}
 
 

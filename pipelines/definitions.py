@@ -4,7 +4,8 @@
 import dagster as dg
 
 import poimen  # noqa: F401  (applies the offline environment before anything else loads)
-from assets import ASSETS, CHECKS
+from assets import CHECKS, assets_for
+from assets.shards import DEFAULT_SHARDS
 from pipelines.jobs import full_build, nightly_rebuild, rebuild_job
 from pipelines.sensors import sources_sensor
 from resources import CorpusResource, EmbedderResource, EventLogResource, LLMResource, duckdb_resource
@@ -23,17 +24,25 @@ def default_resources() -> dict:
     }
 
 
-def make_definitions(resources: dict | None = None) -> dg.Definitions:
-    """Every step runs in one process: the loops are already concurrent inside a step, and the writer pool
-    (``dagster.yaml``) lets one step at a time, across all runs, write the log or the index."""
+# The executors a code location can name. On a cluster, pass the ExecutorDefinition itself (dagster_k8s's
+# k8s_job_executor, dagster_celery's celery_executor, dagster_docker's docker_executor): docs/deploy.md.
+EXECUTORS = {"in_process": dg.in_process_executor, "multiprocess": dg.multiprocess_executor}
+
+
+def make_definitions(resources: dict | None = None, executor: str | dg.ExecutorDefinition = "in_process",
+                     shards: int = DEFAULT_SHARDS) -> dg.Definitions:
+    """The code location. The default is the fastest on one machine: every step in one process, one shard (the
+    loops are already concurrent inside a step). ``shards`` > 1 fans `chunks` and `l1_memories` out into that
+    many steps, which the multiprocess executor (``max_concurrent`` in run config) or a cluster executor runs at
+    once. Steps that need the log or the index to themselves are in the writer pool (``dagster.yaml``)."""
     return dg.Definitions(
-        assets=ASSETS,
+        assets=assets_for(shards),
         asset_checks=CHECKS,
         jobs=[full_build, rebuild_job],
         schedules=[nightly_rebuild],
         sensors=[sources_sensor],
         resources=resources or default_resources(),
-        executor=dg.in_process_executor,
+        executor=EXECUTORS[executor] if isinstance(executor, str) else executor,
     )
 
 

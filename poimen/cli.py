@@ -24,6 +24,8 @@ out = Console()
 err = Console(stderr=True)
 
 LogOpt = typer.Option(None, "--log", help="Event log folder (default: $POIMEN_HOME or ./.poimen).")
+LogUriOpt = typer.Option(None, "--log", help="Event log folder or URI (file://, s3://bucket/prefix; default: "
+                         "$POIMEN_HOME or ./.poimen).")
 ModelOpt = typer.Option(None, help="litellm model string (default: $POIMEN_MODEL, else poimen/extractive).")
 ApiBaseOpt = typer.Option(None, help="API base URL of an OpenAI-compatible server (default: $POIMEN_API_BASE); "
                                     "a server on 127.0.0.1 needs no API key.")
@@ -39,9 +41,12 @@ NoIndexOpt = typer.Option(False, "--no-index", help="Leave the index as it is (b
                                                    "seals are projected into it, so lookup, sql and ask see them).")
 
 
-def _root(log: Optional[Path]) -> Path:
+def _root(log: Optional[Path | str]) -> Path | str:
+    """The log root: a folder, or a URI (``file://``, ``s3://``) kept as written (no pyarrow imported here)."""
     from poimen._env import default_root
 
+    if log and "://" in str(log):
+        return str(log)
     return Path(log) if log else default_root()
 
 
@@ -70,7 +75,7 @@ def fail(message: str | BaseException) -> None:
 @app.command()
 def run(
     sources: list[Path] = typer.Argument(None, help="Source files (.md .txt .log .jsonl); none at --level L2."),
-    log: Optional[Path] = LogOpt,
+    log: Optional[str] = LogUriOpt,
     model: Optional[str] = ModelOpt,
     api_base: Optional[str] = ApiBaseOpt,
     timeout: Optional[float] = TimeoutOpt,
@@ -133,7 +138,7 @@ def run(
 
 
 @app.command()
-def verify(log: Optional[Path] = LogOpt) -> None:
+def verify(log: Optional[str] = LogUriOpt) -> None:
     """Check the hash chains, parents, shas and that every run is sealed or resumable.
 
     Example: mem verify --log .poimen
@@ -149,7 +154,7 @@ def verify(log: Optional[Path] = LogOpt) -> None:
 
 
 @log_app.command("show")
-def log_show(log: Optional[Path] = LogOpt, run_id: Optional[str] = typer.Option(None, "--run", help="Run id or unique prefix."),
+def log_show(log: Optional[str] = LogUriOpt, run_id: Optional[str] = typer.Option(None, "--run", help="Run id or unique prefix."),
              as_json: bool = JsonOpt) -> None:
     """List runs, or show one run turn by turn: gate, exit flag, memory tokens, parse failures.
 
@@ -157,7 +162,7 @@ def log_show(log: Optional[Path] = LogOpt, run_id: Optional[str] = typer.Option(
       mem log show --run 3fa2
       mem log show --json | jq -r 'select(.level == "L1") | .run_id'
     """
-    from poimen.log.store import EventLog, read_journal
+    from poimen.log.store import EventLog
     from poimen.log.runs import loop_runs, read_runs
     from poimen.timeline import resolve_run, run_header, run_record, turn_rows
 
@@ -175,7 +180,7 @@ def log_show(log: Optional[Path] = LogOpt, run_id: Optional[str] = typer.Option(
             return
         rid = resolve_run(elog, run_id)
         sealed = elog.is_sealed(rid)
-        events = elog.run_events(rid) if sealed else read_journal(elog.journal_dir / f"{rid}.jsonl")[0]
+        events = elog.run_events(rid) if sealed else elog.journal_events(rid)
     except PoimenError as exc:
         fail(exc)
     head, turns = run_header(rid, events, sealed), turn_rows(events)

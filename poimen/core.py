@@ -17,7 +17,7 @@ from poimen.runner import RunPlan, execute, l2_stream, open_sources
 
 @dataclass
 class RunRequest:
-    root: Path
+    root: Path | str  # a folder or a log URI (file://, s3://)
     sources: list[Path] = field(default_factory=list)
     query: str | None = None
     queries: Path | None = None
@@ -70,7 +70,7 @@ def run_loops(
     client = client or client_for(ModelConfig(req.model, req.api_base, req.timeout, req.constrain))
     log = EventLog(req.root)
     cfg = LoopConfig(memory_budget=req.memory_budget, use_exit_gate=req.use_exit_gate)
-    with log.writer():
+    with log.writer(shared=True):  # writers of other runs may write beside us; each run is claimed alone
         plans, errors = plan_runs(req, log)
         if on_start:
             on_start(sum(len(p.stream.chunk_shas) for p in plans))

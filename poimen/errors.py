@@ -30,6 +30,18 @@ class LogLocked(PoimenError):
     """Another writer holds the event log's lock."""
 
 
+class RunBusy(LogLocked):
+    """Another writer is writing this run right now (its journal is claimed): the run is left to it."""
+
+    def __init__(self, run_id: str, root: str):
+        super().__init__(f"{root}: run {run_id[:16]} is being written by another writer")
+        self.run_id, self.root = run_id, root
+
+
+class LogConflict(PoimenError):
+    """A commit to the log's index lost the race to other writers too many times in a row."""
+
+
 class LogCorrupt(PoimenError):
     """The event log fails verification; the message names the first bad event."""
 

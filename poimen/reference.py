@@ -58,7 +58,7 @@ def ingest_reference(log_root: Path, paths: list[Path], max_tokens: int = 1000, 
         source = source_id(path, root)
         docs.append((reference_run_id(source, chunks, max_tokens), source, chunks))
     log = EventLog(log_root)
-    with log.writer():
+    with log.writer(shared=True):
         for run_id, source, chunks in docs:
             if not log.is_sealed(run_id):
                 log.append_run(run_id, reference_drafts(source, chunks, max_tokens))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from poimen.chunking import DEFAULT_MAX_TOKENS, iter_chunks, source_id, sources_root
 from poimen.domain import Chunk, Level, Query
-from poimen.errors import ModelUnavailable, RunInterrupted, SourceError
+from poimen.errors import ModelUnavailable, RunBusy, RunInterrupted, SourceError
 from poimen.llm.client import ModelClient
 from poimen.log.payloads import RunEnd
 from poimen.log.forgotten import forgotten
@@ -130,13 +130,26 @@ async def execute(
             outcome.status, outcome.problem = "unfinished", RunInterrupted(run_id, plan.query.id, plan.stream.id)
             return outcome
         async with sem:
-            journal = log.open_run(run_id)
+            try:  # another local writer of this very run: wait for it (off the event loop), then look again
+                journal = await asyncio.to_thread(log.open_run, run_id, True)
+            except RunBusy as exc:  # on object storage: another writer (or a dead one) wrote its next turn first
+                outcome.status, outcome.problem = "unfinished", exc
+                return outcome
             hook = (lambda t, u, m: on_turn(plan, t, u, m)) if on_turn else None
             try:
+                if log.is_sealed(run_id):  # sealed by another writer since we looked
+                    journal.discard()
+                    return await once(plan, run_id)
+                if journal.resumed and not resume:  # left unfinished by the writer we waited for
+                    outcome.status = "unfinished"
+                    outcome.problem = RunInterrupted(run_id, plan.query.id, plan.stream.id, len(journal.events))
+                    return outcome
                 return await run_loop(plan.level, plan.query, plan.stream, client, journal, cfg, on_turn=hook)
             except ModelUnavailable as exc:
                 outcome.status = "interrupted"
                 outcome.problem = RunInterrupted(run_id, plan.query.id, plan.stream.id, len(journal.events), str(exc))
                 return outcome
+            finally:
+                journal.close()
 
     return list(await asyncio.gather(*(one(p) for p in plans)))

@@ -20,9 +20,9 @@ from poimen.log.store import EventLog, default_root
 class EventLogResource(dg.ConfigurableResource):
     """The hash-chained event log under ``root``: a local folder (``POIMEN_HOME``, else ``./.poimen``).
 
-    ``file://`` URIs are accepted. Other fsspec filesystems (``s3://``, ``gs://``)
-    are the planned team setup but not supported yet: the log's writer lock and
-    atomic renames are local-filesystem operations today.
+    ``file://`` URIs are accepted. The log itself also lives on ``s3://`` (``mem run --log s3://…``,
+    ``mem verify``; docs/scale.md), but the pipeline keeps its chunk files, DuckDB index and projections beside
+    the log, and the typed stores need the whole log to themselves, so its root is a local folder so far.
     """
 
     root: Optional[str] = None
@@ -34,41 +34,47 @@ class EventLogResource(dg.ConfigurableResource):
         if self.root.startswith("file://"):
             return Path(self.root[len("file://"):])
         if "://" in self.root:
-            raise PoimenError(f"event log root {self.root}: only local folders (or file://) are supported so far")
+            raise PoimenError(f"event log root {self.root}: the pipeline needs a local folder (or file://) so far; "
+                              "`mem run --log` and `mem verify --log` take s3:// (docs/scale.md)")
         return Path(self.root).expanduser()
 
     def log(self) -> EventLog:
         return EventLog(self.path)
 
     @contextmanager
-    def writer_turn(self, step: str) -> Iterator[None]:
+    def writer_turn(self, step: str, shared: bool = False) -> Iterator[None]:
         """Hold this log's writer turn (``<root>/WRITER``, a blocking flock) for one whole pipeline step.
 
-        The ``poimen_writer`` pool is what the UI shows as the queue, but Dagster's SQLite storage hands out a pool
-        slot with a read-then-write that two runs claiming at the same instant can both pass. This turn is the
-        guarantee: a second writer step waits here (and says whom for) instead of failing on the log or DuckDB lock.
+        Steps that only append runs to the log take it *shared*: runs are claimed one by one and the index commit
+        is safe for concurrent writers, so shards (and other runs' appenders) go at once. Steps that need the log
+        or the DuckDB index to themselves (whole-log sessions, projections, checks) take it *exclusive*. The
+        ``poimen_writer`` pool is what the UI shows as the queue of exclusive steps, but Dagster's SQLite storage
+        hands out a pool slot with a read-then-write that two runs claiming at the same instant can both pass;
+        this turn is the guarantee: a step waits here (and says whom for) instead of failing on a lock.
         """
         self.path.mkdir(parents=True, exist_ok=True)
         log = dg.get_dagster_logger()
+        mode = "shared" if shared else "exclusive"
         with (self.path / "WRITER").open("a+") as fh:
             try:
-                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fh.fileno(), (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
             except BlockingIOError:
                 fh.seek(0)
                 log.info(f"{step}: waiting for the writer turn on {self.path} (held by {fh.read().strip() or 'unknown'})")
-                fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+                fcntl.flock(fh.fileno(), fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
             fh.seek(0)
             fh.truncate()
             fh.write(f"pid {os.getpid()}, step {step}")
             fh.flush()
-            log.info(f"{step}: writer turn taken")
+            log.info(f"{step}: writer turn taken ({mode})")
             try:
                 yield
             finally:
-                log.info(f"{step}: writer turn released")
-                fh.seek(0)
-                fh.truncate()
-                fh.flush()
+                log.info(f"{step}: writer turn released ({mode})")
+                if not shared:
+                    fh.seek(0)
+                    fh.truncate()
+                    fh.flush()
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 

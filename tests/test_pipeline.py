@@ -211,24 +211,31 @@ def test_new_source_is_picked_up_and_only_its_loops_run(tmp_path, corpus):
     assert materialization(result, "chunks")["sources_changed"].value == 1
 
 
+def materialize_alone(asset, **resources) -> dict:
+    """Materialize one asset (its shard steps and their collect step) and return its metadata values."""
+    result = dg.materialize([asset], resources=resources)
+    assert result.success
+    return {k: v.value for k, v in materialization(result, asset.key.path[-1]).items()}
+
+
 def test_chunks_asset_writes_one_parquet_per_source(tmp_path, corpus):
     event_log = EventLogResource(root=str(tmp_path / "log"))
-    result = chunks(dg.build_asset_context(), corpus=corpus, event_log=event_log)
+    result = materialize_alone(chunks, corpus=corpus, event_log=event_log)
     files = sorted(p.name for p in (tmp_path / "log" / "chunks").glob("*.parquet"))
     assert files == sorted(f"{p.name}.parquet" for p in corpus.source_files())
-    assert result.metadata["sources"] == 3 and result.metadata["rows"] >= 3
-    again = chunks(dg.build_asset_context(), corpus=corpus, event_log=event_log)
-    assert again.metadata["sources_changed"] == 0 and again.metadata["content_hash"] == result.metadata["content_hash"]
+    assert result["sources"] == 3 and result["rows"] >= 3
+    again = materialize_alone(chunks, corpus=corpus, event_log=event_log)
+    assert again["sources_changed"] == 0 and again["content_hash"] == result["content_hash"]
 
 
 def test_l1_asset_reads_the_stored_chunks_and_never_chunks_a_source_again(tmp_path, corpus, monkeypatch):
     reply = "<check>no</check>\n<update></update>\n<next>continue</next>"
     llm = ScriptedLLMResource(replies=[reply])
     event_log = EventLogResource(root=str(tmp_path / "log"))
-    missing = l1_memories(dg.build_asset_context(), corpus=corpus, event_log=event_log, llm=llm)
-    assert missing.metadata["runs"] == 0 and missing.metadata["source_errors"] == 3  # no chunks yet: named, not run
+    missing = materialize_alone(l1_memories, corpus=corpus, event_log=event_log, llm=llm)
+    assert missing["runs"] == 0 and missing["source_errors"] == 3  # no chunks yet: named, not run
 
-    chunks(dg.build_asset_context(), corpus=corpus, event_log=event_log)
+    materialize_alone(chunks, corpus=corpus, event_log=event_log)
 
     def no_chunking(*args, **kwargs):
         raise AssertionError("a source was chunked again")
@@ -236,9 +243,9 @@ def test_l1_asset_reads_the_stored_chunks_and_never_chunks_a_source_again(tmp_pa
     monkeypatch.setattr("poimen.chunking.iter_chunks", no_chunking)
     monkeypatch.setattr("poimen.runner.iter_chunks", no_chunking)
     monkeypatch.setattr("poimen.chunk_store.iter_chunks", no_chunking)
-    result = l1_memories(dg.build_asset_context(), corpus=corpus, event_log=event_log, llm=llm)
-    assert result.metadata["runs"] == 6 and result.metadata["acceptance_rate"] == 0.0
-    assert result.metadata["memory_tokens_max"] == 0 and result.metadata["source_errors"] == 0
+    result = materialize_alone(l1_memories, corpus=corpus, event_log=event_log, llm=llm)
+    assert result["runs"] == 6 and result["acceptance_rate"] == 0.0
+    assert result["memory_tokens_max"] == 0 and result["source_errors"] == 0
 
 
 @pytest.mark.slow

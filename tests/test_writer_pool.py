@@ -1,10 +1,13 @@
 """One writer from any launch path: an untagged "Materialize all" run and a `full_build` launched at once.
 
 Both go through one Dagster instance configured by the repository's own dagster.yaml (the `poimen_writer` pool,
-limit 1). Without it the two runs' L1 steps meet on the event log's lock and one fails. The pool queues writer
-steps in the UI; the writer turn (a blocking lock every writer step holds) is the guarantee, since Dagster's SQLite
-storage can grant one pool slot to two claims made at the same instant. Both runs succeed, and the writer turns of
-their steps never overlap.
+limit 1). Steps that only append runs to the log (the shards of chunks and L1, reference docs, L2) share the writer
+turn: runs are claimed one by one and the index commit is safe for concurrent writers, so the two runs' appenders
+may overlap, and meeting on one run means waiting for it, then skipping it sealed. Steps that need the log or the
+index to themselves (symptom projections, typed stores, the DuckDB projections, the checks) are in the pool and take
+the turn exclusively: the pool queues them in the UI; the turn is the guarantee, since Dagster's SQLite storage can
+grant one pool slot to two claims made at the same instant. Both runs succeed, no exclusive turn overlaps any other
+turn, and every run is in the index once.
 """
 
 import multiprocessing as mp
@@ -17,6 +20,7 @@ import dagster as dg
 import yaml
 
 from pipelines.definitions import make_definitions
+from poimen.log.store import EventLog
 from resources import WRITER_POOL, EventLogResource
 from test_pipeline import REPO, corpus, dagster_home, make_resources  # noqa: F401  (fixtures)
 
@@ -31,16 +35,17 @@ def launch(home: Path, tmp_path: Path, corpus, job: str, ready) -> None:
     os._exit(0 if result.success else 1)
 
 
-def turn_spans(instance: dg.DagsterInstance, run_id: str) -> list[tuple[float, float, str]]:
-    """(taken, released) timestamps of each writer turn in a run, from the steps' log messages in the instance."""
-    spans: dict[str, list[float]] = {}
+def turn_spans(instance: dg.DagsterInstance, run_id: str) -> list[tuple[float, float, str, str]]:
+    """(taken, released, run:step, mode) of each writer turn in a run, from the steps' log messages in the instance."""
+    spans: dict[tuple[str, str], list[float]] = {}
     for record in instance.get_records_for_run(run_id, limit=10_000).records:
         entry = record.event_log_entry
         message = entry.user_message or ""
-        if message.endswith(("writer turn taken", "writer turn released")):
-            spans.setdefault(message.split(":")[0], []).append(entry.timestamp)
+        for mode in ("shared", "exclusive"):
+            if message.endswith((f"writer turn taken ({mode})", f"writer turn released ({mode})")):
+                spans.setdefault((message.split(":")[0], mode), []).append(entry.timestamp)
     assert all(len(ts) == 2 for ts in spans.values()), spans
-    return [(min(ts), max(ts), f"{run_id[:8]}:{step}") for step, ts in spans.items()]
+    return [(min(ts), max(ts), f"{run_id[:8]}:{step}", mode) for (step, mode), ts in spans.items()]
 
 
 def test_materialize_all_and_full_build_at_once_both_succeed_one_writer_step_at_a_time(tmp_path, corpus):  # noqa: F811
@@ -70,20 +75,24 @@ def test_materialize_all_and_full_build_at_once_both_succeed_one_writer_step_at_
     assert "poimen/writer" not in runs["__ASSET_JOB"].tags  # the UI's "Materialize all": untagged
     defs = make_definitions(make_resources(tmp_path, corpus))
     jobs_of = {"__ASSET_JOB": defs.resolve_implicit_global_asset_job_def(), "full_build": defs.resolve_job_def("full_build")}
-    pooled = {name: {node.name for node in job.graph.node_dict.values() if node.definition.pool == WRITER_POOL}
+    pooled = {name: {node.name for node in job.graph.node_dict.values() if getattr(node.definition, "pool", None) == WRITER_POOL}
               for name, job in jobs_of.items()}
-    assert {"chunks", "l1_memories", "l2_memories", "projection_tables"} <= pooled["full_build"]
+    assert {"symptom_projections", "typed_stores", "projection_tables"} <= pooled["full_build"]
+    assert not {"chunks_shard_00", "l1_memories_shard_00", "l2_memories", "reference_docs"} & pooled["full_build"]
     assert {limit.name: limit.limit for limit in instance.event_log_storage.get_pool_limits()}[WRITER_POOL] == 1
     spans = []
-    for name, run in runs.items():  # every writer step of both runs took its turn, once
+    for name, run in runs.items():  # every pooled step took the turn exclusively, once; the appenders shared it
         turns = turn_spans(instance, run.run_id)
-        assert len(turns) == len(pooled[name]), (name, turns, pooled[name])
+        assert len([t for t in turns if t[3] == "exclusive"]) == len(pooled[name]), (name, turns, pooled[name])
+        assert {"chunks_shard_00", "l1_memories_shard_00", "l2_memories", "reference_docs"} == \
+            {t[2].split(":")[1] for t in turns if t[3] == "shared"}
         spans += turns
-    assert {"chunks", "l1_memories", "l2_memories", "projection_tables", "rebuild_hashes_match"} <= \
-        {span[2].split(":")[1] for span in spans}
-    spans.sort()
-    overlapping = [(a[2], b[2]) for a, b in zip(spans, spans[1:]) if b[0] < a[1]]
-    assert not overlapping, f"writer steps of the two runs ran at the same time: {overlapping}"
+    assert "rebuild_hashes_match" in {span[2].split(":")[1] for span in spans}
+    overlapping = [(a[2], b[2]) for a in spans if a[3] == "exclusive" for b in spans
+                   if b is not a and b[0] < a[1] and a[0] < b[1]]
+    assert not overlapping, f"an exclusive writer step overlapped another writer step: {overlapping}"
+    run_ids = EventLog(tmp_path / "log").sealed_run_ids()
+    assert len(run_ids) == len(set(run_ids)), "two runs committed the same run"
 
 
 def take_turn(root: str, took) -> None:

@@ -9,7 +9,7 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    from poimen.cli import LogOpt, _root, fail, out
+    from poimen.cli import LogUriOpt, _root, fail, out
     from poimen.errors import PoimenError
 
     @app.command()
@@ -20,7 +20,7 @@ def register(app: typer.Typer) -> None:
         sha: Optional[str] = typer.Option(None, "--sha", help="One evidence, memory, symptom or store-write sha "
                                                              "(or a unique prefix), and what was derived from it."),
         reason: str = typer.Option("", "--reason", help="Why, recorded on the forget event."),
-        log: Optional[Path] = LogOpt,
+        log: Optional[str] = LogUriOpt,
         db: Optional[Path] = typer.Option(None, "--db", help="DuckDB index to rebuild (default: <log>/index.duckdb)."),
     ) -> None:
         """Remove the text of a source, a namespace or a sha from the log, the index and the caches.

@@ -40,12 +40,20 @@ def follow_log(root: Path, only_if_built: bool = False) -> bool:
     from poimen.errors import LogLocked, PoimenError
     from poimen.index import default_db
     from poimen.index.update import update_index
+    from poimen.log.storage import LocalStore
     from poimen.log.store import EventLog
 
+    log = EventLog(root)
+    if not isinstance(log.store, LocalStore):  # the index is a local DuckDB file; one beside an s3:// log is not kept
+        if not only_if_built:
+            err.print(f"note: index not updated: {log.root} is not a local log; build the index from a local copy "
+                      "(docs/scale.md)", highlight=False, soft_wrap=True)
+        return True
+    root = log.root
     if only_if_built and not default_db(root).exists():
         return True
     try:
-        with EventLog(root).writer():  # one index writer at a time, and no run sealing half-way through the read
+        with log.writer():  # one index writer at a time, and no run sealing half-way through the read
             result = update_index(root)
     except LogLocked as exc:
         err.print(f"note: index not updated yet: {exc}; the next write or `mem rebuild --from-log` projects these runs",

@@ -6,7 +6,8 @@ that verifies and a forget that can simply be run again:
 1. plan (``plan.make_plan``): the events to tombstone, the runs to retire, the journals to drop;
 2. append the ``forget`` run: what was removed (shas, runs, each segment's file sha before and after), when,
    by whom and why — never the text;
-3. rewrite each segment (temp file, fsync, rename) with its events' text tombstoned; hashes stay;
+3. rewrite each segment (temp file, fsync, rename: ``LogStore.replace``, the one replacement of a sealed segment)
+   with its events' text tombstoned; hashes stay;
 4. drop the journals of unfinished runs that read the text; rewrite the chunk files;
 5. rebuild the DuckDB index into a new file and rename it over the old (deleted rows leave no freed pages
    behind), record its manifest, and rebuild the typed-store database beside the log likewise;
@@ -14,6 +15,9 @@ that verifies and a forget that can simply be run again:
 
 A crash after 2 leaves segments the forget event already vouches for, old or new; ``mem verify`` notes an
 unfinished forget, and running the same ``mem forget`` again finishes it.
+
+Only a local log (a folder or ``file://``) can be forgotten in: a log on ``s3://`` is refused with one line, since
+its segments are put only if absent and are shared with writers this process cannot hold off.
 """
 
 from __future__ import annotations
@@ -26,12 +30,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from poimen.domain import EventKind, sha256_json, sha256_text
+from poimen.errors import PoimenError
 from poimen.forget.plan import NothingToForget, Plan, Target, make_plan, pending
 from poimen.forget.scrub import (derived_texts, kept_strings, scrub_chunk_files, scrub_embedding_cache,
                                  scrub_reply_cache, scrubbed)
 from poimen.log.events import EventDraft
 from poimen.log.forgotten import FORGET_PREFIX, forgotten
 from poimen.log.payloads import Forget
+from poimen.log.storage import LocalStore
 from poimen.log.store import EventLog, file_sha256, parquet_bytes, run_scheme
 
 __all__ = ["ForgetReport", "NothingToForget", "Target", "forget"]
@@ -74,13 +80,15 @@ def _who(target: Target) -> str:
     return f"{user}/{target.namespace}" if target.namespace else user
 
 
-def forget(root: Path, target: Target, reason: str = "", db_path: Path | None = None, by: str = "",
+def forget(root: str | Path, target: Target, reason: str = "", db_path: Path | None = None, by: str = "",
            now: datetime | None = None) -> ForgetReport:
     """Forget ``target`` in the log at ``root`` (see the module doc); ``db_path`` is the index (default beside)."""
     from poimen.index import default_db
 
-    root = Path(root)
     log = EventLog(root)
+    if not isinstance(log.store, LocalStore):
+        raise PoimenError(f"{log.root}: mem forget rewrites sealed segments in place, which only a local log allows")
+    root = log.root
     if not log.index_path.exists():
         raise NothingToForget(f"{root}: no event log here")
     report = ForgetReport(str(target))

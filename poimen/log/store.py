@@ -2,26 +2,31 @@
 
 Layout under the log root::
 
-    LOCK                        one writer at a time (flock), holding the writer's pid
-    journal/<run_id>.jsonl      one line per resolved turn, appended with fsync
-    segments/<run_id>.parquet   sealed runs: written to a temp name, fsynced, renamed
-    index.jsonl                 the sealed segments, in order, hash-chained
+    LOCK                        writer sessions (flock): shared by writers of runs, exclusive for whole-log writers
+    journal/<run_id>.jsonl      one line per resolved turn, appended with fsync (on S3: one object per turn)
+    segments/<run_id>.parquet   sealed runs: written to a temp name, fsynced, renamed (on S3: one put)
+    index.jsonl                 the sealed segments, in order, hash-chained; appended by one committer at a time
 
 A turn's events are written together, only after the turn resolves, so a
 killed run leaves a journal of whole turns (at worst a torn last line, which
 ``open_run`` cuts off and ``verify`` reports as resumable). Readers look only
 at the index and the segments it names, so they never see unsealed data.
+A sealed segment is replaced only by ``mem forget`` (``rewrite_segment``: the
+same events, text tombstoned, bytes vouched for by the forget event), in a
+local log only.
+
+The root is a folder or a URI (``file://``, ``s3://``): every byte goes through
+a ``LogStore`` (``poimen/log/storage.py``), so writers of different runs, in
+different processes or machines, seal and commit without a shared lock.
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
-import os
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pyarrow as pa
@@ -29,8 +34,9 @@ import pyarrow.parquet as pq
 
 from poimen._env import default_root  # noqa: F401  (re-exported: the log's folder)
 from poimen.domain import canonical_json
-from poimen.errors import LogCorrupt, LogLocked
+from poimen.errors import LogCorrupt
 from poimen.log.events import COLUMNS, SCHEME, Event, EventDraft, chain, genesis, scheme_of
+from poimen.log.storage import JOURNAL, LocalStore, LogStore, open_store
 
 SCHEMA = pa.schema([
     ("seq", pa.int64()), ("run_id", pa.string()), ("level", pa.string()), ("kind", pa.string()),
@@ -39,14 +45,7 @@ SCHEMA = pa.schema([
     ("attrs", pa.string()), ("prev_hash", pa.string()), ("hash", pa.string()),
 ])
 INDEX_GENESIS = hashlib.sha256(b"poimen-index").hexdigest()
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+INDEX = "index.jsonl"
 
 
 def parquet_bytes(events: list[Event]) -> bytes:
@@ -57,25 +56,27 @@ def parquet_bytes(events: list[Event]) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
+def put_segment(store: LogStore, name: str, events: list[Event]) -> tuple[str, bool]:
+    """Put a sealed segment; returns the sha256 of its bytes (so sealing need not read it back) and whether it
+    was created. It is put only if absent, so a segment that is already indexed is never replaced."""
+    data = parquet_bytes(events)
+    return hashlib.sha256(data).hexdigest(), store.put_if_absent(name, data)
+
+
 def write_parquet(path: Path, events: list[Event]) -> str:
-    """Write a segment's bytes (``parquet_bytes``) atomically; returns their sha256, so sealing need not read back."""
-    return write_atomic(path, parquet_bytes(events))
-
-
-def write_atomic(path: Path, data: bytes) -> str:
-    """Write to a temp name, fsync, rename over ``path``, fsync the folder: a reader sees the old file or the new."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with tmp.open("wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
-    _fsync_dir(path.parent)
+    """A segment written to a local path (temp name, fsync, rename); returns the sha256 of its bytes."""
+    data = parquet_bytes(events)
+    LocalStore(path.parent).put(path.name, data)
     return hashlib.sha256(data).hexdigest()
 
 
 def read_parquet(path: Path) -> list[Event]:
     table = pq.read_table(path, schema=SCHEMA)
+    return [Event.from_row(row) for row in table.to_pylist()]
+
+
+def parse_segment(data: bytes) -> list[Event]:
+    table = pq.read_table(pa.BufferReader(data), schema=SCHEMA)
     return [Event.from_row(row) for row in table.to_pylist()]
 
 
@@ -98,13 +99,17 @@ def run_scheme(run_id: str, events: list[Event]) -> int | None:
 
 
 def read_journal(path: Path) -> tuple[list[Event], int, str | None]:
-    """Whole turns from a journal, the byte length they span, and a note if a torn last line was found.
+    """Whole turns from a journal file, the byte length they span, and a note if a torn last line was found."""
+    return parse_journal(path.read_bytes(), path)
+
+
+def parse_journal(raw: bytes, path: Path | str) -> tuple[list[Event], int, str | None]:
+    """Whole turns from a journal's bytes (see ``read_journal``).
 
     A bad line anywhere but at the end is corruption, not an interrupted write.
     """
     events: list[Event] = []
     good = 0
-    raw = path.read_bytes()
     lines = raw.split(b"\n")
     for i, line in enumerate(lines):
         if not line:
@@ -124,13 +129,16 @@ def read_journal(path: Path) -> tuple[list[Event], int, str | None]:
 
 
 class RunJournal:
-    """The live journal of one run: append whole turns, then seal."""
+    """The live journal of one run, claimed by this writer until it is sealed or closed: append whole turns, then seal."""
 
-    def __init__(self, log: "EventLog", run_id: str, events: list[Event], scheme: int = SCHEME):
+    def __init__(self, log: "EventLog", run_id: str, events: list[Event], lines: int = 0,
+                 claim: ExitStack | None = None, scheme: int = SCHEME):
         self.log = log
         self.run_id = run_id
         self.events = events
-        self.path = log.journal_dir / f"{run_id}.jsonl"
+        self.path = log.store.where(f"{JOURNAL}/{run_id}.jsonl")
+        self._lines = lines  # whole turns in the journal: on object storage, the next turn's object number
+        self._claim = claim or ExitStack()
         # A resumed run continues in the scheme it started in; a new one uses the log's.
         self.scheme = run_scheme(run_id, events) or scheme
 
@@ -142,129 +150,133 @@ class RunJournal:
         prev = self.events[-1].hash if self.events else genesis(self.run_id, self.scheme)
         placed = chain(drafts, self.run_id, start_seq=len(self.events), prev_hash=prev, scheme=self.scheme)
         line = json.dumps([e.to_row() for e in placed], ensure_ascii=False, separators=(",", ":")) + "\n"
-        with self.path.open("ab") as fh:
-            fh.write(line.encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
+        self.log.store.journal_append(self.run_id, self._lines, line.encode("utf-8"))
+        self._lines += 1
         self.events.extend(placed)
         return placed
 
     def seal(self, drafts: list[EventDraft]) -> list[Event]:
-        """Append the closing events, write the immutable segment, index it, drop the journal."""
+        """Append the closing events, put the immutable segment, commit it to the index, drop the journal."""
         if self.events and self.events[-1].kind == "run_end":
             # Killed while sealing: the journal already holds run_end; finish the seal, never close a run twice.
             closing = [self.events[-1]]
         else:
             closing = self.append(drafts)
         self.log._seal(self.run_id, self.events)
-        self.path.unlink()
+        self.log.store.journal_drop(self.run_id)
+        self.close()
         return closing
+
+    def close(self) -> None:
+        """Give up the claim; a journal that never got a turn is dropped (there is nothing to resume)."""
+        if not self.events:
+            self.log.store.journal_drop(self.run_id)
+        self._claim.close()
+
+    def discard(self) -> None:
+        """The run is sealed already (by another writer): drop whatever journal is left and give up the claim."""
+        self.events = []
+        self.close()
 
 
 class EventLog:
-    """The log under one root folder. Reading needs no lock; writing happens inside ``writer()``."""
+    """The log under one root (a folder, ``file://`` or ``s3://``). Reading needs no lock; writing happens inside
+    ``writer()``: an exclusive session by default, or a shared one for writers of runs (each run claimed alone)."""
 
-    def __init__(self, root: str | Path):
-        self.root = Path(root)
-        self.journal_dir = self.root / "journal"
-        self.segment_dir = self.root / "segments"
-        self.index_path = self.root / "index.jsonl"
-        self._lock_fh = None
-        self._index_lock = threading.Lock()  # runs seal from worker threads; the index is appended in order
-        self._tail: tuple[int, str] | None = None  # (entries, last hash) of the index while we hold the lock
+    def __init__(self, root: str | Path, store: LogStore | None = None):
+        self.store = store or open_store(root)
+        self.root = self.store.root if isinstance(self.store, LocalStore) else self.store.uri
+        self.journal_dir = self.store.where(JOURNAL)
+        self.segment_dir = self.store.where("segments")
+        self.index_path = self.store.where(INDEX)
+        self._writing = 0
+        self._index_lock = threading.Lock()  # runs seal from worker threads; the index cache is theirs in turn
+        self._scanned: tuple[int, int, str, frozenset[str]] = (0, 0, INDEX_GENESIS, frozenset())
         # The hash scheme a new run is written in; a full rebuild sets it to each stored run's own scheme.
         self.scheme_for: Callable[[str], int] = lambda _run_id: SCHEME
 
     # -- writing -----------------------------------------------------------
     @contextmanager
-    def writer(self) -> Iterator["EventLog"]:
-        self.journal_dir.mkdir(parents=True, exist_ok=True)
-        self.segment_dir.mkdir(parents=True, exist_ok=True)
-        fh = (self.root / "LOCK").open("a+")
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fh.seek(0)
-            holder = fh.read().strip() or "unknown"
-            fh.close()
-            raise LogLocked(f"{self.root}: another writer holds the log lock (pid {holder}); wait for it or stop it") from None
-        fh.seek(0)
-        fh.truncate()
-        fh.write(str(os.getpid()))
-        fh.flush()
-        self._lock_fh = fh
-        self._tail = None
-        self._cut_torn_index_line()
-        self._drop_sealed_journals()
-        try:
-            yield self
-        finally:
-            self._lock_fh = None
-            self._tail = None
-            fh.close()
-
-    def _cut_torn_index_line(self) -> None:
-        """A writer killed inside an index append left a line without its newline: cut it before appending after it.
-
-        Its segment then stands unindexed beside its journal, which ``verify`` reports as resumable and a resume seals.
-        """
-        if not self.index_path.exists():
-            return
-        raw = self.index_path.read_bytes()
-        if raw and not raw.endswith(b"\n"):
-            with self.index_path.open("r+b") as fh:
-                fh.truncate(raw.rfind(b"\n") + 1)
-                os.fsync(fh.fileno())
+    def writer(self, shared: bool = False) -> Iterator["EventLog"]:
+        with self.store.session(shared):
+            self._drop_sealed_journals()
+            self._writing += 1
+            try:
+                yield self
+            finally:
+                self._writing -= 1
 
     def _drop_sealed_journals(self) -> None:
-        """A writer killed after indexing a segment but before removing its journal left it behind: remove it."""
+        """A writer killed after committing a segment but before removing its journal left it behind: remove it."""
         sealed = set(self.sealed_run_ids())
-        for path in self.journals():
-            if path.stem in sealed:
-                path.unlink()
+        for run_id in self.store.journal_ids():
+            if run_id in sealed:
+                self.store.journal_drop(run_id)
 
     def _require_lock(self) -> None:
-        if self._lock_fh is None:
+        if not self._writing:
             raise RuntimeError("event log: write outside EventLog.writer()")
 
-    def open_run(self, run_id: str) -> RunJournal:
-        """The journal of a run: empty for a new run, its whole turns for an interrupted one."""
+    def open_run(self, run_id: str, wait: bool = False) -> RunJournal:
+        """Claim a run's journal: empty for a new run, its whole turns for an interrupted one (``RunBusy`` if
+        another writer has it, unless ``wait``). Close it (or seal it) to give the claim up."""
         self._require_lock()
-        path = self.journal_dir / f"{run_id}.jsonl"
-        events: list[Event] = []
-        if path.exists():
-            events, good, torn = read_journal(path)
+        claim = ExitStack()
+        claim.enter_context(self.store.claim(run_id, wait))
+        try:
+            raw = self.store.journal_read(run_id) or b""
+            events, good, torn = parse_journal(raw, self.store.where(f"{JOURNAL}/{run_id}.jsonl"))
             if torn:
-                with path.open("r+b") as fh:
-                    fh.truncate(good)
-                    os.fsync(fh.fileno())
-        return RunJournal(self, run_id, events, self.scheme_for(run_id))
+                self.store.journal_cut(run_id, good)
+        except BaseException:
+            claim.close()
+            raise
+        return RunJournal(self, run_id, events, raw[:good].count(b"\n"), claim, self.scheme_for(run_id))
 
     def has_journal(self, run_id: str) -> bool:
-        return (self.journal_dir / f"{run_id}.jsonl").exists()
+        return self.store.journal_read(run_id) is not None
+
+    def journal_events(self, run_id: str) -> list[Event]:
+        """The whole turns of an unsealed run (empty if it has no journal)."""
+        raw = self.store.journal_read(run_id) or b""
+        return parse_journal(raw, self.store.where(f"{JOURNAL}/{run_id}.jsonl"))[0]
 
     def _seal(self, run_id: str, events: list[Event]) -> None:
         self._require_lock()
-        path = self.segment_dir / f"{run_id}.parquet"
-        digest = write_parquet(path, events)
-        with self._index_lock:
-            self._append_index(run_id, digest, events)
+        name = f"segments/{run_id}.parquet"
+        digest, created = put_segment(self.store, name, events)
+        if not created and run_id not in self._scan(self.store.read(INDEX) or b"")[3]:
+            # Left by a writer killed before its commit, so nobody reads it: this seal's bytes replace it.
+            self.store.put(name, parquet_bytes(events))
+        self._commit(run_id, name, digest, events)
 
-    def _append_index(self, run_id: str, digest: str, events: list[Event]) -> None:
-        if self._tail is None:  # read once per writer session: no one else appends while we hold the lock
-            entries = self.index()
-            self._tail = (len(entries), entries[-1]["hash"] if entries else INDEX_GENESIS)
-        n, prev = self._tail
-        entry = {
-            "n": n, "run_id": run_id, "file": f"segments/{run_id}.parquet",
-            "file_sha256": digest, "events": len(events), "last_hash": events[-1].hash, "prev": prev,
-        }
-        entry["hash"] = index_entry_hash(entry)
-        with self.index_path.open("ab") as fh:
-            fh.write((canonical_json(entry) + "\n").encode())
-            fh.flush()
-            os.fsync(fh.fileno())
-        self._tail = (n + 1, entry["hash"])
+    def _scan(self, raw: bytes) -> tuple[int, int, str, frozenset[str]]:
+        """(bytes read, entries, last hash, run ids) of the index bytes ``raw``, reading only what is new."""
+        done, n, last, ids = self._scanned
+        if len(raw) < done:  # not the index we read before (replaced under us): read it whole
+            done, n, last, ids = 0, 0, INDEX_GENESIS, frozenset()
+        complete = raw[: raw.rfind(b"\n") + 1]
+        new = [json.loads(line) for line in complete[done:].splitlines() if line.strip()]
+        if new:
+            n, last, ids = n + len(new), new[-1]["hash"], ids | {e["run_id"] for e in new}
+        self._scanned = (len(complete), n, last, ids)
+        return self._scanned
+
+    def _commit(self, run_id: str, name: str, digest: str, events: list[Event]) -> None:
+        """Append the segment's index line as the one committer of the moment; a run already indexed is not again."""
+        def line(raw: bytes) -> bytes | None:
+            _, n, prev, ids = self._scan(raw)
+            if run_id in ids:
+                return None
+            entry = {
+                "n": n, "run_id": run_id, "file": name,
+                "file_sha256": digest, "events": len(events), "last_hash": events[-1].hash, "prev": prev,
+            }
+            entry["hash"] = index_entry_hash(entry)
+            return (canonical_json(entry) + "\n").encode()
+
+        with self._index_lock:
+            self.store.commit(INDEX, line)
 
     def carry(self, run_id: str, events: list[Event]) -> None:
         """Seal another log's run as it stands, hashes and all (a full rebuild copying what it cannot re-derive)."""
@@ -273,15 +285,22 @@ class EventLog:
     def rewrite_segment(self, run_id: str, data: bytes) -> str:
         """Replace a sealed segment's bytes (forgetting: the same events, text tombstoned); returns their sha256.
 
-        Atomic (temp file, fsync, rename), so a crash leaves the old segment or the new one, never half of each.
+        The one deliberate replacement of a sealed segment (sealing only ever puts one if absent): the store's
+        ``replace``, which a local log does atomically (temp file, fsync, rename), so a crash leaves the old segment
+        or the new one, never half of each; an object store refuses it (``mem forget`` needs a local log).
         """
         self._require_lock()
-        return write_atomic(self.segment_dir / f"{run_id}.parquet", data)
+        self.store.replace(f"segments/{run_id}.parquet", data)
+        return hashlib.sha256(data).hexdigest()
 
     def append_run(self, run_id: str, drafts: list[EventDraft]) -> list[Event]:
         """Write a whole short run (e.g. one derived projection or one store write) and seal it at once."""
-        journal = self.open_run(run_id)
+        journal = self.open_run(run_id, wait=True)
+        if self.is_sealed(run_id):  # another writer sealed it while we waited: the same run id, the same run
+            journal.discard()
+            return self.run_events(run_id)[-len(drafts):]
         if journal.resumed and journal.events[-1].kind != "run_end":
+            journal.close()
             raise LogCorrupt(f"{self.root}: run {run_id} already has a journal")
         # A journal that ends in run_end was killed while sealing (its whole run is one append): finish that seal.
         return journal.seal(drafts)
@@ -289,9 +308,7 @@ class EventLog:
     # -- reading -----------------------------------------------------------
     def index(self) -> list[dict]:
         """Sealed segments in order. A last line without its newline is a write still in progress: not yet there."""
-        if not self.index_path.exists():
-            return []
-        raw = self.index_path.read_bytes()
+        raw = self.store.read(INDEX) or b""
         complete = raw[: raw.rfind(b"\n") + 1]
         return [json.loads(line) for line in complete.splitlines() if line.strip()]
 
@@ -299,18 +316,25 @@ class EventLog:
         return [e["run_id"] for e in self.index()]
 
     def is_sealed(self, run_id: str) -> bool:
-        return (self.segment_dir / f"{run_id}.parquet").exists() and run_id in set(self.sealed_run_ids())
+        return run_id in set(self.sealed_run_ids()) and self.store.exists(f"segments/{run_id}.parquet")
 
     def run_events(self, run_id: str) -> list[Event]:
-        return read_parquet(self.segment_dir / f"{run_id}.parquet")
+        return self.read_segment(f"segments/{run_id}.parquet")
+
+    def read_segment(self, name: str) -> list[Event]:
+        data = self.store.read(name)
+        if data is None:
+            raise FileNotFoundError(self.store.where(name))
+        return parse_segment(data)
 
     def events(self) -> Iterator[Event]:
         """Every sealed event, segment by segment in index order."""
         for entry in self.index():
-            yield from read_parquet(self.root / entry["file"])
+            yield from self.read_segment(entry["file"])
 
     def journals(self) -> list[Path]:
-        return sorted(self.journal_dir.glob("*.jsonl")) if self.journal_dir.exists() else []
+        """The journals of unsealed runs (``.stem`` is the run id)."""
+        return [Path(str(self.store.where(f"{JOURNAL}/{run_id}.jsonl"))) for run_id in self.store.journal_ids()]
 
 
 assert set(SCHEMA.names) == set(COLUMNS)

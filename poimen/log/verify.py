@@ -6,14 +6,14 @@ event it altered rather than only as a segment whose file hash changed.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from poimen.errors import LogCorrupt
 from poimen.log.events import SCHEME, Event, content_sha, genesis
 from poimen.log.forgotten import Forgotten, forgotten
-from poimen.log.store import (INDEX_GENESIS, EventLog, file_sha256, index_entry_hash, read_journal, read_parquet,
-                              run_scheme)
+from poimen.log.store import INDEX_GENESIS, EventLog, index_entry_hash, parse_journal, parse_segment, run_scheme
 
 CONTENT_KINDS = {"evidence", "memory"}
 
@@ -94,8 +94,9 @@ def check_run_events(events: list[Event], run_id: str, where: str, sealed: bool,
 
 def verify(root: str | Path) -> VerifyReport:
     log = EventLog(root)
+    store = log.store
     report = VerifyReport()
-    if not log.root.exists():
+    if not store.exists_root():
         report.problems.append(Problem(str(log.root), "-", None, "no event log here"))
         return report
     prev = INDEX_GENESIS
@@ -111,18 +112,18 @@ def verify(root: str | Path) -> VerifyReport:
         forgot = Forgotten()
     for entry in entries:
         run_id = entry.get("run_id", "?")
-        where = str(log.root / entry.get("file", "?"))
+        where = str(store.where(entry.get("file", "?")))
         if entry.get("prev") != prev or entry.get("hash") != index_entry_hash(entry):
             report.problems.append(Problem(str(log.index_path), run_id, None, f"index entry {entry.get('n')} breaks the segment chain"))
             return report
         prev = entry["hash"]
         indexed.add(entry["file"])
-        path = log.root / entry["file"]
-        if not path.exists():
+        data = store.read(entry["file"])
+        if data is None:
             report.problems.append(Problem(where, run_id, None, "sealed segment is missing"))
             return report
         try:
-            events = read_parquet(path)
+            events = parse_segment(data)
         except Exception as exc:  # a damaged file can fail anywhere inside pyarrow
             report.problems.append(Problem(where, run_id, None, f"segment unreadable: {type(exc).__name__}"))
             return report
@@ -130,7 +131,7 @@ def verify(root: str | Path) -> VerifyReport:
         if not problems and events and events[-1].hash != entry["last_hash"]:
             problems.append(Problem(where, run_id, events[-1].seq, "segment ends on another event than the index records"))
         if not problems:
-            digest = file_sha256(path)
+            digest = hashlib.sha256(data).hexdigest()
             if digest != entry["file_sha256"] and digest not in forgot.segments.get(run_id, ()):
                 problems.append(Problem(where, run_id, None, "segment file bytes differ from the index (metadata altered)"))
             elif digest == entry["file_sha256"] and run_id in forgot.segments:
@@ -141,22 +142,23 @@ def verify(root: str | Path) -> VerifyReport:
             return report
         report.sealed_runs += 1
         report.events += len(events)
-    if log.segment_dir.exists():
-        for path in sorted(log.segment_dir.glob("*.parquet")):
-            if f"segments/{path.name}" not in indexed:
-                if (log.journal_dir / f"{path.stem}.jsonl").exists():  # killed between rename and index line
-                    report.notes.append(f"run {path.stem[:16]} was killed while sealing; its journal is kept: resumable")
-                    continue
-                report.problems.append(Problem(str(path), path.stem, None, "segment is not in the index"))
-                return report
+    journal_ids = set(store.journal_ids())
+    for name in store.names("segments", ".parquet"):
+        stem = name[: -len(".parquet")]
+        if f"segments/{name}" not in indexed:
+            if stem in journal_ids:  # killed between the segment's put and its index commit
+                report.notes.append(f"run {stem[:16]} was killed while sealing; its journal is kept: resumable")
+                continue
+            report.problems.append(Problem(str(store.where(f"segments/{name}")), stem, None, "segment is not in the index"))
+            return report
     sealed_ids = {entry.get("run_id") for entry in entries}
-    for path in log.journals():
-        run_id = path.stem
+    for run_id in sorted(journal_ids):
+        path = store.where(f"journal/{run_id}.jsonl")
         if run_id in sealed_ids:  # killed after the index line, before the journal was removed
             report.notes.append(f"run {run_id[:16]} is sealed; its leftover journal is removed by the next writer")
             continue
         try:
-            events, _, torn = read_journal(path)
+            events, _, torn = parse_journal(store.journal_read(run_id) or b"", path)
         except LogCorrupt as exc:
             report.problems.append(Problem(str(path), run_id, None, str(exc).split(": ", 1)[-1]))
             return report

@@ -40,13 +40,13 @@ def _die() -> None:
 def _arm(kill_at: str) -> None:
     """Make this process SIGKILL itself at one exact point of the first seal (or journal append)."""
     if kill_at == "after_segment_rename":
-        original = store.write_parquet
+        original = store.put_segment
 
-        def write_then_die(path, events):
-            original(path, events)
+        def put_then_die(log_store, name, events):
+            original(log_store, name, events)
             _die()
 
-        store.write_parquet = write_then_die
+        store.put_segment = put_then_die
     elif kill_at == "after_index_line":
         original_seal = store.EventLog._seal
 

@@ -1,0 +1,403 @@
+"""Where a log's files live: a local folder or an object store, behind one small interface.
+
+The log needs five things of its storage: whole-object reads, atomic whole-object
+puts (a reader sees the old bytes or the new, never half), put-if-absent, a
+listing, and one *commit*: an append to ``index.jsonl`` that concurrent writers
+of different runs can all make without losing each other's lines.
+
+- ``LocalStore`` (a folder, or ``file://``): puts are temp-file, fsync, rename;
+  put-if-absent is ``O_EXCL``; the commit is an exclusive ``flock`` on
+  ``index.jsonl`` held while the writer reads the tail and appends its line.
+  Journals are one file per run, appended with fsync and claimed by a
+  non-blocking ``flock`` on that file (one writer per run).
+- ``S3Store`` (``s3://``, through s3fs): the commit is optimistic. Read the
+  index and its ETag, append the line, put it back ``If-Match: <etag>`` (or
+  ``If-None-Match: *`` when there is no index yet); a 412 means another writer
+  committed first, so re-read and retry. Objects cannot be appended, so a
+  journal is one object per turn, put ``If-None-Match: *``: two writers of one
+  run collide on the same turn and the loser stops (``RunBusy``).
+
+Names are ``/``-separated and relative to the root. ``docs/scale.md`` has the
+protocol and its failure cases.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import random
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+
+from poimen.errors import LogConflict, LogLocked, PoimenError, RunBusy
+
+JOURNAL = "journal"
+COMMIT_ATTEMPTS = 64  # a loser re-reads and retries; 64 lost races in a row means something else is wrong
+
+Update = Callable[[bytes], "bytes | None"]  # current object bytes -> bytes to append (None: nothing to commit)
+
+
+class LogStore(ABC):
+    """The storage of one event log."""
+
+    uri: str
+
+    @abstractmethod
+    def where(self, name: str) -> Path | str: ...
+
+    @abstractmethod
+    def read(self, name: str) -> bytes | None:
+        """The object's bytes, or None if it does not exist."""
+
+    @abstractmethod
+    def exists(self, name: str) -> bool: ...
+
+    @abstractmethod
+    def put(self, name: str, data: bytes) -> None:
+        """Replace the object whole: readers see the old bytes or the new ones."""
+
+    def replace(self, name: str, data: bytes) -> None:
+        """Replace a sealed object on purpose (``mem forget`` rewriting a segment with its text tombstoned).
+
+        Only a local log allows it: an object store's log is shared by writers this process cannot stop, and its
+        segments are put only if absent."""
+        raise PoimenError(f"{self.where(name)}: a sealed segment is replaced (mem forget) only in a local log")
+
+    @abstractmethod
+    def put_if_absent(self, name: str, data: bytes) -> bool:
+        """Create the object; False (and nothing written) if it already exists."""
+
+    @abstractmethod
+    def names(self, folder: str, suffix: str) -> list[str]:
+        """Names (without the folder) of the objects directly in ``folder`` that end in ``suffix``, sorted."""
+
+    @abstractmethod
+    def delete(self, name: str) -> None: ...
+
+    @abstractmethod
+    def commit(self, name: str, update: Update) -> bytes | None:
+        """Append ``update(current)`` to ``name`` as the one committer of that moment; returns what was appended."""
+
+    @abstractmethod
+    def exists_root(self) -> bool: ...
+
+    # -- journals: a live run's whole turns, in order ---------------------------------
+    @abstractmethod
+    def journal_ids(self) -> list[str]: ...
+
+    @abstractmethod
+    def journal_read(self, run_id: str) -> bytes | None: ...
+
+    @abstractmethod
+    def journal_append(self, run_id: str, line_no: int, line: bytes) -> None: ...
+
+    @abstractmethod
+    def journal_cut(self, run_id: str, good: int) -> None:
+        """Cut a torn last line (only a local journal can have one: each object-store turn is put whole)."""
+
+    @abstractmethod
+    def journal_drop(self, run_id: str) -> None: ...
+
+    @abstractmethod
+    def claim(self, run_id: str, wait: bool = False):
+        """A context manager that makes this process the one writer of ``run_id``: ``RunBusy`` if another writer
+        has it, or (``wait``, where the store can tell a live writer) once that writer lets go."""
+
+    @abstractmethod
+    def session(self, shared: bool):
+        """A writer session: many shared ones at once (writers of different runs), or one exclusive one."""
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _flock(fh, mode: int) -> bool:
+    try:
+        fcntl.flock(fh.fileno(), mode)
+        return True
+    except BlockingIOError:
+        return False
+
+
+class LocalStore(LogStore):
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.uri = str(self.root)
+
+    def where(self, name: str) -> Path:
+        return self.root / name
+
+    def exists_root(self) -> bool:
+        return self.root.exists()
+
+    def read(self, name: str) -> bytes | None:
+        try:
+            return (self.root / name).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def exists(self, name: str) -> bool:
+        return (self.root / name).exists()
+
+    def put(self, name: str, data: bytes) -> None:
+        path = self.root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with tmp.open("wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        tmp.replace(path)
+        _fsync_dir(path.parent)
+
+    def replace(self, name: str, data: bytes) -> None:
+        self.put(name, data)  # the exclusive writer session (LOCK) keeps other writers out meanwhile
+
+    def put_if_absent(self, name: str, data: bytes) -> bool:
+        path = self.root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        try:
+            os.link(tmp, path)  # O_EXCL semantics with whole content: the name appears only with all its bytes
+        except FileExistsError:
+            return False
+        finally:
+            tmp.unlink()
+        _fsync_dir(path.parent)
+        return True
+
+    def names(self, folder: str, suffix: str) -> list[str]:
+        d = self.root / folder
+        return sorted(p.name for p in d.glob(f"*{suffix}") if not p.name.startswith(".")) if d.exists() else []
+
+    def delete(self, name: str) -> None:
+        (self.root / name).unlink(missing_ok=True)
+
+    def commit(self, name: str, update: Update) -> bytes | None:
+        path = self.root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a+b") as fh:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)  # blocking: a commit is one short append
+            try:
+                fh.seek(0)
+                raw = fh.read()
+                if raw and not raw.endswith(b"\n"):  # a committer died mid-line; we hold the lock, so it is dead
+                    raw = raw[: raw.rfind(b"\n") + 1]
+                    fh.truncate(len(raw))
+                    os.fsync(fh.fileno())
+                line = update(raw)
+                if line:
+                    fh.write(line)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                return line
+            finally:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+    def _journal(self, run_id: str) -> Path:
+        return self.root / JOURNAL / f"{run_id}.jsonl"
+
+    def journal_ids(self) -> list[str]:
+        return [n[: -len(".jsonl")] for n in self.names(JOURNAL, ".jsonl")]
+
+    def journal_read(self, run_id: str) -> bytes | None:
+        return self.read(f"{JOURNAL}/{run_id}.jsonl")
+
+    def journal_append(self, run_id: str, line_no: int, line: bytes) -> None:
+        with self._journal(run_id).open("ab") as fh:
+            fh.write(line)
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    def journal_cut(self, run_id: str, good: int) -> None:
+        with self._journal(run_id).open("r+b") as fh:
+            fh.truncate(good)
+            os.fsync(fh.fileno())
+
+    def journal_drop(self, run_id: str) -> None:
+        self._journal(run_id).unlink(missing_ok=True)
+
+    @contextmanager
+    def claim(self, run_id: str, wait: bool = False) -> Iterator[None]:
+        path = self._journal(run_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("ab") as fh:  # creates it: an empty journal is a run that has not finished a turn yet
+            if not _flock(fh, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB)):
+                raise RunBusy(run_id, str(self.root))
+            yield
+
+    @contextmanager
+    def session(self, shared: bool) -> Iterator[None]:
+        """``LOCK``: shared by writers of runs (each run claimed on its own), exclusive for whole-log writers."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        for sub in (JOURNAL, "segments"):
+            (self.root / sub).mkdir(exist_ok=True)
+        with (self.root / "LOCK").open("a+") as fh:
+            if not _flock(fh, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB):
+                fh.seek(0)
+                holder = fh.read().strip() or "unknown"
+                raise LogLocked(f"{self.root}: another writer holds the log lock (pid {holder}); wait for it or stop it")
+            fh.seek(0)
+            fh.truncate()  # shared holders overwrite each other: the error names the latest of them
+            fh.write(str(os.getpid()))
+            fh.flush()
+            yield
+
+
+class S3Store(LogStore):
+    """A log under ``s3://bucket/prefix`` through s3fs (credentials and endpoint: the usual AWS or fsspec settings)."""
+
+    def __init__(self, uri: str, **storage_options):
+        import s3fs
+
+        self.uri = uri.rstrip("/")
+        self.bucket, _, prefix = self.uri[len("s3://"):].partition("/")
+        self.prefix = f"{prefix}/" if prefix else ""
+        self.fs = s3fs.S3FileSystem(**storage_options)
+
+    def where(self, name: str) -> str:
+        return f"{self.uri}/{name}"
+
+    def _key(self, name: str) -> str:
+        return self.prefix + name
+
+    def _call(self, method: str, **kwargs):
+        return self.fs.call_s3(method, Bucket=self.bucket, **kwargs)
+
+    def _get(self, name: str) -> tuple[bytes, str] | None:
+        from fsspec.asyn import sync
+
+        async def get():
+            try:
+                resp = await self.fs._call_s3("get_object", Bucket=self.bucket, Key=self._key(name))
+            except FileNotFoundError:
+                return None
+            async with resp["Body"] as body:
+                return await body.read(), resp["ETag"]
+
+        return sync(self.fs.loop, get)
+
+    def exists_root(self) -> bool:
+        return bool(self._call("list_objects_v2", Prefix=self.prefix, MaxKeys=1).get("KeyCount"))
+
+    def read(self, name: str) -> bytes | None:
+        got = self._get(name)
+        return got[0] if got else None
+
+    def exists(self, name: str) -> bool:
+        try:
+            self._call("head_object", Key=self._key(name))
+        except FileNotFoundError:
+            return False
+        return True
+
+    def put(self, name: str, data: bytes) -> None:
+        self._call("put_object", Key=self._key(name), Body=data)
+
+    def _put_if(self, name: str, data: bytes, etag: str | None) -> bool:
+        """Put only if the object is still at ``etag`` (None: only if it does not exist); False on a lost race."""
+        condition = {"IfMatch": etag} if etag else {"IfNoneMatch": "*"}
+        try:
+            self._call("put_object", Key=self._key(name), Body=data, **condition)
+        except Exception as exc:  # s3fs maps a 412 to FileExistsError or wraps it in OSError
+            if precondition_failed(exc):
+                return False
+            raise
+        return True
+
+    def put_if_absent(self, name: str, data: bytes) -> bool:
+        return self._put_if(name, data, None)
+
+    def _list(self, prefix: str, delimiter: bool) -> list[dict]:
+        out, token = [], {}
+        while True:
+            resp = self._call("list_objects_v2", Prefix=self._key(prefix), **({"Delimiter": "/"} if delimiter else {}),
+                              **token)
+            out += resp.get("CommonPrefixes", []) if delimiter else resp.get("Contents", [])
+            if not resp.get("IsTruncated"):
+                return out
+            token = {"ContinuationToken": resp["NextContinuationToken"]}
+
+    def names(self, folder: str, suffix: str) -> list[str]:
+        keys = (o["Key"][len(self._key(folder)) + 1:] for o in self._list(f"{folder}/", False))
+        return sorted(k for k in keys if "/" not in k and k.endswith(suffix))
+
+    def delete(self, name: str) -> None:
+        self._call("delete_object", Key=self._key(name))
+
+    def commit(self, name: str, update: Update) -> bytes | None:
+        for attempt in range(COMMIT_ATTEMPTS):
+            got = self._get(name)
+            raw, etag = got if got else (b"", None)
+            line = update(raw)
+            if not line:
+                return None
+            if self._put_if(name, raw + line, etag):
+                return line
+            time.sleep(random.uniform(0, 0.01 * (attempt + 1)))  # lost the race: back off, re-read, retry
+        raise LogConflict(f"{self.where(name)}: lost {COMMIT_ATTEMPTS} commit races in a row")
+
+    def journal_ids(self) -> list[str]:
+        return sorted(p["Prefix"][len(self._key(JOURNAL)) + 1:].rstrip("/") for p in self._list(f"{JOURNAL}/", True))
+
+    def journal_read(self, run_id: str) -> bytes | None:
+        turns = self.names(f"{JOURNAL}/{run_id}", ".jsonl")
+        if not turns:
+            return None
+        return b"".join(self.read(f"{JOURNAL}/{run_id}/{t}") or b"" for t in turns)
+
+    def journal_append(self, run_id: str, line_no: int, line: bytes) -> None:
+        if not self.put_if_absent(f"{JOURNAL}/{run_id}/{line_no:08d}.jsonl", line):
+            raise RunBusy(run_id, self.uri)
+
+    def journal_cut(self, run_id: str, good: int) -> None:
+        raise PoimenError(f"{self.where(JOURNAL)}/{run_id}: a journal object is never torn")
+
+    def journal_drop(self, run_id: str) -> None:
+        keys = [{"Key": o["Key"]} for o in self._list(f"{JOURNAL}/{run_id}/", False)]
+        for i in range(0, len(keys), 1000):
+            self._call("delete_objects", Delete={"Objects": keys[i:i + 1000], "Quiet": True})
+
+    def claim(self, run_id: str, wait: bool = False):
+        # No lease to wait on: two writers of one run collide on a turn's put-if-absent instead, and the loser
+        # cannot tell a live winner from a dead one, so it stops (RunBusy) and a later --resume finishes the run.
+        return nullcontext()
+
+    def session(self, shared: bool):
+        if not shared:
+            raise PoimenError(f"{self.uri}: this write needs the whole log to itself, which only a local log offers")
+        return nullcontext()
+
+
+def precondition_failed(exc: BaseException) -> bool:
+    """True if ``exc`` (or what it wraps) is S3's answer to a failed condition: 412, or 409 for a concurrent one."""
+    while exc is not None:
+        if isinstance(exc, FileExistsError):
+            return True
+        code = getattr(exc, "response", {}).get("Error", {}).get("Code", "")
+        if code in ("PreconditionFailed", "ConditionalRequestConflict"):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def open_store(root: str | Path, **storage_options) -> LogStore:
+    """The store for a log root: a path or ``file://`` folder, or ``s3://bucket/prefix``."""
+    text = str(root)
+    if text.startswith("file://"):
+        return LocalStore(Path(text[len("file://"):]))
+    if text.startswith("s3://"):
+        return S3Store(text, **storage_options)
+    if "://" in text:
+        raise PoimenError(f"event log root {text}: only local folders, file:// and s3:// are supported "
+                          "(a GCS store needs generation preconditions; see docs/scale.md)")
+    return LocalStore(Path(text).expanduser())

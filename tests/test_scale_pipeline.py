@@ -1,0 +1,113 @@
+"""The full build on Dagster's multiprocess executor with 4 shards equals the in-process build, byte for byte.
+
+Both builds run the example corpus with the offline engine and the hash embedder. Compared: every sealed segment
+(by run id: the sha256 of its bytes, which the index records), and every projection's content hash (the index
+manifest). The index's commit order is not compared: shards commit in whatever order they finish, so each index is
+checked on its own (``verify``: its chain) and the two are compared as sets of (run id, segment sha256).
+
+Three things record the commit order on purpose, and are compared without it: a typed-store write's run id names the
+index head it was written after (so its segment, whose rows carry the run id and the write's wall-clock time,
+differs in those bytes: its events are compared without run id, hashes and time), the `run` table's
+`log_position`, and `store_item`'s `pos`, `event_hash` and `ts`. Every other projection must match by content hash.
+"""
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import dagster as dg
+import duckdb
+import pytest
+
+from pipelines.definitions import make_definitions
+from poimen.log.store import EventLog
+from poimen.log.verify import verify
+from pipelines.scaled import SHARDS, full_build_job
+
+REPO = Path(__file__).resolve().parent.parent
+# Two step processes at a time (two cores), forked from a server that imported the code location once.
+MULTIPROCESS = {"execution": {"config": {"max_concurrent": 2, "start_method": {
+    "forkserver": {"preload_modules": ["pipelines.scaled"]}}}}}
+
+
+def point_at(monkeypatch, tmp_path: Path, name: str) -> Path:
+    """Every resource of the default code location reads its folder from the environment when a step runs."""
+    home = tmp_path / name
+    monkeypatch.setenv("POIMEN_HOME", str(home / "log"))
+    monkeypatch.setenv("POIMEN_DB", str(home / "index.duckdb"))
+    return home / "log"
+
+
+# Where commit order (or the wall clock of a typed-store write, `ts`) is recorded.
+ORDER_COLUMNS = {"run": ["log_position"], "store_item": ["pos", "event_hash", "ts"]}
+STORE_WRITE = "sw-"  # typed-store write runs: their id hashes the index head they follow
+
+
+def order_free(event) -> str:
+    """A typed-store write without its run id, its chain hashes and its wall-clock time."""
+    row = {k: v for k, v in event.to_row().items() if k not in ("run_id", "prev_hash", "hash")}
+    row["attrs"] = {k: v for k, v in json.loads(row["attrs"]).items() if k != "ts"}
+    return json.dumps(row, sort_keys=True)
+
+
+def built(log_root: Path, db: Path) -> tuple[dict, dict, list, dict]:
+    """(segment sha256 by run id, projection content hashes, store writes without order, order-free table rows)."""
+    report = verify(log_root)
+    assert report.ok and not report.notes, (report.problems, report.notes)
+    log = EventLog(log_root)
+    entries = log.index()
+    segments = {e["run_id"]: e["file_sha256"] for e in entries if not e["run_id"].startswith(STORE_WRITE)}
+    assert len({e["run_id"] for e in entries}) == len(entries), "a run is in the index twice"
+    writes = sorted(order_free(ev) for e in entries if e["run_id"].startswith(STORE_WRITE)
+                    for ev in log.run_events(e["run_id"]))
+    tables = json.loads((log_root / "manifest.json").read_text())["tables"]
+    hashes = {t: v["content_hash"] for t, v in tables.items() if t not in ORDER_COLUMNS}
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = {t: con.execute(f"SELECT * EXCLUDE ({', '.join(cols)}) FROM {t} ORDER BY ALL").fetchall()
+                for t, cols in ORDER_COLUMNS.items()}  # table and column names are constants above, not input
+    return segments, hashes, writes, rows
+
+
+def step_spans(instance: dg.DagsterInstance, run_id: str, prefix: str) -> list[tuple[float, float, int]]:
+    """(start, end, pid) of every step whose key starts with ``prefix``."""
+    starts, ends, pids = {}, {}, {}
+    for record in instance.get_records_for_run(run_id, limit=100_000).records:
+        entry = record.event_log_entry
+        step = entry.step_key or ""
+        if entry.dagster_event and step.startswith(prefix):
+            kind = entry.dagster_event.event_type_value
+            if kind == "STEP_START":
+                starts[step], pids[step] = entry.timestamp, entry.dagster_event.pid
+            elif kind == "STEP_SUCCESS":
+                ends[step] = entry.timestamp
+    return [(starts[s], ends[s], pids[s]) for s in starts]
+
+
+@pytest.mark.slow
+def test_multiprocess_build_with_four_shards_matches_the_in_process_build(tmp_path, monkeypatch):
+    sources = tmp_path / "sources"
+    shutil.copytree(REPO / "examples" / "sources", sources)
+    monkeypatch.setenv("POIMEN_SOURCES", str(sources))
+    monkeypatch.setenv("POIMEN_CHUNK_TOKENS", "800")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    (tmp_path / "dagster").mkdir()
+
+    one = point_at(monkeypatch, tmp_path, "in-process")
+    result = make_definitions().resolve_job_def("full_build").execute_in_process(instance=dg.DagsterInstance.ephemeral())
+    assert result.success
+
+    sharded = point_at(monkeypatch, tmp_path, "multiprocess")
+    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
+        run = dg.execute_job(dg.reconstructable(full_build_job), instance=instance,
+                             run_config=MULTIPROCESS)
+        assert run.success
+        spans = step_spans(instance, run.run_id, "l1_memories.l1_memories_shard_")
+    assert len(spans) == SHARDS and len({pid for _, _, pid in spans}) == SHARDS  # a process of its own each
+    spans.sort()
+    assert any(b[0] < a[1] for a, b in zip(spans, spans[1:])), f"no two shards ran at once: {spans}"
+
+    segments, tables, writes, rows = built(sharded, tmp_path / "multiprocess" / "index.duckdb")
+    assert (segments, tables, writes, rows) == built(one, tmp_path / "in-process" / "index.duckdb")
+    assert len(segments) > 8 and writes and rows["run"] and {"memory", "evidence", "gate"} <= set(tables)
