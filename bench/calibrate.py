@@ -2,6 +2,7 @@
 
     python -m bench.calibrate            # prints a table and the best threshold; writes bench/out/calibrate.json
     python -m bench.calibrate --bridge   # the same for the name-bridge weight at 112K; bench/out/calibrate-bridge.json
+    python -m bench.calibrate --margin   # the same for the fill margin at 112K; bench/out/calibrate-margin.json
 
 Dev split: HotpotQA questions ``DEV_START`` to ``DEV_START + DEV_ITEMS`` of the
 sample (the sample holds 100; the benchmark reads the first 25–50, so the last 30 are dev), built as RULER-HQA documents at
@@ -27,7 +28,9 @@ same dev questions at 112K tokens (fused-6 scorer, threshold 0.65, margin 0.30):
 0 → P 0.366 / retention 0.769; 0.3 → 0.363 / 0.786; 0.6 → 0.358 / 0.786;
 1.0 → 0.358 / 0.786. The rule (``choose_bridge``): the best retention whose
 precision stays within ``PRECISION_GIVE`` of no bridging, ties to the smaller
-weight. It chose 0.3.
+weight. It chose 0.3. The fill margin swept again with bridges (``--margin``, 112K):
+0 → P 0.321 / retention 0.797; 0.15 → 0.346 / 0.797; 0.30 → 0.363 / 0.786; the
+threshold's rule keeps 0.30.
 """
 
 from __future__ import annotations
@@ -59,6 +62,10 @@ def dev_items(start: int = DEV_START, n: int = DEV_ITEMS, tokens: int = DEV_TOKE
 
 def _set_threshold(tau: float) -> None:
     relevance.THRESHOLD = tau
+
+
+def _set_fill_margin(margin: float) -> None:
+    relevance.FILL_MARGIN = margin
 
 
 def _set_bridge_weight(weight: float) -> None:
@@ -102,11 +109,11 @@ def sweep(items, grid=GRID, chunk_tokens: int = 5000, budget: int = 1024, workdi
 RETENTION_GIVE = 0.03  # how much supporting-fact retention precision may cost, against the lowest threshold
 
 
-def choose(rows: list[dict]) -> float:
+def choose(rows: list[dict], key: str = "threshold") -> float:
     """The highest threshold whose retention stays within RETENTION_GIVE of the lowest threshold's: precision
     bought with at most a little retention (a memory that loses facts is worse than one that opens too often)."""
-    base = min(rows, key=lambda r: r["threshold"])["retention"]
-    return max(r["threshold"] for r in rows if r["retention"] >= base - RETENTION_GIVE)
+    base = min(rows, key=lambda r: r[key])["retention"]
+    return max(r[key] for r in rows if r["retention"] >= base - RETENTION_GIVE)
 
 
 BRIDGE_GRID = (0.0, 0.3, 0.6, 1.0)
@@ -122,21 +129,27 @@ def choose_bridge(rows: list[dict]) -> float:
     return max(ok, key=lambda r: (r["retention"], -r["bridge_weight"]))["bridge_weight"]
 
 
+MARGIN_GRID = (0.0, 0.15, 0.30)
+
+
 def main() -> None:
-    bridge = "--bridge" in sys.argv[1:]
-    tokens = BRIDGE_TOKENS if bridge else DEV_TOKENS
+    mode = next((a.lstrip("-") for a in sys.argv[1:] if a in ("--bridge", "--margin")), "threshold")
+    tokens = DEV_TOKENS if mode == "threshold" else BRIDGE_TOKENS
     items = dev_items(tokens=tokens)
-    if bridge:
+    if mode == "bridge":
         rows = sweep(items, BRIDGE_GRID, setting=_set_bridge_weight, name="bridge_weight")
         chosen = choose_bridge(rows)
+    elif mode == "margin":  # the threshold's rule, over the margin: at most RETENTION_GIVE below no margin
+        rows = sweep(items, MARGIN_GRID, setting=_set_fill_margin, name="fill_margin")
+        chosen = choose(rows, "fill_margin")
     else:
         rows = sweep(items)
         chosen = choose(rows)
-    out = OUT.with_name("calibrate-bridge.json") if bridge else OUT
+    out = OUT if mode == "threshold" else OUT.with_name(f"calibrate-{mode}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"dev": {"start": DEV_START, "items": DEV_ITEMS, "seed": DEV_SEED, "tokens": tokens},
                                "rows": rows, "chosen": chosen}, indent=2))
-    print(f"chosen {'bridge weight' if bridge else 'threshold'}: {chosen}")
+    print(f"chosen {mode.replace('bridge', 'bridge weight').replace('margin', 'fill margin')}: {chosen}")
 
 
 if __name__ == "__main__":
