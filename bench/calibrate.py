@@ -1,6 +1,8 @@
 """Choose the offline engine's relevance threshold on a dev split, never on the benchmark's items.
 
     python -m bench.calibrate            # prints a table and the best threshold; writes bench/out/calibrate.json
+    python -m bench.calibrate --bridge   # the same for the name-bridge weight at 112K; bench/out/calibrate-bridge.json
+    python -m bench.calibrate --margin   # the same for the fill margin at 112K; bench/out/calibrate-margin.json
 
 Dev split: HotpotQA questions ``DEV_START`` to ``DEV_START + DEV_ITEMS`` of the
 sample (the sample holds 100; the benchmark reads the first 25–50, so the last 30 are dev), built as RULER-HQA documents at
@@ -20,6 +22,15 @@ the memory is) was swept the same way at 112K tokens, threshold 0.65: margin
 0 → P 0.321 / retention 0.797; 0.15 → 0.349 / 0.781; 0.30 → 0.368 / 0.769.
 The same rule (at most 0.03 retention given) chose 0.30. ``poimen.relevance.THRESHOLD``
 holds the value this chose, and its docstring says so.
+
+The name-bridge weight (``relevance.BRIDGE_WEIGHT``, ``--bridge``) was swept on the
+same dev questions at 112K tokens (fused-6 scorer, threshold 0.65, margin 0.30):
+0 → P 0.366 / retention 0.769; 0.3 → 0.363 / 0.786; 0.6 → 0.358 / 0.786;
+1.0 → 0.358 / 0.786. The rule (``choose_bridge``): the best retention whose
+precision stays within ``PRECISION_GIVE`` of no bridging, ties to the smaller
+weight. It chose 0.3. The fill margin swept again with bridges (``--margin``, 112K):
+0 → P 0.321 / retention 0.797; 0.15 → 0.346 / 0.797; 0.30 → 0.363 / 0.786; the
+threshold's rule keeps 0.30.
 """
 
 from __future__ import annotations
@@ -49,7 +60,21 @@ def dev_items(start: int = DEV_START, n: int = DEV_ITEMS, tokens: int = DEV_TOKE
     return [hotpot_data._assemble(q, corpus, tokens, seed) for q in questions[start:start + n]]
 
 
-def sweep(items, grid=GRID, chunk_tokens: int = 5000, budget: int = 1024, workdir: Path = OUT.parent) -> list[dict]:
+def _set_threshold(tau: float) -> None:
+    relevance.THRESHOLD = tau
+
+
+def _set_fill_margin(margin: float) -> None:
+    relevance.FILL_MARGIN = margin
+
+
+def _set_bridge_weight(weight: float) -> None:
+    offline.scorer().bridge_weight = weight
+
+
+def sweep(items, grid=GRID, chunk_tokens: int = 5000, budget: int = 1024, workdir: Path = OUT.parent,
+          setting=_set_threshold, name: str = "threshold") -> list[dict]:
+    """Gate precision, recall, F1 and retention of the gated loop over ``items`` for each value of one setting."""
     client = ScriptedClient([offline.respond], model_id="poimen/extractive-dev", repeat_last=True)
     workdir.mkdir(parents=True, exist_ok=True)
     prepared = []
@@ -61,7 +86,7 @@ def sweep(items, grid=GRID, chunk_tokens: int = 5000, budget: int = 1024, workdi
         path.unlink()
     rows = []
     for tau in grid:
-        relevance.THRESHOLD = tau
+        setting(tau)
         tp = fp = fn = 0
         kept = []
         for item, stream, labels in prepared:
@@ -74,9 +99,9 @@ def sweep(items, grid=GRID, chunk_tokens: int = 5000, budget: int = 1024, workdi
             kept.append(hotpot_data.retention(item, outcome.final_memory))
         p = tp / (tp + fp) if tp + fp else 0.0
         r = tp / (tp + fn) if tp + fn else 0.0
-        rows.append({"threshold": tau, "precision": p, "recall": r, "f1": 2 * p * r / (p + r) if p + r else 0.0,
+        rows.append({name: tau, "precision": p, "recall": r, "f1": 2 * p * r / (p + r) if p + r else 0.0,
                      "retention": sum(kept) / len(kept)})
-        print(f"  tau {tau:.2f}: P {p:.3f} R {r:.3f} F1 {rows[-1]['f1']:.3f} retention {rows[-1]['retention']:.3f}",
+        print(f"  {name} {tau:.2f}: P {p:.3f} R {r:.3f} F1 {rows[-1]['f1']:.3f} retention {rows[-1]['retention']:.3f}",
               file=sys.stderr)
     return rows
 
@@ -84,21 +109,47 @@ def sweep(items, grid=GRID, chunk_tokens: int = 5000, budget: int = 1024, workdi
 RETENTION_GIVE = 0.03  # how much supporting-fact retention precision may cost, against the lowest threshold
 
 
-def choose(rows: list[dict]) -> float:
+def choose(rows: list[dict], key: str = "threshold") -> float:
     """The highest threshold whose retention stays within RETENTION_GIVE of the lowest threshold's: precision
     bought with at most a little retention (a memory that loses facts is worse than one that opens too often)."""
-    base = min(rows, key=lambda r: r["threshold"])["retention"]
-    return max(r["threshold"] for r in rows if r["retention"] >= base - RETENTION_GIVE)
+    base = min(rows, key=lambda r: r[key])["retention"]
+    return max(r[key] for r in rows if r["retention"] >= base - RETENTION_GIVE)
+
+
+BRIDGE_GRID = (0.0, 0.3, 0.6, 1.0)
+BRIDGE_TOKENS = 112_000  # names bridge hops that lie far apart: swept where the stream is long
+PRECISION_GIVE = 0.02  # how much gate precision a bridge weight may cost, against no bridging
+
+
+def choose_bridge(rows: list[dict]) -> float:
+    """The bridge weight with the best retention whose precision stays within PRECISION_GIVE of no bridging
+    (ties: the smaller weight)."""
+    base = min(rows, key=lambda r: r["bridge_weight"])["precision"]
+    ok = [r for r in rows if r["precision"] >= base - PRECISION_GIVE]
+    return max(ok, key=lambda r: (r["retention"], -r["bridge_weight"]))["bridge_weight"]
+
+
+MARGIN_GRID = (0.0, 0.15, 0.30)
 
 
 def main() -> None:
-    items = dev_items()
-    rows = sweep(items)
-    chosen = choose(rows)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps({"dev": {"start": DEV_START, "items": DEV_ITEMS, "seed": DEV_SEED, "tokens": DEV_TOKENS},
+    mode = next((a.lstrip("-") for a in sys.argv[1:] if a in ("--bridge", "--margin")), "threshold")
+    tokens = DEV_TOKENS if mode == "threshold" else BRIDGE_TOKENS
+    items = dev_items(tokens=tokens)
+    if mode == "bridge":
+        rows = sweep(items, BRIDGE_GRID, setting=_set_bridge_weight, name="bridge_weight")
+        chosen = choose_bridge(rows)
+    elif mode == "margin":  # the threshold's rule, over the margin: at most RETENTION_GIVE below no margin
+        rows = sweep(items, MARGIN_GRID, setting=_set_fill_margin, name="fill_margin")
+        chosen = choose(rows, "fill_margin")
+    else:
+        rows = sweep(items)
+        chosen = choose(rows)
+    out = OUT if mode == "threshold" else OUT.with_name(f"calibrate-{mode}.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"dev": {"start": DEV_START, "items": DEV_ITEMS, "seed": DEV_SEED, "tokens": tokens},
                                "rows": rows, "chosen": chosen}, indent=2))
-    print(f"chosen threshold: {chosen}")
+    print(f"chosen {mode.replace('bridge', 'bridge weight').replace('margin', 'fill margin')}: {chosen}")
 
 
 if __name__ == "__main__":

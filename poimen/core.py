@@ -12,7 +12,9 @@ from poimen.llm.client import ModelClient, ModelConfig, client_for
 from poimen.log.store import EventLog
 from poimen.loop import LoopConfig, RunOutcome, Stream
 from poimen.queries import adhoc_query, load_queries
+from poimen.chunking import sources_root
 from poimen.runner import RunPlan, execute, l2_stream, open_sources
+from poimen.source_lines import remember_root
 
 
 @dataclass
@@ -52,7 +54,9 @@ def plan_runs(req: RunRequest, log: EventLog) -> tuple[list[RunPlan], list[str]]
         return plans, []
     if req.streams is not None:
         return [RunPlan(Level.L1, q, s) for s in req.streams for q in qs], []
-    streams, errors = open_sources(req.sources, req.chunk_tokens, req.sources_root)
+    root = req.sources_root if req.sources_root is not None else sources_root(req.sources)
+    streams, errors = open_sources(req.sources, req.chunk_tokens, root)
+    remember_root(req.root, root)
     return [RunPlan(Level.L1, q, s) for s in streams for q in qs], errors
 
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from poimen.chunking import iter_chunks, source_id, sources_root
+from poimen.source_lines import remember_root
 from poimen.domain import Chunk, EventKind, Level, sha256_json
 from poimen.log import payloads as P
 from poimen.log.events import EventDraft
@@ -58,6 +59,7 @@ def ingest_reference(log_root: Path, paths: list[Path], max_tokens: int = 1000, 
         source = source_id(path, root)
         docs.append((reference_run_id(source, chunks, max_tokens), source, chunks))
     log = EventLog(log_root)
+    remember_root(log_root, root)
     with log.writer(shared=True):
         for run_id, source, chunks in docs:
             if not log.is_sealed(run_id):

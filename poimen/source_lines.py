@@ -118,10 +118,33 @@ class SourceFinder:
         return SourceRef(stream, str(text.path), text.line_at(first[0]), text.line_at(end - 1))
 
 
-def default_roots() -> list[Path]:
-    """Where a stream id is looked up: ``$POIMEN_SOURCES`` (the folder the build read), then the working directory."""
+ROOTS_FILE = "sources.roots"  # beside a local log: the sources roots its runs read, one absolute path per line
+
+
+def remember_root(log_root: str | Path, root: Path | None) -> None:
+    """Note ``root`` (the folder stream ids are relative to) beside a local log, so `mem show` finds the files a
+    `mem run` read from anywhere. A hint for finding files, not log data: it is outside the hash chain, and a
+    root that is gone only leaves line numbers unknown. Remote logs (``s3://``) keep no hint."""
+    if root is None or "://" in str(log_root):
+        return
+    path = Path(log_root).expanduser() / ROOTS_FILE
+    line = str(Path(root).resolve())
+    known = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    if line not in known:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+
+
+def default_roots(log_root: str | Path | None = None) -> list[Path]:
+    """Where a stream id is looked up: ``$POIMEN_SOURCES`` (the folder the build read), the roots `mem run` and
+    `mem reference` noted beside the log (newest first), then the working directory."""
+    from poimen._env import default_root
+
     env = os.environ.get("POIMEN_SOURCES", "").strip()
-    return ([Path(env)] if env else []) + [Path.cwd()]
+    hint = Path(log_root if log_root is not None else default_root()).expanduser() / ROOTS_FILE
+    noted = hint.read_text(encoding="utf-8").splitlines()[::-1] if hint.is_file() else []
+    return ([Path(env)] if env else []) + [Path(r) for r in noted if r.strip()] + [Path.cwd()]
 
 
 def occurrences_before(unit: str, earlier_chunks: list[str], chunk: str, start: int) -> int:

@@ -79,6 +79,27 @@ def test_show_walks_memory_to_line_to_evidence_to_file_line(built):
         assert shown(f"source {where['path']}:{lines_label}")
 
 
+def test_show_finds_the_files_a_run_read_from_elsewhere_without_sources(built, monkeypatch, tmp_path):
+    # `mem run` over files outside the working directory notes their root beside the log; `mem show` looks there.
+    log, db, src = built
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("POIMEN_SOURCES", raising=False)
+    sha, stream = final_memory(db)
+    code, out = show(sha[:10], "--log", str(log), "--json")
+    assert code == 0, out
+    wheres = [ln["unit"]["where"] for ln in json.loads(out)["memory"]["lines"]]
+    assert wheres and all(w["path"] == str(src.resolve() / stream) and w["first_line"] > 0 for w in wheres)
+    # The hint is outside the log's hash chain: a root that is gone leaves lines unknown, never wrong.
+    hint = log / "sources.roots"
+    noted = hint.read_text()
+    hint.write_text(str(tmp_path / "gone") + "\n")
+    try:
+        code, out = show(sha[:10], "--log", str(log), "--json")
+    finally:
+        hint.write_text(noted)
+    assert code == 0 and all(ln["unit"]["where"]["first_line"] == 0 for ln in json.loads(out)["memory"]["lines"])
+
+
 def test_show_a_line_an_evidence_chunk_and_up_the_chain(built):
     log, db, src = built
     sha, _ = final_memory(db)

@@ -61,11 +61,12 @@ def register(app: typer.Typer) -> None:
 
         from poimen.lineage import lineage
         from poimen.lineage_tree import tree
-        from poimen.source_lines import SourceFinder
+        from poimen.source_lines import SourceFinder, default_roots
 
-        _, db_path = _paths(log, db)
+        log_root, db_path = _paths(log, db)
         try:
-            lin = lineage(db_path, sha, SourceFinder(list(sources) if sources else None), kind)
+            roots = list(sources) if sources else default_roots(log_root)
+            lin = lineage(db_path, sha, SourceFinder(roots), kind)
         except PoimenError as exc:
             fail(exc)
         if as_json:

@@ -100,24 +100,46 @@ def gate(system: str, user: str) -> str:
     memory (or an earlier unit of the chunk) already holds is not added again.
     Units are copied whole or not at all; the engine never writes a word.
     """
-    from poimen.relevance import FILL_MARGIN, THRESHOLD, dedup_key, split_units, unit_terms
+    from poimen.relevance import FILL_MARGIN, THRESHOLD, split_units, unit_terms
 
     data = sections(user)
     memory = data.get("memory", "").strip()
     budget = _budget(system)
     old_lines = [line for line in memory.split("\n") if line.strip()]
     sc = scorer()
-    q = sc.query(data["question"], old_lines)
     units = [u.text for u in split_units(data.get("chunk", ""))]
-    unit_scores = sc.score(q, units, neighbours=True)
-    old_scores = sc.score(q, old_lines)
-    keys = {dedup_key(line) for line in old_lines}
-    # (score, age, position, text): age 0 for what the memory holds, 1 for the chunk's units
-    pool = [(float(s), 0, j, line) for j, (line, s) in enumerate(zip(old_lines, old_scores))]
     # The fuller the memory, the more a new unit must offer: the bar rises by FILL_MARGIN at a full budget, so
     # a long stream's tail of look-alike units stops reopening the gate while a strong unit still gets in.
     fill = min(1.0, sum(count_tokens(line) + 1 for line in old_lines) / budget) if budget else 1.0
     bar = THRESHOLD + FILL_MARGIN * fill
+    q, chosen = _select(sc, data["question"], old_lines, old_lines, units, bar, budget)
+    if any(age == 1 for _, age, _, _ in chosen):
+        # A bridge found in this chunk may pull in its second hop from the same chunk: score once more with the
+        # chosen units in the memory (one more pass, not to a fixed point, so a chain of weak links stays out).
+        lines = [text for _, _, _, text in chosen]
+        q, chosen = _select(sc, data["question"], lines, old_lines, units, bar, budget)
+    terms = set(q.terms)
+    if not any(age == 1 for _, age, _, _ in chosen):
+        covered = bool(memory) and terms <= set().union(*map(unit_terms, old_lines or [""]))
+        return f"<check>no</check>\n<update></update>\n<next>{'end' if covered else 'continue'}</next>"
+    lines = [text for _, _, _, text in sorted(chosen, key=lambda u: (u[1], u[2]))]
+    covered = terms <= set().union(*map(unit_terms, lines))
+    return (
+        f"<check>yes</check>\n<update>{escape(chr(10).join(lines))}</update>\n"
+        f"<next>{'end' if covered else 'continue'}</next>"
+    )
+
+
+def _select(sc, question: str, context: list[str], old_lines: list[str], units: list[str], bar: float, budget: int):
+    """The query (expanded by ``context``) and the memory it chooses: old lines and chunk units above ``bar``,
+    best first within ``budget``, as (score, age, position, text) with age 0 for the memory, 1 for the chunk."""
+    from poimen.relevance import dedup_key
+
+    q = sc.query(question, context)
+    unit_scores = sc.score(q, units, neighbours=True)
+    old_scores = sc.score(q, old_lines)
+    keys = {dedup_key(line) for line in old_lines}
+    pool = [(float(s), 0, j, line) for j, (line, s) in enumerate(zip(old_lines, old_scores))]
     for i, (unit, s) in enumerate(zip(units, unit_scores)):
         key = dedup_key(unit)
         if s >= bar and key not in keys:
@@ -129,16 +151,7 @@ def gate(system: str, user: str) -> str:
         if used + cost <= budget:
             chosen.append(unit)
             used += cost
-    terms = set(q.terms)
-    if not any(age == 1 for _, age, _, _ in chosen):
-        covered = bool(memory) and terms <= set().union(*map(unit_terms, old_lines or [""]))
-        return f"<check>no</check>\n<update></update>\n<next>{'end' if covered else 'continue'}</next>"
-    lines = [text for _, _, _, text in sorted(chosen, key=lambda u: (u[1], u[2]))]
-    covered = terms <= set().union(*map(unit_terms, lines))
-    return (
-        f"<check>yes</check>\n<update>{escape(chr(10).join(lines))}</update>\n"
-        f"<next>{'end' if covered else 'continue'}</next>"
-    )
+    return q, chosen
 
 
 ANSWER_LINES = 3

@@ -1,6 +1,7 @@
 """The fused relevance scorer: how well one unit of text (a sentence, a log line, a chat turn) answers a query.
 
     score(q, u) = cos(E(q), E(u)) + LEXICAL_WEIGHT · share(q, u) [+ FAILURE_BONUS] [+ NEIGHBOUR_WEIGHT · score(q, u₋₁)]
+    share(q, u) = (Σ w(t) over query terms u holds + expansion terms + name bridges u holds) / Σ w(t) over query terms
 
 - ``cos`` comes from the configured embedder (all-MiniLM-L6-v2 from its wheel
   by default; the hash embedder in tests).
@@ -22,6 +23,13 @@
   request id shared by every line of one request) join the query at ``EXPANSION_WEIGHT`` of their
   weight, adding to the share but not to its denominator, so a bridge entity
   found early can pull in its second hop without making the first hop count less.
+- Name bridges: a name of two or more Title-case words in the memory ("Two
+  Dollar Radio", "Georg Philipp Telemann") that the question does not hold
+  counts ``BRIDGE_WEIGHT`` of its words' summed rarity when a unit holds all of
+  its words. Word expansion misses such names, since each of their words is
+  common; as a whole they are specific. The offline gate also scores a chunk a
+  second time with the units it just chose in the memory, so a bridge and its
+  second hop in one chunk meet as they would across two.
 - For a query that asks for failures (failure words or a signature poimen
   knows, and no "how was it fixed"/"what caused it" intent) a unit that looks
   like a failure — an error log level, an exception, a trace frame, an HTTP
@@ -55,7 +63,7 @@ import numpy as np
 
 from poimen.relevance.terms import (EMBED_CHARS, FAILURE_STEMS, NUMBER_WEIGHT, SYNONYMS, asks_for_failures, lexical_share, matched_weight,
                                     dedup_key, embedding_text, facets, is_failure_query, is_identifier,
-                                    looks_like_failure, query_terms, rarity, states_a_failure, stem, synonyms,
+                                    looks_like_failure, name_phrases, query_terms, rarity, states_a_failure, stem, synonyms,
                                     unit_terms)
 from poimen.relevance.units import MAX_UNIT_TOKENS, RECORD_MAX_TOKENS, Unit, split_units
 
@@ -68,10 +76,12 @@ LEXICAL_WEIGHT = 0.75
 NEIGHBOUR_WEIGHT = 0.15
 EXPANSION_WEIGHT = 0.3
 EXPANSION_TERMS = 12
+BRIDGE_WEIGHT = 0.3  # a memory name found whole in a unit counts this share of its words' weight (bench.calibrate --bridge)
+BRIDGE_NAMES = 8  # the memory's heaviest names that can bridge
 FAILURE_BONUS = 0.15
 FILL_MARGIN = 0.3  # how much the gate's bar rises as the memory fills (chosen by bench.calibrate's rule)
 THRESHOLD = 0.65  # chosen by bench.calibrate on its HotpotQA dev split (its docstring has the sweep)
-SCORER_VERSION = "fused-5"
+SCORER_VERSION = "fused-6"
 FACET_MASS = 3.0  # a facet's lexical share counts in full only when its words weigh at least this much together
 
 
@@ -92,6 +102,7 @@ class ScoredQuery:
     vector: np.ndarray
     failure: bool
     facets: tuple["ScoredQuery", ...] = ()
+    bridges: tuple[tuple[frozenset[str], float], ...] = ()
 
     @property
     def total(self) -> float:
@@ -102,7 +113,8 @@ class Scorer:
     """The fused scorer over one embedder; vectors of units are memoised by text within the process."""
 
     def __init__(self, embedder=None, lexical_weight: float = LEXICAL_WEIGHT, neighbour_weight: float = NEIGHBOUR_WEIGHT,
-                 expansion_weight: float = EXPANSION_WEIGHT, failure_bonus: float = FAILURE_BONUS):
+                 expansion_weight: float = EXPANSION_WEIGHT, failure_bonus: float = FAILURE_BONUS,
+                 bridge_weight: float = BRIDGE_WEIGHT):
         if embedder is None:
             from poimen.embedding import default_embedder
 
@@ -112,13 +124,14 @@ class Scorer:
         self.neighbour_weight = neighbour_weight
         self.expansion_weight = expansion_weight
         self.failure_bonus = failure_bonus
+        self.bridge_weight = bridge_weight
         self._vectors: dict[str, np.ndarray] = {}
 
     @property
     def fingerprint(self) -> str:
         """What determines the scores: the scorer version, its weights and the embedder."""
         return (f"{SCORER_VERSION}:{self.embedder.model_id}:{self.lexical_weight}:{self.neighbour_weight}:"
-                f"{self.expansion_weight}:{self.failure_bonus}")
+                f"{self.expansion_weight}:{self.failure_bonus}:{self.bridge_weight}")
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors of ``texts`` (of their ``embedding_text``), memoised."""
@@ -134,6 +147,7 @@ class Scorer:
     def query(self, text: str, memory: Sequence[str] = ()) -> ScoredQuery:
         terms = query_terms(text)
         expansion: dict[str, float] = {}
+        bridges: tuple[tuple[frozenset[str], float], ...] = ()
         if memory:
             rare: dict[str, float] = {}
             for line in memory:
@@ -145,10 +159,17 @@ class Scorer:
                         rare[term] = max(rare.get(term, 0.0), w)
             top = sorted(rare.items(), key=lambda kv: (-kv[1], kv[0]))[:EXPANSION_TERMS]
             expansion = {t: w * self.expansion_weight for t, w in top}
+            names: dict[frozenset[str], float] = {}
+            for line in memory:
+                for stems, w in name_phrases(line).items():
+                    if not stems <= terms.keys():
+                        names[stems] = max(names.get(stems, 0.0), w)
+            heavy = sorted(names.items(), key=lambda kv: (-kv[1], sorted(kv[0])))[:BRIDGE_NAMES]
+            bridges = tuple((stems, w * self.bridge_weight) for stems, w in heavy)
         parts = facets(text)
         vectors = self.vectors([text, *parts])
         sub = tuple(ScoredQuery(p, query_terms(p), {}, v, asks_for_failures(p)) for p, v in zip(parts, vectors[1:]))
-        return ScoredQuery(text, terms, expansion, vectors[0], asks_for_failures(text), sub)
+        return ScoredQuery(text, terms, expansion, vectors[0], asks_for_failures(text), sub, bridges)
 
     def lexical(self, q: ScoredQuery, unit: str) -> float:
         """The rarity-weighted share of ``q``'s terms (synonyms included, expansion terms on top) in ``unit``."""
@@ -159,6 +180,7 @@ class Scorer:
             have = have | FAILURE_STEMS
         hit = matched_weight(q.terms, have)
         hit += sum(w for t, w in q.expansion.items() if t in have)
+        hit += sum(w for stems, w in q.bridges if stems <= have)
         return min(1.0, hit / q.total)
 
     def combine(self, q: ScoredQuery, cosine, share, failure_mask: np.ndarray) -> np.ndarray:

@@ -88,6 +88,26 @@ def query_terms(text: str) -> dict[str, float]:
     return out
 
 
+# A name: two or more Title-case words in a row ("Two Dollar Radio", "Georg Philipp Telemann"), joined by the
+# lower-case particles names carry. ALL-CAPS tokens (log levels, acronyms) are not name words.
+_NAME = re.compile(r"\b[A-Z][a-z][\w'’]*(?:\s+(?:(?:of|the|de|del|da|von|van|der|la|le|and|&)\s+)?[A-Z][a-z][\w'’]*)+")
+
+
+def name_phrases(text: str) -> dict[frozenset[str], float]:
+    """The multi-word names in ``text`` as sets of content stems, each weighing the summed rarity of its words.
+
+    A name is matched as a whole (every stem present), so a name of common words ("Two Dollar Radio") is as
+    specific as its parts together, where each word alone is not.
+    """
+    out: dict[frozenset[str], float] = {}
+    for m in _NAME.finditer(text):
+        words = [w.lower() for w in re.findall(r"[A-Za-z][\w'’]*", m.group(0))]
+        content = [w for w in words if w not in STOPWORDS and len(w) > 1]
+        if len(content) >= 2:
+            out.setdefault(frozenset(stem(w) for w in content), sum(rarity(w) for w in content))
+    return out
+
+
 _CLAUSE = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|;\s*|\s+(?:and|or)\s+)(?=(?:what|how|why|when|where|who|which)\b)", re.I)
 
 

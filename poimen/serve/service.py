@@ -100,9 +100,9 @@ class ReadService:
 
     def show(self, sha: str, kind: str | None = None):
         from poimen.lineage import lineage
-        from poimen.source_lines import SourceFinder
+        from poimen.source_lines import SourceFinder, default_roots
 
-        return lineage(self.db_path, sha, SourceFinder(self.sources), kind)
+        return lineage(self.db_path, sha, SourceFinder(self.sources or default_roots(self.root)), kind)
 
     def warm(self) -> None:
         """Load everything a first request would: the vectors, and the embedder's model (by embedding once)."""
