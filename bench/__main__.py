@@ -171,6 +171,11 @@ def tools_section(cfg: Config, assets: Path) -> dict:
             if isinstance(h.get("modes"), dict):
                 rows += [(f"{label}: {mode} recall@1 / recall@5 / MRR", "",
                           f"{m['recall@1']:.3f} / {m['recall@5']:.3f} / {m['mrr']:.3f}", None) for mode, m in h["modes"].items()]
+                halves = h.get("halves", {})
+                if halves:  # the split the lookup's mechanisms were chosen on, and the half they were not
+                    rows += [(f"{label}: {mode} MRR on the dev / held-out half", "",
+                              f"{halves['dev'][mode]['mrr']:.3f} / {halves['heldout'][mode]['mrr']:.3f}", None)
+                             for mode in ("tiered", "fused_only", "rrf_bm25_dense") if mode in halves["dev"]]
             else:
                 rows += _generic_rows(h)
             if quick:

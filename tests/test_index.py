@@ -9,12 +9,14 @@ import pytest
 from index_helpers import built
 
 import poimen.index as index
+from poimen.domain import sha256_text
 from poimen.embedding import HashEmbedder
 from poimen.index import PROJECTIONS, Projection, build_projections
 from poimen.index.schema import fixed
 from poimen.log.store import EventLog
 from poimen.log.verify import verify
 from poimen.reference import ingest_reference
+from poimen.relevance import headline
 
 
 @pytest.fixture
@@ -66,7 +68,16 @@ def test_only_final_memories_stream_and_reference_chunks_get_text_vectors(db):
                  "ORDER BY 1") == [("L0",)]
     assert intermediate and not intermediate & vectors
     assert q(db, "SELECT DISTINCT model_id FROM memory_vector") == [("poimen/hash-bow-64",)]
-    assert q(db, "SELECT count(*) FROM memory_vector WHERE text_sha <> sha") == [(0,)]
+    assert q(db, "SELECT count(*) FROM memory_vector WHERE kind = 'text' AND text_sha <> sha") == [(0,)]
+
+
+def test_titled_docs_and_only_they_get_a_headline_vector_of_their_title(db):
+    docs = dict(q(db, "SELECT v.sha, COALESCE(e.text, m.text) FROM memory_vector v LEFT JOIN evidence e USING (sha) "
+                      "LEFT JOIN (SELECT DISTINCT sha, text FROM memory) m USING (sha) WHERE v.kind = 'text'"))
+    titled = {sha: headline(text) for sha, text in docs.items() if headline(text)}
+    rows = dict(q(db, "SELECT sha, text_sha FROM memory_vector WHERE kind = 'headline'"))
+    assert titled and len(titled) < len(docs)  # the runbooks' '# Title' chunks are titled, log chunks are not
+    assert rows == {sha: sha256_text(title) for sha, title in titled.items()}
 
 
 def test_run_and_gate_agree_with_the_log(db, tmp_path):
@@ -120,7 +131,8 @@ def test_reference_ingest_is_idempotent_and_verifies(tmp_path, template):
     stats = build_projections(log, tmp_path / "again.duckdb", HashEmbedder(64))
     with duckdb.connect(str(tmp_path / "again.duckdb"), read_only=True) as con:
         current = q(con, "SELECT run_id FROM run WHERE stream_id = 'runbook-workers.md' AND current")
-        texts = [r[0] for r in q(con, "SELECT e.text FROM memory_vector v JOIN evidence e USING (sha) WHERE e.source = 'runbook-workers.md'")]
+        texts = [r[0] for r in q(con, "SELECT e.text FROM memory_vector v JOIN evidence e USING (sha) WHERE e.source = 'runbook-workers.md' "
+                                          "AND v.kind = 'text'")]
     assert current == [(edited,)]
     assert len(texts) == 1 and "Edited" in texts[0]  # the superseded version is not searchable
     assert stats.rows["run"] == before + 2

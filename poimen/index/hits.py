@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 RRF_K = 60  # the constant from Cormack et al. (2009): damps the head of each list
 FUSED_LISTS = ("vector", "keyword")
+VECTOR_KINDS = ("symptom", "text", "headline")  # the vectors whose best per doc makes the 'vector' list
 
 
 @dataclass(frozen=True)
@@ -34,12 +35,15 @@ class Hit:
     ranks: tuple[tuple[str, int], ...] = ()  # (list, rank) in each fused list it appeared in
 
 
-def why_fused(lists: dict, score: float, explain: bool, sizes: dict[str, int]) -> str:
+def why_fused(lists: dict, score: float, explain: bool, sizes: dict[str, int], lexical: str = "bm25") -> str:
+    """``lexical`` names the keyword list's scorer ('bm25', or 'cosine' for a document-sized query)."""
     fused = {name: lists[name] for name in FUSED_LISTS if name in lists}
     if not explain:
         return " + ".join(f"{name} #{rank}" for name, (rank, _, _) in fused.items())
     parts = []
-    for kind in ("symptom", "text"):
+    for kind in VECTOR_KINDS:
+        if kind not in sizes:
+            continue  # no headline list: the query is not titled
         if f"_{kind}" in lists:
             r, s, _ = lists[f"_{kind}"]
             parts.append(f"{kind} vectors rank {r}/{sizes[kind]} (cosine {s:.3f})")
@@ -50,7 +54,7 @@ def why_fused(lists: dict, score: float, explain: bool, sizes: dict[str, int]) -
         parts.append(f"best vector ({won}) rank {r}/{sizes['vector']}")
     if "keyword" in lists:
         r, s, terms = lists["keyword"]
-        parts.append(f"keyword rank {r}/{sizes['keyword']} (bm25 {s:.2f}; matched {', '.join(terms)})")
+        parts.append(f"keyword rank {r}/{sizes['keyword']} ({lexical} {s:.2f}; matched {', '.join(terms)})")
     else:
         parts.append("no keyword match" if not sizes.get("keyword") else f"not in the top {sizes['keyword']} by keyword")
     terms = " + ".join(f"1/({RRF_K}+{r})" for r, _, _ in fused.values())
@@ -58,7 +62,7 @@ def why_fused(lists: dict, score: float, explain: bool, sizes: dict[str, int]) -
 
 
 def why_signature(keys: tuple[str, ...], held: list, total: int, score: float, rank2: int | None, lists: dict,
-                   sizes: dict, explain: bool) -> str:
+                   sizes: dict, explain: bool, lexical: str = "bm25") -> str:
     head = f"tier 1: signature {', '.join(keys)}"
     if not explain:
         return head
@@ -67,4 +71,4 @@ def why_signature(keys: tuple[str, ...], held: list, total: int, score: float, r
     tail = f"its tier-2 rank {rank2}" if rank2 else "tier 2 (not found there)"
     fused = sum(1.0 / (RRF_K + r) for name, (r, _, _) in lists.items() if name in FUSED_LISTS)
     return (f"{head} in its L0 evidence ({each}; summed specificity {score:.2f}); ties broken by generic keys, "
-            f"then {tail}; " + why_fused(lists, fused, True, sizes))
+            f"then {tail}; " + why_fused(lists, fused, True, sizes, lexical))

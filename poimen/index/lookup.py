@@ -16,12 +16,18 @@ sha appears once):
    before L0 chunks, then by their rank in tier 2. An error seen before lands on the memory that explained it,
    or on the chunk that showed it, not on every report that names the same
    exception class.
-2. vectors and BM25 keywords, fused by reciprocal rank fusion. A doc's vector
-   score is the better of its text vector and its symptom vector (a raw error
-   finds a memory through its projection, a question through its text), so
-   one list per kind of evidence: fusing the symptom and text lists as two
-   separate votes made every memory with a projection outrank a decision
-   record's exact text match, two weak votes beating one certain one.
+2. vectors and keywords, fused by reciprocal rank fusion. A doc's vector
+   score is the best of its text vector and its symptom vector (a raw error
+   finds a memory through its projection, a question through its text) and,
+   for a titled query (``poimen.relevance.headline``: a ticket, an e-mail), of
+   the query's title against the doc's text and headline vectors, so one list
+   per kind of evidence: fusing the symptom and text lists as two separate
+   votes made every memory with a projection outrank a decision record's exact
+   text match, two weak votes beating one certain one. The keyword list is
+   BM25 for a one-line query and the tf-idf cosine for a query of several
+   lines, a document compared as one (``poimen.index.keyword``). Both the title
+   field and the cosine were chosen on the dev half of the Hadoop duplicate
+   reports (``bench/hadoop_dups.py``, which reports the held-out half apart).
 
 Vectors are loaded once into normalised float32 matrices and searched brute
 force (one matrix-vector product), which at 100k × 384 is as fast as numpy
@@ -38,17 +44,18 @@ import numpy as np
 
 from poimen.embedding import embedder_for
 from poimen.errors import IndexMissing, PoimenError
-from poimen.index.hits import FUSED_LISTS, RRF_K, Hit, Provenance, why_fused, why_signature
+from poimen.index.hits import FUSED_LISTS, RRF_K, VECTOR_KINDS, Hit, Provenance, why_fused, why_signature
 from poimen.index.keyword import BM25
 from poimen.index.read import (
     DOCS_SQL,
     SIGNATURE_SQL,
     STREAMS_SQL,
-    SYMPTOM_SQL,
+    KIND_VECTORS_SQL,
     WALK_SQL,
     connect_read_only,
     vector_matrix,
 )
+from poimen.relevance.units import headline
 from poimen.signatures import extract_signatures
 from poimen.signatures.specificity import decisive, weight
 
@@ -101,29 +108,34 @@ class MemoryIndex:
         return index
 
     def _load_tool_context(self, model_id: str) -> None:
-        """Symptom vectors (of docs that have a text vector), signature key → doc index → kind, and how many
-        streams hold each key."""
+        """Symptom and headline vectors (of docs that have a text vector), signature key → doc index → kind, and
+        how many streams hold each key."""
         con = connect_read_only(self.db_path)
         try:
-            symptoms = con.execute(SYMPTOM_SQL).fetchall()
+            symptoms = con.execute(KIND_VECTORS_SQL, ["symptom"]).fetchall()
+            headlines = con.execute(KIND_VECTORS_SQL, ["headline"]).fetchall()
             signatures = con.execute(SIGNATURE_SQL).fetchall()
             (self.streams_total,) = con.execute(STREAMS_SQL).fetchone()
         except (duckdb.CatalogException, duckdb.BinderException):
-            symptoms, signatures, self.streams_total = [], [], 0  # built before these projections: rebuild it
+            symptoms, headlines, signatures, self.streams_total = [], [], [], 0  # built before these projections
         finally:
             con.close()
-        symptoms = [(sha, vec) for sha, mid, vec in symptoms if sha in self._position and (not model_id or mid == model_id)]
-        self.symptom_docs = [self._position[sha] for sha, _ in symptoms]
-        dim = self.matrix.shape[1]
-        self.symptom_matrix = np.array([v for _, v in symptoms], dtype=np.float32).reshape(len(symptoms), dim)
-        norms = np.linalg.norm(self.symptom_matrix, axis=1, keepdims=True)
-        np.divide(self.symptom_matrix, norms, out=self.symptom_matrix, where=norms > 0)
+        self.symptom_docs, self.symptom_matrix = self._kind_matrix(symptoms, model_id)
+        self.headline_docs, self.headline_matrix = self._kind_matrix(headlines, model_id)
         self.signatures: dict[str, dict[int, str]] = {}
         self.key_streams: dict[str, int] = {}
         for key, kind, sha, streams in signatures:
             self.key_streams[key] = streams
             if sha in self._position:
                 self.signatures.setdefault(key, {})[self._position[sha]] = kind
+
+    def _kind_matrix(self, rows: list, model_id: str) -> tuple[list[int], np.ndarray]:
+        """(doc indexes, their normalised vectors) from (sha, model id, vector) rows of docs with a text vector."""
+        rows = [(sha, vec) for sha, mid, vec in rows if sha in self._position and (not model_id or mid == model_id)]
+        matrix = np.array([v for _, v in rows], dtype=np.float32).reshape(len(rows), self.matrix.shape[1])
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        np.divide(matrix, norms, out=matrix, where=norms > 0)
+        return [self._position[sha] for sha, _ in rows], matrix
 
     def __len__(self) -> int:
         return len(self.shas)
@@ -144,10 +156,18 @@ class MemoryIndex:
 
     def search_symptom_vector(self, vector: np.ndarray, k: int = 10) -> list[tuple[int, float]]:
         """Top ``k`` (doc index, cosine) by the docs' symptom vectors; docs without one never appear."""
-        if not len(self.symptom_docs) or k <= 0:
+        return self._search_kind_matrix(self.symptom_docs, self.symptom_matrix, vector, k)
+
+    def search_headline_vector(self, vector: np.ndarray, k: int = 10) -> list[tuple[int, float]]:
+        """Top ``k`` (doc index, cosine) by the docs' headline vectors; docs that are not titled never appear."""
+        return self._search_kind_matrix(self.headline_docs, self.headline_matrix, vector, k)
+
+    @staticmethod
+    def _search_kind_matrix(docs: list[int], matrix: np.ndarray, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+        if not len(docs) or k <= 0:
             return []
-        scores = self.symptom_matrix @ np.asarray(vector, dtype=np.float32)
-        docs = np.asarray(self.symptom_docs)
+        scores = matrix @ np.asarray(vector, dtype=np.float32)
+        docs = np.asarray(docs)
         order = np.lexsort((docs, -scores))[:k]
         return [(int(docs[j]), float(scores[j])) for j in order]
 
@@ -167,26 +187,39 @@ class MemoryIndex:
         return [(self.shas[i], score) for i, score in found]
 
     def search_keyword(self, text: str, k: int = 10) -> list[tuple[int, float, tuple[str, ...]]]:
+        """The lexical list: BM25 for a one-line query, the tf-idf cosine for a query of several lines (a ticket, a
+        pasted log or trace: a document compared as one; see ``poimen.index.keyword``)."""
+        if self._bm25 is None:
+            self._bm25 = BM25([m["text"] for m in self.meta])
+        return self._bm25.similar(text, k) if lexical_scorer(text) == "cosine" else self._bm25.search(text, k)
+
+    def search_bm25(self, text: str, k: int = 10) -> list[tuple[int, float, tuple[str, ...]]]:
+        """BM25 whatever the query's shape: the plain baseline a benchmark compares lookup with."""
         if self._bm25 is None:
             self._bm25 = BM25([m["text"] for m in self.meta])
         return self._bm25.search(text, k)
 
     # -- tiers ---------------------------------------------------------------
     def ranked_lists(self, text: str, depth: int) -> dict[str, list[tuple[int, float, tuple[str, ...]]]]:
-        """(doc index, score, detail) by symptom vector, text vector, best vector per doc, and BM25.
+        """(doc index, score, detail) by symptom vector, text vector, headline, best vector per doc, and keywords.
 
-        For the 'vector' list the detail names which vector won ('symptom' or 'text').
+        For a titled query (``poimen.relevance.headline``) the 'headline' list
+        scores its title against each doc's text vector and, for a titled doc,
+        its headline vector (the better of the two): the title says what a
+        ticket is about, and a body of pasted logs drowns it in the query's
+        whole-text vector. For the 'vector' list the detail names which vector
+        won ('symptom', 'text' or 'headline').
         """
-        (query,) = self.embed_queries([text])
-        symptom = [(i, s, ()) for i, s in self.search_symptom_vector(query, depth) if s > MIN_COSINE]
-        plain = [(i, s, ()) for i, s in self.search_vector(query, depth) if s > MIN_COSINE]
-        best: dict[int, tuple[float, str]] = {}
-        for name, found in (("text", plain), ("symptom", symptom)):
-            for i, s, _ in found:
-                if i not in best or s > best[i][0]:
-                    best[i] = (s, name)
-        vector = sorted(((i, s, (name,)) for i, (s, name) in best.items()), key=lambda t: (-t[1], t[0]))[:depth]
-        return {"symptom": symptom, "text": plain, "vector": vector, "keyword": self.search_keyword(text, depth)}
+        title = headline(text)
+        query, *title_vector = self.embed_queries([text] + ([title] if title else []))
+        lists = {"symptom": [(i, s, ()) for i, s in self.search_symptom_vector(query, depth) if s > MIN_COSINE],
+                 "text": [(i, s, ()) for i, s in self.search_vector(query, depth) if s > MIN_COSINE]}
+        if title_vector:
+            found = self.search_vector(title_vector[0], depth) + self.search_headline_vector(title_vector[0], depth)
+            lists["headline"] = _best_per_doc([(i, s, ()) for i, s in found if s > MIN_COSINE], depth)
+        vector = _best_per_doc([(i, s, (name,)) for name in ("text", "symptom", "headline") for i, s, _ in
+                                lists.get(name, ())], depth)
+        return {**lists, "vector": vector, "keyword": self.search_keyword(text, depth)}
 
     def key_specificity(self, key: str, kind: str) -> tuple[float, bool]:
         """(weight, decisive) of a signature key in this index (``poimen.signatures.specificity``)."""
@@ -267,8 +300,9 @@ class MemoryIndex:
         fused = self._tier_fused(lists)
         lists_of = {i: ls for _, i, ls in fused}
         sizes = {name: len(found) for name, found in lists.items()}
-        for name in ("symptom", "text"):  # shown by --explain: the rank of each kind of vector
-            for rank, (i, score, _) in enumerate(lists[name], start=1):
+        lexical = lexical_scorer(text)
+        for name in VECTOR_KINDS:  # shown by --explain: the rank of each kind of vector
+            for rank, (i, score, _) in enumerate(lists.get(name, ()), start=1):
                 lists_of.get(i, {}).setdefault(f"_{name}", (rank, score, ()))
         hits: list[Hit] = []
         if "signature" in tiers:
@@ -277,7 +311,7 @@ class MemoryIndex:
                 held = [(key, self.key_streams.get(key, 1), *self.key_specificity(key, self.signatures[key][i]))
                         for key in keys] if explain else []
                 why = why_signature(keys, held, self.streams_total, score, rank2.get(i), lists_of.get(i, {}), sizes,
-                                     explain)
+                                     explain, lexical)
                 hits.append(self._hit(i, score, "signature", why, keys, lists_of.get(i, {})))
         if "fused" in tiers:
             seen = {h.sha for h in hits}
@@ -286,8 +320,23 @@ class MemoryIndex:
                     break
                 if self.shas[i] not in seen:
                     names = ([ls["vector"][2][0]] if "vector" in ls else []) + (["keyword"] if "keyword" in ls else [])
-                    hits.append(self._hit(i, score, "+".join(names), why_fused(ls, score, explain, sizes), lists=ls))
+                    hits.append(self._hit(i, score, "+".join(names), why_fused(ls, score, explain, sizes, lexical),
+                                          lists=ls))
         return self._with_provenance(hits[:k]) if provenance else hits[:k]
+
+
+def lexical_scorer(text: str) -> str:
+    """'cosine' for a query of several non-blank lines (a document), 'bm25' for a one-line query."""
+    return "cosine" if sum(1 for line in text.splitlines() if line.strip()) > 1 else "bm25"
+
+
+def _best_per_doc(found: list[tuple[int, float, tuple[str, ...]]], depth: int) -> list[tuple[int, float, tuple[str, ...]]]:
+    """Each doc once, at its best score (the first of equal ones), best first; ties by doc index."""
+    best: dict[int, tuple[float, tuple[str, ...]]] = {}
+    for i, s, detail in found:
+        if i not in best or s > best[i][0]:
+            best[i] = (s, detail)
+    return sorted(((i, s, d) for i, (s, d) in best.items()), key=lambda t: (-t[1], t[0]))[:depth]
 
 
 def lookup(db_path: Path, text: str, k: int = 10, embedder=None, explain: bool = False) -> list[Hit]:

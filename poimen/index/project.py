@@ -26,12 +26,13 @@ from dataclasses import replace
 
 import pyarrow as pa
 
-from poimen.domain import EventKind, Level
+from poimen.domain import EventKind, Level, sha256_text
 from poimen.index.schema import BuildContext, Projection, Rows, fixed, vector
 from poimen.index.stores import STORE_PROJECTIONS
 from poimen.index.tool_context import failure_signature_rows, stream_chunks, symptom_rows, symptom_vector_rows
 from poimen.index.units import memory_line_rows, unit_rows, unit_vector_rows
 from poimen.log import payloads as P
+from poimen.relevance.units import headline
 
 S, I, B, D = pa.string(), pa.int64(), pa.bool_(), pa.float64()
 LEVEL_ORDER = {"L0": 0, "L1": 1, "L2": 2, "R": 3}
@@ -108,13 +109,13 @@ def gate_rows(ctx: BuildContext) -> Rows:
     return rows
 
 
-def text_vector_rows(ctx: BuildContext) -> Rows:
-    """A 'text' vector per distinct text lookup should find (see the module docstring for which).
+def lookup_docs(ctx: BuildContext) -> dict[str, tuple[str, str]]:
+    """sha -> (level, text) of every distinct text lookup should find (see the module docstring for which).
 
     Also every chunk of each current L0 stream run, so a source no gate opened on is still found; a chunk
     whose text is a memory's (same sha) is listed once, as that memory.
     """
-    docs: dict[str, tuple[str, str]] = {}  # sha -> (level, text)
+    docs: dict[str, tuple[str, str]] = {}
     current = ctx.current_runs
     for run, e in ctx.events(EventKind.EVIDENCE):
         if e.level == Level.R and run.run_id in current:
@@ -126,6 +127,12 @@ def text_vector_rows(ctx: BuildContext) -> Rows:
             old = docs.get(e.sha)
             if old is None or old[0] in (Level.R, Level.L0) or LEVEL_ORDER[e.level] > LEVEL_ORDER[old[0]]:
                 docs[e.sha] = (e.level, e.text)  # a memory that is also final at L2 is listed once, as L2
+    return docs
+
+
+def text_vector_rows(ctx: BuildContext) -> Rows:
+    """A 'text' vector per doc of ``lookup_docs``."""
+    docs = lookup_docs(ctx)
     shas = sorted(docs)
     vectors = ctx.embedder.embed([docs[s][1] for s in shas]) if shas else []
     model = ctx.embedder.model_id
@@ -133,9 +140,22 @@ def text_vector_rows(ctx: BuildContext) -> Rows:
             for s, v in zip(shas, vectors)]
 
 
+def headline_vector_rows(ctx: BuildContext) -> Rows:
+    """A 'headline' vector per doc of ``lookup_docs`` that is a titled text (``poimen.relevance.headline``):
+    lookup compares a titled query's title with it, a field the body cannot drown."""
+    docs = lookup_docs(ctx)
+    titles = {sha: title for sha, (_, text) in docs.items() if (title := headline(text))}
+    shas = sorted(titles)
+    vectors = ctx.embedder.embed([titles[s] for s in shas]) if shas else []
+    model = ctx.embedder.model_id
+    return [{"sha": s, "level": docs[s][0], "kind": "headline", "model_id": model, "text_sha": sha256_text(titles[s]),
+             "vector": v} for s, v in zip(shas, vectors)]
+
+
 def memory_vector_rows(ctx: BuildContext) -> Rows:
-    """The 'text' vectors, and a 'symptom' vector per current memory with a non-empty projection."""
-    return text_vector_rows(ctx) + symptom_vector_rows(ctx)
+    """The 'text' vectors, a 'headline' vector per titled doc, and a 'symptom' vector per current memory with a
+    non-empty projection."""
+    return text_vector_rows(ctx) + headline_vector_rows(ctx) + symptom_vector_rows(ctx)
 
 
 # What the loop, the sources and the symptom projections wrote; no table here reads a typed-store write.
@@ -157,7 +177,7 @@ _FROM_RUNS: list[Projection] = [
                ("run_id", "turn"), gate_rows, "the gate timeline: one row per turn"),
     Projection("memory_vector", lambda dim: pa.schema([("sha", S), ("level", S), ("kind", S), ("model_id", S),
                                                        ("text_sha", S), ("vector", vector(dim))]),
-               ("sha", "kind", "text_sha"), memory_vector_rows, "embeddings: kind 'text' and 'symptom'"),
+               ("sha", "kind", "text_sha"), memory_vector_rows, "embeddings: kind 'text', 'headline' and 'symptom'"),
     Projection("symptom", fixed(("memory_sha", S), ("level", S), ("text", S), ("model_id", S), ("prompt_sha", S)),
                ("memory_sha", "model_id", "prompt_sha"), symptom_rows, "symptoms an accepted memory would explain"),
     Projection("failure_signature", fixed(("key", S), ("kind", S), ("tool", S), ("span", S), ("memory_sha", S),

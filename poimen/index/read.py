@@ -48,7 +48,8 @@ JOIN run r ON r.run_id = e.run_id AND r.level = 'L2'
 ORDER BY what, source, position, sha
 """
 
-SYMPTOM_SQL = "SELECT sha, model_id, vector FROM memory_vector WHERE kind = 'symptom' ORDER BY sha"
+# The vectors of one kind besides 'text': 'symptom' (a memory's symptom projection) or 'headline' (a titled doc's title).
+KIND_VECTORS_SQL = "SELECT sha, model_id, vector FROM memory_vector WHERE kind = ? ORDER BY sha"
 SIGNATURE_SQL = "SELECT key, kind, memory_sha, streams FROM failure_signature ORDER BY key, memory_sha"
 # The streams a key's stream count is out of: each current L0 stream, or (a log from before streams were
 # recorded) each stream an L1 run read.

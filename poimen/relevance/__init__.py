@@ -65,11 +65,11 @@ from poimen.relevance.terms import (EMBED_CHARS, FAILURE_STEMS, NUMBER_WEIGHT, S
                                     dedup_key, embedding_text, facets, is_failure_query, is_identifier,
                                     looks_like_failure, name_phrases, query_terms, rarity, states_a_failure, stem, synonyms,
                                     unit_terms)
-from poimen.relevance.units import MAX_UNIT_TOKENS, RECORD_MAX_TOKENS, Unit, split_units
+from poimen.relevance.units import HEADLINE_CHARS, MAX_UNIT_TOKENS, RECORD_MAX_TOKENS, Unit, headline, split_units
 
-__all__ = ["EMBED_CHARS", "FAILURE_STEMS", "MAX_UNIT_TOKENS", "NUMBER_WEIGHT", "RECORD_MAX_TOKENS", "SYNONYMS",
+__all__ = ["EMBED_CHARS", "FAILURE_STEMS", "HEADLINE_CHARS", "MAX_UNIT_TOKENS", "NUMBER_WEIGHT", "RECORD_MAX_TOKENS", "SYNONYMS",
            "Scorer", "ScoredQuery", "Unit", "asks_for_failures", "dedup_key", "embed_texts", "embedding_text",
-           "facets", "is_failure_query", "is_identifier", "lexical_share", "looks_like_failure", "query_terms", "rarity",
+           "facets", "headline", "is_failure_query", "is_identifier", "lexical_share", "looks_like_failure", "query_terms", "rarity",
            "split_units", "states_a_failure", "stem", "synonyms", "unit_terms"]
 
 LEXICAL_WEIGHT = 0.75

@@ -126,3 +126,27 @@ def split_units(text: str, max_tokens: int = MAX_UNIT_TOKENS) -> list[Unit]:
     if block:
         flush()
     return out
+
+
+HEADLINE_CHARS = 255  # a title fits a tracker's summary field: JIRA caps it at 255 characters, GitHub at 256
+_HEADING_MARK = re.compile(r"^\s*(?:#{1,6}\s+|(?:Subject|Title|Summary):\s*)", re.I)
+
+
+def headline(text: str) -> str | None:
+    """The title of a titled text — a ticket (summary, blank line, description), an e-mail, a Markdown page —
+    or None for any other text.
+
+    A titled text says what it is about in its first line; its body may be
+    mostly pasted logs, config or a build transcript, which a sentence
+    embedder (reading the first 256 word pieces) or a keyword match over the
+    whole text lets drown the title. So lookup compares titles as a field of
+    their own (``poimen.index.lookup``). The shape asked for is what trackers
+    and mail write and logs do not: a first line no longer than
+    ``HEADLINE_CHARS``, then a blank line, then a body. A Markdown ``#`` or a
+    ``Subject:`` label is not part of the title.
+    """
+    lines = text.strip().splitlines()
+    if len(lines) < 3 or lines[1].strip() or len(lines[0].strip()) > HEADLINE_CHARS:
+        return None
+    title = _HEADING_MARK.sub("", lines[0]).strip()
+    return title or None
