@@ -1,8 +1,8 @@
 """`mem` starts light: the heavy libraries load only in the command that uses them.
 
 litellm took ~12 s to import on 2 loaded cores and sentence-transformers more, so a module-level import of either
-anywhere under ``poimen.cli`` (every module in ``poimen/commands`` is imported to register its commands) makes every
-``mem`` call slow. These run in a fresh interpreter, since this test process has long imported everything.
+anywhere under ``poimen.cli_app`` (every module in ``poimen/commands`` is imported to register its commands) makes
+every ``mem`` call slow. These run in a fresh interpreter, since this test process has long imported everything.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ HEAVY = ("litellm", "torch", "sentence_transformers", "transformers", "dagster",
 _CHILD = """
 import json, sys
 args = sys.argv[1:]
-import poimen.cli
+import poimen.cli, poimen.cli_app
 if args:
     sys.argv = ["mem", *args]
     try:
@@ -46,6 +46,25 @@ def test_mem_starts_without_heavy_modules(args):
     loaded = loaded_after(*args)
     assert "poimen" in loaded and "typer" in loaded  # the child did import the CLI
     assert not loaded & set(HEAVY), f"`mem {' '.join(args)}` imported {sorted(loaded & set(HEAVY))}"
+
+
+def test_the_front_door_loads_no_third_party_module():
+    """``mem lookup`` with no server to hand it to: the front door reads the argv and looks for serve.json with the
+    standard library and poimen alone, so a warm read costs the interpreter's start-up and the request."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "POIMEN_HOME": str(REPO / "tests" / "no-such-log")}
+    env.pop("POIMEN_NO_SERVER", None)
+
+    def loaded(code: str) -> set[str]:
+        code += "\nimport json, sys\nprint(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)"
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env,
+                              cwd=REPO, stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0, proc.stderr
+        return set(json.loads(proc.stderr.strip().splitlines()[-1]))
+
+    at_start = loaded("pass")  # what the interpreter's site hooks (.pth files) load anyway
+    front = loaded("import poimen.front\nassert not poimen.front.warm(['lookup', '-k', '3', 'x'])")
+    third_party = {m for m in front - at_start if m not in sys.stdlib_module_names and m != "poimen"}
+    assert "poimen" in front and not third_party, sorted(third_party)
 
 
 def test_the_warm_read_path_loads_nothing_heavy():

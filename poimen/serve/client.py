@@ -91,14 +91,24 @@ def _request(url: str, body: dict | None, timeout: float | None) -> Any:
         return None
 
 
+def remote(root: Path, db_path: Path, op: str, params: dict, embedder_id: str | None = None) -> Any:
+    """The shape of ``op`` (lookup, context, ask) for ``params`` from a running server for this index (and, when
+    given, this query embedder); None when there is none, or it failed: the caller then computes it itself."""
+    base = server_for(root, db_path, embedder_id)
+    if base is None:
+        return None
+    reply = _request(f"{base}/{op}", {k: v for k, v in params.items() if v is not None}, None)
+    if not isinstance(reply, dict) or "error" in reply:
+        return None
+    return reply["hits"] if op == "lookup" else reply
+
+
 def read(root: Path, db_path: Path, op: str, params: dict, embedder=None) -> Any:
     """The shape of ``op`` (lookup, context, ask) for ``params``: from a running server when there is one for
     this index (and ``embedder``, when given, is the model the server queries with), else computed here."""
-    base = server_for(root, db_path, None if embedder is None else embedder.model_id)
-    if base is not None:
-        reply = _request(f"{base}/{op}", {k: v for k, v in params.items() if v is not None}, None)
-        if isinstance(reply, dict) and "error" not in reply:
-            return reply["hits"] if op == "lookup" else reply
+    shape = remote(root, db_path, op, params, None if embedder is None else embedder.model_id)
+    if shape is not None:
+        return shape
     from poimen.serve.service import ReadService
 
     return getattr(ReadService(root, db_path, embedder), op)(**params)
