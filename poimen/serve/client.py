@@ -10,10 +10,9 @@ accelerator, never a dependency, and an error is then raised by the same code, w
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -82,13 +81,24 @@ def server_for(root: Path, db_path: Path, embedder_id: str | None = None) -> str
 
 
 def _request(url: str, body: dict | None, timeout: float | None) -> Any:
+    """The JSON a 200 reply carries; None for anything else (no answer, another status, not JSON).
+
+    ``http.client`` rather than ``urllib.request``: the server is always on loopback and plain HTTP, and
+    urllib's import (its handlers, ``tempfile``, ``email``...) is a sizeable share of what a warm ``mem lookup``
+    costs before the request is even sent."""
+    host, _, rest = url.removeprefix("http://").partition("/")
+    name, _, port = host.rpartition(":")
     data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"} if data else {})
+    conn = http.client.HTTPConnection(name, int(port), timeout=timeout)
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            return json.load(resp)
-    except (OSError, ValueError, urllib.error.URLError):
+        conn.request("POST" if data is not None else "GET", "/" + rest, body=data,
+                     headers={"Content-Type": "application/json"} if data is not None else {})
+        resp = conn.getresponse()
+        return json.loads(resp.read()) if resp.status == 200 else None
+    except (OSError, ValueError, http.client.HTTPException):
         return None
+    finally:
+        conn.close()
 
 
 def remote(root: Path, db_path: Path, op: str, params: dict, embedder_id: str | None = None) -> Any:
