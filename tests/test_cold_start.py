@@ -77,3 +77,24 @@ def test_the_warm_read_path_loads_nothing_heavy():
     assert proc.returncode == 0, proc.stderr
     loaded = set(json.loads(proc.stderr.strip().splitlines()[-1]))
     assert "poimen" in loaded and not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+
+
+def test_a_cold_ask_answers_without_litellm(tmp_path):
+    """`mem ask` with the offline engine reads in-process and calls the engine in process: litellm's import (most
+    of a cold ask before) is for real provider models only."""
+    from lineage_helpers import build
+
+    log, _, _ = build(tmp_path)
+    code = ("import json, sys\nimport poimen.cli\nsys.argv = ['mem', 'ask', '--log', sys.argv[1], '--json', "
+            "'how was the 413 on imports fixed?']\ntry:\n    poimen.cli.main()\nexcept SystemExit as exc:\n"
+            "    assert not exc.code, exc.code\n"
+            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "POIMEN_NO_SERVER": "1"}
+    env.pop("POIMEN_MODEL", None)
+    proc = subprocess.run([sys.executable, "-c", code, str(log)], capture_output=True, text=True, timeout=300,
+                          env=env, cwd=REPO, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)
+    assert answer["text"] and answer["memory_shas"] and answer["model_id"].startswith("poimen/extractive@")
+    loaded = set(json.loads(proc.stderr.strip().splitlines()[-1]))
+    assert not loaded & {"litellm", "openai", "torch"}, sorted(loaded & {"litellm", "openai", "torch"})
