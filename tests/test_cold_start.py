@@ -98,3 +98,23 @@ def test_a_cold_ask_answers_without_litellm(tmp_path):
     assert answer["text"] and answer["memory_shas"] and answer["model_id"].startswith("poimen/extractive@")
     loaded = set(json.loads(proc.stderr.strip().splitlines()[-1]))
     assert not loaded & {"litellm", "openai", "torch"}, sorted(loaded & {"litellm", "openai", "torch"})
+
+
+@pytest.mark.slow
+def test_the_offline_answer_embeds_new_lines_without_torch(tmp_path):
+    """The answer task weighs a context's lines, mostly never embedded before: with all-MiniLM-L6-v2 (not the
+    tests' hash embedder) and an empty cache, they go through the numpy encoder, so `mem ask` imports no torch."""
+    code = ("import json, sys\nfrom poimen.llm.offline import respond\nfrom poimen.prompts import render\n"
+            "r = render('answer', question='why did the uploads fail?', memory='The disk was full.\\n"
+            "Uploads failed with 413 because the ingress body limit was 10k.\\nLunch was pizza.')\n"
+            "print(respond(r.system, r.user))\n"
+            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "POIMEN_HOME": str(tmp_path / "home")}
+    env.pop("POIMEN_EMBEDDER")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env,
+                          cwd=REPO, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    assert "413 because the ingress body limit" in proc.stdout
+    loaded = set(json.loads(proc.stderr.strip().splitlines()[-1]))
+    assert not loaded & {"torch", "sentence_transformers", "transformers"}, sorted(loaded)
+    assert not list((tmp_path / "home").rglob("*.npy"))  # numpy vectors are never written to the cache
