@@ -1,12 +1,14 @@
 """Model clients for the benchmarks: the offline engine in process, a call counter, and an always-update loop.
 
-Why in process: the offline engine answers through litellm's custom-provider
-path in poimen proper, and litellm's mock transport costs 60-150 ms a call on
-this machine, against ~5 ms for the engine itself. The replies are identical
-(the same ``respond`` function, the same model id, so the same run ids); only
-the transport is skipped, which turns a 448K-token item from minutes into
-seconds. ``litellm_overhead`` measures what was skipped, and the report states
-it. Any other model string goes through litellm unchanged (``--model``).
+Why in process: litellm's mock transport costs 60-150 ms a call on this
+machine, against ~5 ms for the offline engine itself, so poimen proper calls
+the engine in process too (``poimen.llm.client.OfflineClient``, what
+``client_for`` builds for it). The replies are those of the engine's litellm
+custom provider (the same ``respond`` function, the same model id, so the same
+run ids); only the transport is skipped, which turns a 448K-token item from
+minutes into seconds. ``litellm_overhead`` measures what was skipped, and the
+report states it. Any other model string goes through litellm unchanged
+(``--model``).
 
 ``AlwaysUpdateClient`` is the MemAgent-style comparison: MemAgent rewrites its
 memory on every chunk. Here each turn the offline engine's reply is kept when
@@ -21,23 +23,13 @@ from __future__ import annotations
 import asyncio
 import time
 
-from poimen.llm.client import Completion, ModelConfig, client_for
-from poimen.llm.offline import MODEL_ID, respond
+from poimen.llm.client import Completion, LiteLLMClient, ModelConfig, OfflineClient, client_for
+from poimen.llm.offline import MODEL_ID
 from poimen.prompts import escape, sections
 from poimen.text import content_terms, split_sentences
 from poimen.tokens import count_tokens
 
 BEST_SENTENCES = 2
-
-
-class InProcessOffline:
-    """``poimen/extractive`` called directly: the same replies as through litellm, without its transport."""
-
-    model_id = MODEL_ID
-    constrain = None
-
-    async def complete(self, system: str, user: str, max_tokens: int) -> Completion:
-        return Completion(respond(system, user), self.model_id)
 
 
 class CountingClient:
@@ -92,9 +84,9 @@ class AlwaysUpdateClient:
 
 def bench_client(model: str | None = None, api_base: str | None = None, constrain: str | None = None,
                  timeout: float | None = None):
-    """The offline engine in process by default; any litellm model string otherwise."""
+    """The offline engine in process by default (whatever ``$POIMEN_MODEL`` says); any litellm model string otherwise."""
     if model in (None, "", MODEL_ID):
-        return InProcessOffline()
+        return OfflineClient()
     return client_for(ModelConfig(model, api_base, timeout, constrain))
 
 
@@ -104,7 +96,7 @@ def litellm_overhead(calls: int = 20) -> dict:
 
     rendered = render("gate", question="Which magazine was started first?", memory="",
                       chunk="Arthur's Magazine was an American literary periodical. " * 200, budget=1024)
-    via = client_for(ModelConfig(MODEL_ID))
+    via = LiteLLMClient(MODEL_ID)
 
     async def go(client) -> float:
         await client.complete(rendered.system, rendered.user, 1280)  # warm: litellm imports, provider registration
@@ -114,5 +106,5 @@ def litellm_overhead(calls: int = 20) -> dict:
         return (time.perf_counter() - start) / calls
 
     litellm_s = asyncio.run(go(via))
-    direct_s = asyncio.run(go(InProcessOffline()))
+    direct_s = asyncio.run(go(OfflineClient()))
     return {"calls": calls, "litellm_ms": litellm_s * 1e3, "in_process_ms": direct_s * 1e3}

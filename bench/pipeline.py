@@ -32,7 +32,7 @@ _RSS_CHILD = r"""
 import asyncio, json, resource, sys, time
 from pathlib import Path
 from poimen._env import offline_defaults; offline_defaults()
-from bench.clients import InProcessOffline
+from poimen.llm.client import OfflineClient
 from poimen.domain import Level, Query
 from poimen.log.store import EventLog
 from poimen.loop import LoopConfig
@@ -43,7 +43,7 @@ stream = source_stream(path, 5000)
 log = EventLog(root)
 with log.writer():
     out = asyncio.run(execute(log, [RunPlan(Level.L1, Query("rss", "Which band was formed first, and where?"), stream)],
-                              InProcessOffline(), LoopConfig(), 1))
+                              OfflineClient(), LoopConfig(), 1))
 # VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the forking parent (here one holding a loaded model).
 hwm = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
 print(json.dumps({"chunks": len(stream.chunk_shas), "status": out[0].status, "seconds": time.perf_counter() - start,
@@ -52,7 +52,7 @@ print(json.dumps({"chunks": len(stream.chunk_shas), "status": out[0].status, "se
 
 
 def build_and_rebuild(workdir: Path) -> dict:
-    from bench.clients import InProcessOffline
+    from poimen.llm.client import OfflineClient
     from poimen.chunking import iter_chunks
     from poimen.core import RunRequest, run_loops
     from poimen.embedding import SentenceTransformerEmbedder
@@ -68,7 +68,7 @@ def build_and_rebuild(workdir: Path) -> dict:
     sources = sorted(p for p in (EXAMPLES / "sources").iterdir() if p.is_file())
     references = sorted(p for p in (EXAMPLES / "reference").iterdir() if p.is_file())
     tokens = sum(c.tokens for p in sources for c in iter_chunks(p)) + sum(c.tokens for p in references for c in iter_chunks(p, 1000))
-    client = InProcessOffline()
+    client = OfflineClient()
     steps = {}
     start = time.perf_counter()
     for level in ("L1", "L2"):

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from poimen.errors import NoRuns
-from poimen.llm.client import ModelClient
-from poimen.log.store import EventLog
 from poimen.prompts import render, unescape
-from poimen.log.runs import final_runs, read_runs
+
+if TYPE_CHECKING:  # a question's answer reads the index only: the log (and pyarrow under it) loads for --query
+    from poimen.llm.client import ModelClient
+    from poimen.log.store import EventLog
 
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.S)
 
@@ -24,6 +26,8 @@ class Answer:
 
 def final_memories(log: EventLog, query: str) -> tuple[str, list[tuple[str, str]]]:
     """The query's text and (sha, text) of its final memories: its latest L2 memory if any, else its L1 memories."""
+    from poimen.log.runs import final_runs, read_runs
+
     chosen = [r for r in final_runs(read_runs(log)) if query in (r.query_id, r.query_text)]
     text = chosen[0].query_text if chosen else query
     return text, [(s.final_memory_sha, s.final_memory) for s in chosen]

@@ -199,14 +199,15 @@ def embedder_for(name: str, dim: int = 0, cache_dir: Path | None = None, batch_s
     return SentenceTransformerEmbedder(local, batch_size=batch_size, cache_dir=cache_dir, queries=queries)
 
 
-def default_embedder() -> "Embedder":
+def default_embedder(queries: bool = False) -> "Embedder":
     """The embedder ``$POIMEN_EMBEDDER`` configures, one instance per process and cache folder (the model loads
-    lazily); vectors are cached on disk under ``$POIMEN_HOME/cache/embeddings`` by text sha."""
-    from poimen.log.store import default_root
+    lazily); vectors are cached on disk under ``$POIMEN_HOME/cache/embeddings`` by text sha. ``queries``: the read
+    path's flavour, which reads that cache but embeds what it misses with the numpy encoder and writes nothing."""
+    from poimen._env import default_root
 
-    return _default_embedder(configured_embedder_id(), default_root() / "cache" / "embeddings")
+    return _default_embedder(configured_embedder_id(), default_root() / "cache" / "embeddings", queries)
 
 
 @functools.cache
-def _default_embedder(model_id: str, cache_dir: Path) -> "Embedder":
-    return embedder_for(model_id, cache_dir=cache_dir)
+def _default_embedder(model_id: str, cache_dir: Path, queries: bool) -> "Embedder":
+    return embedder_for(model_id, cache_dir=cache_dir, queries=queries)

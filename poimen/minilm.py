@@ -57,8 +57,11 @@ def _covered(path: Path) -> dict | None:
     return {**config, "max_seq_length": int(seq.get("max_seq_length") or config["max_position_embeddings"])}
 
 
+BATCH_TEXTS = 64  # texts whose tokens go through one set of matrix products (bounds the memory it takes)
+
+
 class NumpyBert:
-    """Mean-pooled, L2-normalised BERT embeddings, one text at a time (no padding, so no attention mask)."""
+    """Mean-pooled, L2-normalised BERT embeddings; texts are not padded, so there is no attention mask."""
 
     def __init__(self, path: Path, config: dict):
         from safetensors.numpy import load_file
@@ -79,32 +82,48 @@ class NumpyBert:
     def _norm(self, x: np.ndarray, name: str) -> np.ndarray:
         return _layer_norm(x, self.w[f"{name}.weight"], self.w[f"{name}.bias"], self.eps)
 
-    def _encode_one(self, text: str) -> np.ndarray:
-        ids = np.asarray(self.tokenizer.encode(text).ids)
-        w, n, d = self.w, len(ids), self.dim // self.heads
-        x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:n]
-             + w["embeddings.token_type_embeddings.weight"][0])
+    def _attend(self, q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """One text's self-attention over its own tokens (rows of q, k, v), heads joined back."""
+        n, d = len(q), self.dim // self.heads
+        q, k, v = (m.reshape(n, self.heads, d).transpose(1, 0, 2) for m in (q, k, v))
+        scores = q @ k.transpose(0, 2, 1) / np.float32(np.sqrt(d))
+        scores = np.exp(scores - scores.max(-1, keepdims=True))
+        return ((scores / scores.sum(-1, keepdims=True)) @ v).transpose(1, 0, 2).reshape(n, self.dim)
+
+    def _encode_batch(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """The texts' vectors, their tokens stacked as the rows of one matrix.
+
+        Every layer but attention works token by token, so it runs once over all the texts' tokens: one large
+        matrix product instead of a small one per text, which halved the time of the answer task's ~30 context
+        lines. Attention runs per text, over that text's rows only, so no text sees another's tokens and nothing
+        is padded. (A row's sums may then round differently than in a smaller product: by ~1e-7, the scale at
+        which these vectors already differ from sentence-transformers'.)"""
+        w = self.w
+        ids = [np.asarray(self.tokenizer.encode(t).ids) for t in texts]
+        ends = np.cumsum([len(i) for i in ids])
+        spans = [(int(e) - len(i), int(e)) for i, e in zip(ids, ends)]
+        x = np.concatenate([w["embeddings.word_embeddings.weight"][i] + w["embeddings.position_embeddings.weight"][:len(i)]
+                            + w["embeddings.token_type_embeddings.weight"][0] for i in ids])
         x = self._norm(x, "embeddings.LayerNorm")
-        for i in range(self.layers):
-            p = f"encoder.layer.{i}"
-            q, k, v = (self._linear(x, f"{p}.attention.self.{m}").reshape(n, self.heads, d).transpose(1, 0, 2)
-                       for m in ("query", "key", "value"))
-            scores = q @ k.transpose(0, 2, 1) / np.float32(np.sqrt(d))
-            scores = np.exp(scores - scores.max(-1, keepdims=True))
-            context = (scores / scores.sum(-1, keepdims=True)) @ v
-            x = self._norm(self._linear(context.transpose(1, 0, 2).reshape(n, self.dim), f"{p}.attention.output.dense")
-                           + x, f"{p}.attention.output.LayerNorm")
+        for layer in range(self.layers):
+            p = f"encoder.layer.{layer}"
+            q, k, v = (self._linear(x, f"{p}.attention.self.{m}") for m in ("query", "key", "value"))
+            context = np.concatenate([self._attend(q[a:b], k[a:b], v[a:b]) for a, b in spans])
+            x = self._norm(self._linear(context, f"{p}.attention.output.dense") + x, f"{p}.attention.output.LayerNorm")
             h = self._linear(x, f"{p}.intermediate.dense")
             h = (0.5 * h * (1.0 + _erf(h / np.float32(np.sqrt(2.0))))).astype(np.float32)
             x = self._norm(self._linear(h, f"{p}.output.dense") + x, f"{p}.output.LayerNorm")
-        pooled = x.mean(0)
-        return pooled / max(float(np.linalg.norm(pooled)), 1e-12)
+        pooled = [x[a:b].mean(0) for a, b in spans]
+        return [v / max(float(np.linalg.norm(v)), 1e-12) for v in pooled]
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        out: list[np.ndarray] = []
         with _one_blas_thread():
-            return np.stack([self._encode_one(t) for t in texts]).astype(np.float32)
+            for start in range(0, len(texts), BATCH_TEXTS):
+                out.extend(self._encode_batch(texts[start:start + BATCH_TEXTS]))
+        return np.stack(out).astype(np.float32)
 
 
 def _one_blas_thread():

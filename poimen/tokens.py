@@ -9,7 +9,7 @@ one tiktoken pins, so a corrupt or different vocabulary fails loudly.
 
 from __future__ import annotations
 
-import base64
+import binascii
 import functools
 import gzip
 import hashlib
@@ -44,11 +44,10 @@ def encoding() -> tiktoken.Encoding:
     raw = gzip.decompress(_ranks_file().read_bytes())
     if hashlib.sha256(raw).hexdigest() != _CL100K_SHA256:
         raise RuntimeError(f"{_ranks_file()}: cl100k_base ranks do not match tiktoken's pinned sha256")
-    ranks = {}
-    for line in raw.splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
+    # "<base64 token> <rank>" lines, read as one list of words: a third of a cold `mem ask`'s token-counting start-up
+    # went to calling base64.b64decode (and its argument checks) 100k times.
+    words = raw.split()
+    ranks = dict(zip(map(binascii.a2b_base64, words[0::2]), map(int, words[1::2])))
     return tiktoken.Encoding(
         name=ENCODING_NAME,
         pat_str=_CL100K_PATTERN,

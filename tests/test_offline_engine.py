@@ -1,4 +1,7 @@
-"""The offline engine: a deterministic extractive baseline behind litellm, honest about what it is."""
+"""The offline engine: a deterministic extractive baseline, honest about what it is.
+
+(It answers in process and through litellm alike: tests/test_offline_in_process.py.)
+"""
 
 import asyncio
 
@@ -41,7 +44,7 @@ def test_exit_when_memory_covers_query_terms():
     assert gate("", "The outage was caused by a full disk.").exit is False
 
 
-def test_deterministic_and_through_litellm():
+def test_deterministic_through_the_configured_client():
     r = render("gate", question=Q, memory="", chunk="The outage was caused by a full disk.", budget=1024)
     client = client_for()
     a = asyncio.run(client.complete(r.system, r.user, 256))

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from lineage_helpers import QUERY as STANDING_QUERY
 from lineage_helpers import build
 from poimen.cli import app
 from poimen.serve.client import read_env, state_path
@@ -143,6 +144,82 @@ def test_a_stopped_or_stale_server_falls_back_to_in_process(built, tmp_path):
         assert res.exit_code == 0 and res.output == warm
     finally:
         state_path(log).unlink()
+
+
+# A `mem` process as the console script runs it (poimen.cli.main, or the full typer app with "full" first); its
+# stdout, and on stderr the top-level modules it loaded (the front door must not load typer).
+_MEM = """
+import json, sys
+full = sys.argv[1] == "full"
+import poimen.cli
+main = poimen.cli.main
+if full:
+    import poimen.cli_app
+    main = poimen.cli_app.main
+sys.argv = ["mem", *sys.argv[2:]]
+try:
+    main()
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print(json.dumps(sorted({m.split(".")[0] for m in sys.modules})), file=sys.stderr)
+"""
+
+
+def mem_process(*args: str, full: bool = False, **env: str) -> tuple[str, set[str]]:
+    run_env = {**os.environ, "PYTHONPATH": str(REPO), **env}
+    proc = subprocess.run([sys.executable, "-c", _MEM, "full" if full else "front", *args], capture_output=True,
+                          text=True, timeout=600, env=run_env, cwd=REPO, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout, set(json.loads(proc.stderr.strip().splitlines()[-1]))
+
+
+@pytest.mark.slow
+def test_the_front_door_prints_what_the_full_cli_prints(built, server):
+    """lookup, context and ask, plain and --json: handed to the server without typer, the same bytes as the app."""
+    log, _, _ = built
+    commands = [
+        ["lookup", "--log", str(log), "-k", "3", "413 Request Entity Too Large"],
+        ["lookup", "--json", "--explain", "-k", "3", "--lines", "2", "413 Request Entity Too Large", "--log", str(log)],
+        ["lookup", "--log", str(log), "--db", str(log / "index.duckdb"), "nothing like this anywhere zzzqqq"],
+        ["context", "--log", str(log), "--budget", "300", QUESTION],
+        ["context", "--log", str(log), "--json", QUESTION],
+        ["ask", "--log", str(log), QUESTION],
+        ["ask", "--log", str(log), "--json", "--budget", "300", QUESTION],
+        ["ask", "--log", str(log), "--query", STANDING_QUERY],
+    ]
+    for command in commands:
+        before = get(f"{server}/health")[1]["served"]
+        front, front_modules = mem_process(*command)
+        full, full_modules = mem_process(*command, full=True)
+        assert get(f"{server}/health")[1]["served"] == before + 2, command  # both were answered by the server
+        assert "typer" not in front_modules and "typer" in full_modules, command
+        assert front and front == full, command
+
+
+@pytest.mark.slow
+def test_the_front_door_passes_what_it_does_not_parse_to_the_full_cli(built, server):
+    """An option written another way (``--lines=2``) is the full CLI's to parse: the same hits, through typer."""
+    log, _, _ = built
+    plain, _ = mem_process("lookup", "--log", str(log), "--json", "--lines", "2", "OOMKilled")
+    other, modules = mem_process("lookup", "--log", str(log), "--json", "--lines=2", "OOMKilled")
+    assert "typer" in modules and other == plain
+
+
+def test_a_dead_servers_record_falls_back_cleanly(built, tmp_path):
+    """A serve.json left by a server that died (its pid gone): the command reads in-process, no traceback."""
+    log = tmp_path / "log"
+    shutil.copytree(built[0], log, ignore=shutil.ignore_patterns("serve.json"))
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    state_path(log).write_text(json.dumps({"pid": gone.pid, "port": 9, "db": str((log / "index.duckdb").resolve()),
+                                           "embedder": "poimen/hash-bow-384", "env": read_env()}))
+    args = ["lookup", "--log", str(log), "--json", "-k", "2", "OOMKilled"]
+    run_env = {**os.environ, "PYTHONPATH": str(REPO)}
+    run_env.pop("POIMEN_NO_SERVER", None)
+    proc = subprocess.run([sys.executable, "-m", "poimen.cli", *args], capture_output=True, text=True, timeout=600,
+                          env=run_env, cwd=REPO, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stdout == mem(*args, POIMEN_NO_SERVER="1")
 
 
 def test_read_shapes_round_trip_without_loss(built):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
@@ -33,8 +32,8 @@ def register(app: typer.Typer) -> None:
 
         Example: mem context "how was the 413 on uploads fixed?" --budget 500
         """
+        from poimen.readout import print_context, print_json
         from poimen.serve.client import read
-        from poimen.shapes import context_from
 
         root, db_path = _paths(log, db)
         try:
@@ -43,11 +42,6 @@ def register(app: typer.Typer) -> None:
         except PoimenError as exc:
             fail(exc)
         if as_json:
-            print(json.dumps(shape, ensure_ascii=False))
-            return
-        ctx = context_from(shape)
-        if not ctx.lines:
-            out.print("nothing in the index", highlight=False)
-            return
-        out.print(ctx.render(), highlight=False, markup=False, soft_wrap=True)
-        out.print(f"({len(ctx.lines)} lines, {ctx.tokens}/{budget} tokens)", highlight=False)
+            print_json(shape)
+        else:
+            print_context(out, shape, budget)

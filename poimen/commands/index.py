@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Optional
@@ -125,8 +124,8 @@ def register(app: typer.Typer) -> None:
 
         Example: mem lookup "413 Request Entity Too Large on upload" --explain
         """
+        from poimen.readout import print_hits, print_json
         from poimen.serve.client import read
-        from poimen.shapes import hit_from
 
         root, db_path = _paths(log, db)
         try:
@@ -135,31 +134,9 @@ def register(app: typer.Typer) -> None:
         except PoimenError as exc:
             fail(exc)
         if as_json:
-            for shape in shapes:
-                print(json.dumps(shape, ensure_ascii=False))
-            return
-        if not shapes:
-            out.print("no hits", highlight=False)
-            return
-        for n, shape in enumerate(shapes, start=1):
-            h, shown = hit_from(shape)
-            where = f"query {h.query_id} · run {h.run_id[:12]}" if h.kind == "memory" else f"run {h.run_id[:12]}"
-            out.print(f"[bold]{n}. {h.level} {h.kind} {h.sha[:12]}[/bold] · {where} · {h.tier} {h.score:.4f}",
-                      highlight=False)
-            if shown:  # the hit's lines that match: nearest in the stream to the failure, most relevant
-                for line in shown:
-                    out.print("   " + line.render(), highlight=False, markup=False, soft_wrap=True)
-            else:  # none, or an index from before the unit projections: the hit's text
-                body = h.text if len(h.text) <= 600 else h.text[:600] + "…"
-                out.print("   " + body.replace("\n", "\n   "), highlight=False, markup=False, soft_wrap=True)
-            if h.via:
-                out.print("   via L1 " + ", ".join(v[:12] for v in h.via), highlight=False)
-            for p in h.evidence[:8]:
-                out.print(f"   evidence {p.source}#{p.position} ({p.sha[:12]})", highlight=False, markup=False)
-            if len(h.evidence) > 8:
-                out.print(f"   … {len(h.evidence) - 8} more evidence chunks", highlight=False)
-            if explain:
-                out.print(f"   why: {h.why}", highlight=False, markup=False, soft_wrap=True)
+            print_json(shapes)
+        else:
+            print_hits(out, shapes, explain)
 
     @app.command()
     def sql(

@@ -75,6 +75,10 @@ class MemoryIndex:
         self._bm25: BM25 | None = None
         self._queries: dict[str, np.ndarray] = {}  # query text -> vector: a lookup and its --explain embed once
         self._position = {sha: i for i, sha in enumerate(shas)}
+        # memory sha -> (evidence, via L1): the walk is fixed for this loaded index, and a warm server that answers
+        # the same memories again (an agent loop) then opens no connection for them; the server loads a new
+        # MemoryIndex when the index file changes.
+        self._walked: dict[str, tuple[tuple[Provenance, ...], tuple[str, ...]]] = {}
 
     @classmethod
     def open(cls, db_path: Path, embedder=None) -> "MemoryIndex":
@@ -267,25 +271,32 @@ class MemoryIndex:
                    signature_keys=keys, ranks=ranks)
 
     def _with_provenance(self, hits: list[Hit]) -> list[Hit]:
-        if not hits:
-            return hits
         from dataclasses import replace
 
+        self._walk([h for h in hits if h.kind == "memory" and h.sha not in self._walked])
         out = []
+        for h in hits:
+            if h.kind in ("reference", "evidence"):  # a chunk is its own evidence
+                m = self.meta[self._position[h.sha]]
+                out.append(replace(h, evidence=(Provenance(h.sha, m["source"], int(m["position"])),)))
+            else:
+                evidence, via = self._walked[h.sha]
+                out.append(replace(h, evidence=evidence, via=via))
+        return out
+
+    def _walk(self, memories: list[Hit]) -> None:
+        """Record each memory's evidence chunks and, for an L2 memory, the L1 memories it came via (one connection)."""
+        if not memories:
+            return
         con = connect_read_only(self.db_path)
         try:
-            for h in hits:
-                if h.kind in ("reference", "evidence"):  # a chunk is its own evidence
-                    m = self.meta[self._position[h.sha]]
-                    out.append(replace(h, evidence=(Provenance(h.sha, m["source"], int(m["position"])),)))
-                    continue
+            for h in memories:
                 rows = con.execute(WALK_SQL, [h.sha]).fetchall()
                 evidence = tuple(Provenance(sha, src, int(pos)) for what, sha, src, pos in rows if what == "evidence")
                 via = tuple(sha for what, sha, _, _ in rows if what == "via" and sha != h.sha) if h.level == "L2" else ()
-                out.append(replace(h, evidence=evidence, via=via))
+                self._walked[h.sha] = (evidence, via)
         finally:
             con.close()
-        return out
 
     def search(self, text: str, k: int = 10, explain: bool = False,
                tiers: tuple[str, ...] = ("signature", "fused"), provenance: bool = True) -> list[Hit]:

@@ -1,11 +1,15 @@
 """One async protocol for every model call, and its three implementations.
 
 ``LiteLLMClient`` reaches any provider litellm knows (OpenAI, Anthropic,
-Ollama, vLLM, an OpenAI-compatible local server) and, with no model
-configured, poimen's offline engine, registered as the litellm provider
-``poimen`` — so the offline path and the real path share every line after the
-call. ``ScriptedClient`` returns canned replies for tests. ``CachingClient``
-keys replies by (model id, template sha, rendered prompt sha).
+Ollama, vLLM, an OpenAI-compatible local server). With no model configured,
+poimen's offline engine answers: ``client_for`` calls it in process
+(``OfflineClient``), because importing litellm costs seconds of CPU on every
+cold ``mem ask`` and ``mem run`` for a reply litellm only copies through its
+mock transport. The engine is still registered as the litellm provider
+``poimen`` (``LiteLLMClient("poimen/extractive")``), and a test holds the two
+paths to the same replies, model id and prompt sha. ``ScriptedClient``
+returns canned replies for tests. ``CachingClient`` keys replies by (model id,
+template sha, rendered prompt sha).
 """
 
 from __future__ import annotations
@@ -195,6 +199,30 @@ class LiteLLMClient:
         return self._refused
 
 
+class OfflineClient:
+    """poimen's offline engine (``poimen/...`` model strings) called in process, without litellm's import and transport.
+
+    The reply is ``offline.respond(system, user)``, the very function the litellm provider returns through
+    ``mock_response``, and the model id is the one ``LiteLLMClient`` records for the same model string, so runs,
+    answers and their log events do not depend on which path produced them. The engine has no token usage
+    (litellm's mock reports a fixed 10/20), so ``usage`` stays empty. An engine error (a prompt with no task it
+    answers) raises poimen's own error here, where litellm would retry it and report ``ModelUnavailable``.
+    """
+
+    constrain = None  # the offline engine is not a server: it always answers in tags
+
+    def __init__(self, model: str = DEFAULT_MODEL):
+        from poimen.llm.offline import model_id
+
+        self.model = model
+        self.model_id = model_id(model)
+
+    async def complete(self, system: str, user: str, max_tokens: int) -> Completion:
+        from poimen.llm.offline import respond
+
+        return Completion(text=respond(system, user), model_id=self.model_id)
+
+
 Reply = str | Exception | Callable[[str, str], str]
 
 
@@ -295,9 +323,15 @@ class ModelConfig:
 
 
 def client_for(config: ModelConfig = ModelConfig()) -> ModelClient:
-    """The one place a model client is built (CLI, core, Dagster resource, typed memory's router, bench)."""
-    client: ModelClient = LiteLLMClient(
-        config.model or os.environ.get("POIMEN_MODEL") or DEFAULT_MODEL,
-        api_base=config.api_base or os.environ.get("POIMEN_API_BASE"), api_key=config.api_key,
-        timeout=config.timeout or default_timeout(), constrain=config.constrain or os.environ.get("POIMEN_CONSTRAIN"))
+    """The one place a model client is built (CLI, core, Dagster resource, typed memory's router, bench).
+
+    poimen's offline engine is called in process (``OfflineClient``); every other model string goes through litellm.
+    The timeout and constrain settings are still checked for the offline engine, so a bad value fails the same way.
+    """
+    model = config.model or os.environ.get("POIMEN_MODEL") or DEFAULT_MODEL
+    timeout = config.timeout or default_timeout()
+    constrain = check_mode(config.constrain or os.environ.get("POIMEN_CONSTRAIN"))
+    client: ModelClient = OfflineClient(model) if model.startswith("poimen/") else LiteLLMClient(
+        model, api_base=config.api_base or os.environ.get("POIMEN_API_BASE"), api_key=config.api_key,
+        timeout=timeout, constrain=constrain)
     return CachingClient(client, config.cache_dir) if config.cache_dir else client

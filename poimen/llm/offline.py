@@ -54,16 +54,37 @@ def respond(system: str, user: str) -> str:
 
 
 _scorer = None
+_reader = None
 _explicit = False
 
 
 def configure(embedder=None) -> None:
     """Use ``embedder`` for the engine's relevance scores (``None``: ``$POIMEN_EMBEDDER``, else all-MiniLM-L6-v2)."""
-    global _scorer, _explicit
+    global _scorer, _reader, _explicit
     from poimen.relevance import Scorer
 
-    _scorer = Scorer(embedder)
+    _scorer, _reader = Scorer(embedder), None
     _explicit = embedder is not None
+
+
+def reader():
+    """The answer task's scorer: the engine's scorer over the read path's flavour of its embedder.
+
+    An answer is a read. The lines it weighs are a context's, mostly never embedded before, and embedding them
+    with sentence-transformers made a cold ``mem ask`` import torch (~20 s on 2 loaded cores) where the rest of the
+    read needs only the numpy encoder. So vectors the disk cache holds serve first, and the rest come from the
+    numpy encoder (``queries=True``: equal to sentence-transformers' to float32 rounding, never cached). The gate,
+    whose choices the log records, keeps ``scorer()``; an embedder set by ``configure`` serves both.
+    """
+    global _reader
+    from poimen.embedding import configured_embedder_id, default_embedder
+    from poimen.relevance import Scorer
+
+    if _explicit:
+        return scorer()
+    if _reader is None or _reader.embedder.model_id != configured_embedder_id():
+        _reader = Scorer(default_embedder(queries=True))
+    return _reader
 
 
 def scorer():
@@ -170,7 +191,8 @@ def answer(system: str, user: str) -> str:
     lines = [u.text for u in split_units(data.get("memory", ""))]
     if not lines:
         return "<answer>not in memory</answer>"
-    scores = scorer().score(scorer().query(data["question"]), lines)
+    sc = reader()
+    scores = sc.score(sc.query(data["question"]), lines)
     ranked = sorted(range(len(lines)), key=lambda i: (-scores[i], i))
     best = [i for i in ranked[:ANSWER_LINES] if scores[i] >= THRESHOLD / 2]
     if not best:

@@ -10,10 +10,9 @@ accelerator, never a dependency, and an error is then raised by the same code, w
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -82,23 +81,44 @@ def server_for(root: Path, db_path: Path, embedder_id: str | None = None) -> str
 
 
 def _request(url: str, body: dict | None, timeout: float | None) -> Any:
+    """The JSON a 200 reply carries; None for anything else (no answer, another status, not JSON).
+
+    ``http.client`` rather than ``urllib.request``: the server is always on loopback and plain HTTP, and
+    urllib's import (its handlers, ``tempfile``, ``email``...) is a sizeable share of what a warm ``mem lookup``
+    costs before the request is even sent."""
+    host, _, rest = url.removeprefix("http://").partition("/")
+    name, _, port = host.rpartition(":")
     data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"} if data else {})
+    conn = http.client.HTTPConnection(name, int(port), timeout=timeout)
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            return json.load(resp)
-    except (OSError, ValueError, urllib.error.URLError):
+        conn.request("POST" if data is not None else "GET", "/" + rest, body=data,
+                     headers={"Content-Type": "application/json"} if data is not None else {})
+        resp = conn.getresponse()
+        return json.loads(resp.read()) if resp.status == 200 else None
+    except (OSError, ValueError, http.client.HTTPException):
         return None
+    finally:
+        conn.close()
+
+
+def remote(root: Path, db_path: Path, op: str, params: dict, embedder_id: str | None = None) -> Any:
+    """The shape of ``op`` (lookup, context, ask) for ``params`` from a running server for this index (and, when
+    given, this query embedder); None when there is none, or it failed: the caller then computes it itself."""
+    base = server_for(root, db_path, embedder_id)
+    if base is None:
+        return None
+    reply = _request(f"{base}/{op}", {k: v for k, v in params.items() if v is not None}, None)
+    if not isinstance(reply, dict) or "error" in reply:
+        return None
+    return reply["hits"] if op == "lookup" else reply
 
 
 def read(root: Path, db_path: Path, op: str, params: dict, embedder=None) -> Any:
     """The shape of ``op`` (lookup, context, ask) for ``params``: from a running server when there is one for
     this index (and ``embedder``, when given, is the model the server queries with), else computed here."""
-    base = server_for(root, db_path, None if embedder is None else embedder.model_id)
-    if base is not None:
-        reply = _request(f"{base}/{op}", {k: v for k, v in params.items() if v is not None}, None)
-        if isinstance(reply, dict) and "error" not in reply:
-            return reply["hits"] if op == "lookup" else reply
+    shape = remote(root, db_path, op, params, None if embedder is None else embedder.model_id)
+    if shape is not None:
+        return shape
     from poimen.serve.service import ReadService
 
     return getattr(ReadService(root, db_path, embedder), op)(**params)

@@ -79,7 +79,6 @@ class ReadService:
         """ψ over the context for a ``question``, or over a standing ``query``'s final memories."""
         from poimen.answer import answer_question
         from poimen.answer import ask as ask_query
-        from poimen.log.store import EventLog
 
         if (question is None) == (query is None):
             raise PoimenError("ask: give a question or a query, not both and not neither")
@@ -87,6 +86,8 @@ class ReadService:
         if question is not None:
             answer = asyncio.run(answer_question(self.db_path, question, client, budget, engine=self.engine()))
         else:
+            from poimen.log.store import EventLog  # only a standing query reads the log (and loads pyarrow)
+
             answer = asyncio.run(ask_query(EventLog(self.root), query, client))
         return answer_shape(answer, question, query)
 

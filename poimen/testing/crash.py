@@ -26,6 +26,7 @@ from pathlib import Path
 import poimen  # noqa: F401  (offline defaults before litellm)
 import litellm  # noqa: F401,E402  (warm: the forked children inherit it)
 import poimen.cli  # noqa: E402
+import poimen.cli_app  # noqa: E402,F401  (the typer app, loaded once: each forked `mem` runs it)
 import poimen.log.store as store  # noqa: E402
 
 
