@@ -68,10 +68,18 @@ def print_context(out, shape: Shape, budget: int) -> None:
 
 
 def print_answer(out, shape: Shape) -> None:
-    """``mem ask``: the answer, then the shas it drew on ("from" for a question, "memory" for a standing query)."""
+    """``mem ask``: the answer, then what it drew on: for a question one line of the memory and chunk shas behind
+    its context (12-character prefixes, which `mem show` takes; ``--json`` has them whole), for a standing query
+    each final memory's sha on a line of its own."""
     from poimen.shapes import answer_from
 
     answer = answer_from(shape)
     out.print(answer.text, highlight=False, markup=False, soft_wrap=True)
+    if shape.get("question") is not None:
+        if answer.memory_shas:
+            more = len(answer.memory_shas) - 10
+            out.print("from " + " ".join(sha[:12] for sha in answer.memory_shas[:10]) + (f" (+{more})" if more > 0 else ""),
+                      highlight=False)
+        return
     for sha in answer.memory_shas[:10]:
-        out.print(f"{'from' if shape.get('question') is not None else 'memory'} {sha}", highlight=False)
+        out.print(f"memory {sha}", highlight=False)
