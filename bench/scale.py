@@ -212,12 +212,15 @@ def section(r: dict) -> dict:
     ]
     table = [[g["factor"], g["sources"], round(g["seconds"], 1), round(g["per_source_s"], 3)] for g in r["growth"]]
     notes = (f"A loopback OpenAI-compatible server answers every call after {r['delay_s'] * 1000:.0f} ms with one "
-             f"canned gate reply ({r['calls']['in_process']} calls in an in-process build, {r['calls']['multiprocess']} in a multiprocess one); chunks of {r['chunk_tokens']} "
+             f"canned gate reply ({r['calls']['in_process']} calls in an in-process build, "
+             f"{r['calls']['multiprocess']} in a multiprocess one); chunks of {r['chunk_tokens']} "
              "tokens. In-process: one shard, the loops concurrent inside one step (LLMResource concurrency 4). "
              "Multiprocess: `pipelines.scaled` (4 shards), `max_concurrent: 2`, step processes forked from a "
-             "forkserver that preloaded the code location; the same per-step concurrency. The S3 server is moto "
-             "on 127.0.0.1 serving one request at a time, s3fs the client; a commit is a GET and a conditional PUT "
-             "of index.jsonl. Machine: " + f"{os.cpu_count()} CPUs.")
+             "fork server that preloaded `pipelines.preload`, started before the clock by a first multiprocess "
+             f"build of one source ({r['first_multiprocess_build_s']:.1f} s), as the in-process imports are; the "
+             "same per-step concurrency; medians of 3 alternated builds. The S3 server is moto "
+             "on 127.0.0.1 serving one request at a time, s3fs the client; a commit is one conditional PUT "
+             "of index.jsonl (and a GET only after a lost race). Machine: " + f"{os.cpu_count()} CPUs.")
     return {"title": "Scale", "rows": rows, "notes": notes,
             "tables": [{"title": "in-process build by corpus size", "columns": ["x", "sources", "s", "s / source"],
                         "rows": table}]}

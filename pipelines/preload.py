@@ -11,7 +11,8 @@ Nothing here reads the environment or opens a file outside the packages: the for
 it started with, and the steps resolve their resources when they run.
 """
 
-import poimen  # noqa: F401,I001  (first: the offline environment, before litellm looks for its cost map online)
+import gc  # noqa: I001
+import poimen  # noqa: F401  (first of the packages: the offline environment, before litellm looks for its cost map online)
 
 import dagster._core.storage.event_log.sqlite  # noqa: F401  (the instance a step process opens from its ref)
 import dagster._core.storage.fs_io_manager  # noqa: F401  (step outputs, through universal-pathlib)
@@ -19,12 +20,15 @@ import dagster._core.storage.local_compute_log_manager  # noqa: F401
 import dagster._core.storage.runs.sqlite  # noqa: F401
 import dagster._core.storage.schedules.sqlite  # noqa: F401
 import dagster._core.storage.sqlite_storage  # noqa: F401
-import litellm  # noqa: F401  (the model client; about 1 s of imports)
+import litellm  # noqa: F401  (the model client: seconds of imports)
 import pandas  # noqa: F401
 import pyarrow.parquet  # noqa: F401
-import upath  # noqa: F401
+import upath.core  # noqa: F401  (upath loads its core, and fsspec, on first use: 0.3 s per step process)
 
 import pipelines.scaled  # noqa: F401  (the code location the steps run)
 from poimen.tokens import encoding
 
 encoding()  # the tokenizer, built from its rank file once here rather than once per step process
+# Everything above is shared with each step process until written; a collection in the child would write to every
+# object it walks (copying its page), so what is here now is moved out of the collector's sight.
+gc.freeze()
