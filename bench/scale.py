@@ -130,7 +130,7 @@ def run(data_dir: Path | None = None, quick: bool = False, progress=print, parts
         if "executors" in parts:
             out.update(executors(tmp, server, base * 4, 1 if quick else 3, progress))
         if "storage" in parts:
-            out["storage"] = storage(tmp, server.api_base, base * 4, progress)
+            out["storage"] = storage(tmp, server.api_base, base * 4, 1 if quick else 3, progress)
         if "growth" in parts:
             out["growth"] = growth(tmp, server.api_base, base, progress)
     if data_dir:
@@ -160,22 +160,26 @@ def executors(tmp: Path, server, n: int, repeats: int, progress) -> dict:
         "samples": samples}}
 
 
-def storage(tmp: Path, api_base: str, n: int, progress) -> dict:
-    """The L1 runs of ``n`` sources into a local folder, then into moto's S3 server."""
+def storage(tmp: Path, api_base: str, n: int, repeats: int, progress) -> dict:
+    """The L1 runs of ``n`` sources into a local folder and into moto's S3 server, alternated ``repeats`` times
+    (each into a fresh log); medians."""
     from poimen.testing.s3_server import LocalS3
 
-    progress(f"scale: the log on S3 against local files, {n} sources")
+    progress(f"scale: the log on S3 against local files, {n} sources, {repeats} runs each")
     src = corpus(tmp / "storage", n)
-    local = loop_build(tmp / "storage" / "log", src, api_base)
+    samples: dict[str, list[float]] = {"local": [], "s3": []}
     with LocalS3() as s3:
-        saved = dict(os.environ)
-        os.environ.update(s3.env)
-        try:
-            remote = loop_build(s3.uri("scale"), src, api_base)
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
-    return {"sources": n, "local_s": local, "s3_s": remote, "ratio": remote / local}
+        for i in range(repeats):
+            samples["local"].append(loop_build(tmp / "storage" / f"log-{i}", src, api_base))
+            saved = dict(os.environ)
+            os.environ.update(s3.env)
+            try:
+                samples["s3"].append(loop_build(s3.uri(f"scale-{i}"), src, api_base))
+            finally:
+                os.environ.clear()
+                os.environ.update(saved)
+    local, remote = statistics.median(samples["local"]), statistics.median(samples["s3"])
+    return {"sources": n, "local_s": local, "s3_s": remote, "ratio": remote / local, "samples": samples}
 
 
 def growth(tmp: Path, api_base: str, base: int, progress) -> list[dict]:

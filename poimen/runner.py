@@ -108,7 +108,7 @@ async def execute(
     plans = without_forgotten([p for p in plans if p.stream.id not in gone.streams], gone.shas)
     # What the log held when the batch began, and the runs this batch seals: a run is looked up here, not in the
     # index (on object storage each look is a round trip). A run another writer seals meanwhile is found sealed
-    # once this writer holds it, below, or at worst sealed twice with the same bytes (its commit is then a no-op).
+    # once this writer holds it, below.
     sealed = set(log.sealed_run_ids())
     journals = log.journals_at_start
     streams = list({p.stream.id: p.stream for p in plans if p.level == Level.L1}.values())
