@@ -9,13 +9,14 @@ notes, each a few chunks. Measured:
 - the same L1 runs (``run_loops``, as `mem run` does them) with the log on moto's S3 server against a local folder;
 - the in-process build at 1x, 4x and 16x the sources, with the wall time per source at each size.
 
-Run alone: ``python -m bench.scale [--quick]``.
+Run alone: ``python -m bench.scale [--quick] [--only executors|storage|growth]``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -41,10 +42,7 @@ DELAY = 0.1  # seconds per model call
 REPLY = "<check>yes</check>\n<update>Rolling back the config push restored the upstream pool.</update>\n<next>continue</next>"
 CHUNK_TOKENS = 48
 SELECTION = ("chunks", "l1_memories")
-# Two step processes at a time, forked from a server that imported the code location (and litellm) once. The fork
-# server keeps the environment it started with, so this process makes one multiprocess build and no more.
-MULTIPROCESS = {"execution": {"config": {"max_concurrent": 2, "start_method": {
-    "forkserver": {"preload_modules": ["pipelines.scaled", "litellm"]}}}}}
+WORKERS = 2  # step processes at a time in the multiprocess build
 
 
 def corpus(folder: Path, sources: int) -> Path:
@@ -58,41 +56,43 @@ def corpus(folder: Path, sources: int) -> Path:
     return src
 
 
-@contextmanager
-def environment(folder: Path, api_base: str):
-    """Point every resource of the code location (read when a step runs, in any process) at ``folder``."""
-    saved = dict(os.environ)
-    os.environ.update({
-        "POIMEN_HOME": str(folder / "log"), "POIMEN_DB": str(folder / "index.duckdb"),
-        "POIMEN_SOURCES": str(folder / "sources"), "POIMEN_REFERENCE": str(folder / "reference"),
-        "POIMEN_QUERIES": str(folder / "queries.yaml"), "POIMEN_CHUNK_TOKENS": str(CHUNK_TOKENS),
-        "POIMEN_MODEL": "openai/scale-bench", "POIMEN_API_BASE": api_base, "OPENAI_API_KEY": "sk-fake-loopback",
-        "POIMEN_EMBEDDER": "hash", "DAGSTER_HOME": str(folder / "dagster"),
-    })
-    (folder / "dagster").mkdir(exist_ok=True)
-    try:
-        yield
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+def resources_config(folder: Path, api_base: str) -> dict:
+    """Run config pointing every resource the build uses at ``folder`` (its log, its model-reply cache).
+
+    Run config rather than the environment: step processes are forked from a fork server that keeps the
+    environment it started with, and the bench starts it once, before any clock, for every multiprocess build.
+    """
+    return {"resources": {
+        "event_log": {"config": {"root": str(folder / "log")}},
+        "corpus": {"config": {"sources": str(folder / "sources"), "reference": str(folder / "reference"),
+                              "queries": str(folder / "queries.yaml"), "chunk_tokens": CHUNK_TOKENS}},
+        "llm": {"config": {"model": "openai/scale-bench", "api_base": api_base,
+                           "cache_dir": str(folder / "log" / "cache" / "llm")}},
+    }}
 
 
 def dagster_build(folder: Path, api_base: str, multiprocess: bool) -> float:
-    """Wall seconds of one build of `chunks` and `l1_memories` (fresh log), in process or on 2 step processes."""
+    """Wall seconds of one build of `chunks` and `l1_memories` (fresh log), in process or on 2 step processes.
+
+    In process: the default code location (one shard, one process). Multiprocess: ``pipelines.scaled`` (4 shards),
+    ``WORKERS`` step processes at a time forked from the fork server that ``pipelines.preload`` warmed.
+    """
     import dagster as dg
 
     from pipelines.definitions import make_definitions
-    from pipelines.scaled import full_build_job
+    from pipelines.scaled import execution_config, full_build_job
 
     keys = [dg.AssetKey(k) for k in SELECTION]
-    with environment(folder, api_base), dg.instance_for_test(temp_dir=str(folder / "dagster")) as instance:
+    run_config = resources_config(folder, api_base)
+    (folder / "dagster").mkdir(exist_ok=True)
+    with dg.instance_for_test(temp_dir=str(folder / "dagster")) as instance:
         start = time.perf_counter()
         if multiprocess:
             result = dg.execute_job(dg.reconstructable(full_build_job), instance=instance, asset_selection=keys,
-                                    run_config=MULTIPROCESS)
+                                    run_config={**run_config, **execution_config(WORKERS)})
         else:
             result = make_definitions().resolve_job_def("full_build").execute_in_process(
-                instance=instance, asset_selection=keys)
+                instance=instance, asset_selection=keys, run_config=run_config)
         seconds = time.perf_counter() - start
     if not result.success:
         raise RuntimeError(f"the {'multiprocess' if multiprocess else 'in-process'} build failed")
@@ -114,54 +114,85 @@ def loop_build(root: str | Path, sources: Path, api_base: str) -> float:
     return seconds
 
 
-def run(data_dir: Path | None = None, quick: bool = False, progress=print) -> dict:
+PARTS = ("executors", "storage", "growth")
+
+
+def run(data_dir: Path | None = None, quick: bool = False, progress=print, parts=PARTS) -> dict:
     from poimen.testing.openai_server import FakeOpenAI, text
-    from poimen.testing.s3_server import LocalS3
 
     base = 2 if quick else 16  # 1x; the executor and storage comparisons use 4x (8 or 64 sources)
     out: dict = {"delay_s": DELAY, "chunk_tokens": CHUNK_TOKENS, "queries": 2, "quick": quick}
     os.environ.setdefault("OPENAI_API_KEY", "sk-fake-loopback")
     with FakeOpenAI(delay=DELAY, default=text(REPLY)) as server, tempfile.TemporaryDirectory(prefix="poimen-scale-") as tmp:
         tmp = Path(tmp)
-        n = base * 4
         corpus(tmp / "warm", 1)  # imports (litellm, dagster, the code location) paid before any clock starts
         dagster_build(tmp / "warm", server.api_base, multiprocess=False)
-        progress(f"scale: executors over {n} sources x 2 queries")
-        corpus(tmp / "in-process", n)
-        corpus(tmp / "multiprocess", n)
-        calls = server.calls
-        in_process = dagster_build(tmp / "in-process", server.api_base, multiprocess=False)
-        out["calls"] = server.calls - calls
-        multiprocess = dagster_build(tmp / "multiprocess", server.api_base, multiprocess=True)
-        out["executors"] = {"sources": n, "in_process_s": in_process, "multiprocess_s": multiprocess,
-                            "ratio": in_process / multiprocess}
-
-        progress(f"scale: the log on S3 against local files, {n} sources")
-        src = corpus(tmp / "storage", n)
-        local = loop_build(tmp / "storage" / "log", src, server.api_base)
-        with LocalS3() as s3:
-            saved = dict(os.environ)
-            os.environ.update(s3.env)
-            try:
-                remote = loop_build(s3.uri("scale"), src, server.api_base)
-            finally:
-                os.environ.clear()
-                os.environ.update(saved)
-        out["storage"] = {"sources": n, "local_s": local, "s3_s": remote, "ratio": remote / local}
-
-        growth = []
-        for factor in (1, 4, 16):
-            progress(f"scale: in-process build at {factor}x ({base * factor} sources)")
-            folder = tmp / f"growth-{factor}"
-            corpus(folder, base * factor)
-            seconds = dagster_build(folder, server.api_base, multiprocess=False)
-            growth.append({"factor": factor, "sources": base * factor, "seconds": seconds,
-                           "per_source_s": seconds / (base * factor)})
-        out["growth"] = growth
+        if "executors" in parts:
+            out.update(executors(tmp, server, base * 4, 1 if quick else 3, progress))
+        if "storage" in parts:
+            out["storage"] = storage(tmp, server.api_base, base * 4, 1 if quick else 3, progress)
+        if "growth" in parts:
+            out["growth"] = growth(tmp, server.api_base, base, progress)
     if data_dir:
         Path(data_dir).mkdir(parents=True, exist_ok=True)
         (Path(data_dir) / "scale.json").write_text(json.dumps(out, indent=2), encoding="utf-8")
     return out
+
+
+def executors(tmp: Path, server, n: int, repeats: int, progress) -> dict:
+    """In-process against multiprocess builds of ``n`` sources, alternated ``repeats`` times; medians."""
+    # Like the imports of the warm-up build, the fork server's start (it imports pipelines.preload; a Dagster run
+    # worker starts one per run) is paid before the clock, by a first multiprocess build, and reported.
+    corpus(tmp / "warm-multiprocess", 1)
+    first = dagster_build(tmp / "warm-multiprocess", server.api_base, multiprocess=True)
+    progress(f"scale: executors over {n} sources x 2 queries, {repeats} builds each")
+    samples: dict[str, list[float]] = {"in_process": [], "multiprocess": []}
+    calls: dict[str, int] = {}
+    for i in range(repeats):  # alternated, so a change in the machine's load falls on both
+        for name in samples:
+            corpus(tmp / f"{name}-{i}", n)
+            before = server.calls
+            samples[name].append(dagster_build(tmp / f"{name}-{i}", server.api_base, name == "multiprocess"))
+            calls[name] = server.calls - before
+    in_process, multiprocess = (statistics.median(samples[k]) for k in ("in_process", "multiprocess"))
+    return {"calls": calls, "first_multiprocess_build_s": first, "executors": {
+        "sources": n, "in_process_s": in_process, "multiprocess_s": multiprocess, "ratio": in_process / multiprocess,
+        "samples": samples}}
+
+
+def storage(tmp: Path, api_base: str, n: int, repeats: int, progress) -> dict:
+    """The L1 runs of ``n`` sources into a local folder and into moto's S3 server, alternated ``repeats`` times
+    (each into a fresh log); medians."""
+    from poimen.testing.s3_server import LocalS3
+
+    progress(f"scale: the log on S3 against local files, {n} sources, {repeats} runs each")
+    src = corpus(tmp / "storage", n)
+    samples: dict[str, list[float]] = {"local": [], "s3": []}
+    with LocalS3() as s3:
+        for i in range(repeats):
+            samples["local"].append(loop_build(tmp / "storage" / f"log-{i}", src, api_base))
+            saved = dict(os.environ)
+            os.environ.update(s3.env)
+            try:
+                samples["s3"].append(loop_build(s3.uri(f"scale-{i}"), src, api_base))
+            finally:
+                os.environ.clear()
+                os.environ.update(saved)
+    local, remote = statistics.median(samples["local"]), statistics.median(samples["s3"])
+    return {"sources": n, "local_s": local, "s3_s": remote, "ratio": remote / local, "samples": samples}
+
+
+def growth(tmp: Path, api_base: str, base: int, progress) -> list[dict]:
+    """The in-process build at 1x, 4x and 16x ``base`` sources."""
+    rows = []
+    for factor in (1, 4, 16):
+        progress(f"scale: in-process build at {factor}x ({base * factor} sources)")
+        folder = tmp / f"growth-{factor}"
+        corpus(folder, base * factor)
+        seconds = dagster_build(folder, api_base, multiprocess=False)
+        rows.append({"factor": factor, "sources": base * factor, "seconds": seconds,
+                     "per_source_s": seconds / (base * factor)})
+    return rows
 
 
 def linear(growth: list[dict]) -> tuple[bool, str]:
@@ -185,19 +216,28 @@ def section(r: dict) -> dict:
     ]
     table = [[g["factor"], g["sources"], round(g["seconds"], 1), round(g["per_source_s"], 3)] for g in r["growth"]]
     notes = (f"A loopback OpenAI-compatible server answers every call after {r['delay_s'] * 1000:.0f} ms with one "
-             f"canned gate reply ({r['calls']} calls in the in-process build); chunks of {r['chunk_tokens']} "
+             f"canned gate reply ({r['calls']['in_process']} calls in an in-process build, "
+             f"{r['calls']['multiprocess']} in a multiprocess one); chunks of {r['chunk_tokens']} "
              "tokens. In-process: one shard, the loops concurrent inside one step (LLMResource concurrency 4). "
              "Multiprocess: `pipelines.scaled` (4 shards), `max_concurrent: 2`, step processes forked from a "
-             "forkserver that preloaded the code location; the same per-step concurrency. The S3 server is moto "
-             "on 127.0.0.1 serving one request at a time, s3fs the client; a commit is a GET and a conditional PUT "
-             "of index.jsonl. Machine: " + f"{os.cpu_count()} CPUs.")
+             "fork server that preloaded `pipelines.preload`, started before the clock by a first multiprocess "
+             f"build of one source ({r['first_multiprocess_build_s']:.1f} s), as the in-process imports are; the "
+             "same per-step concurrency; medians of 3 alternated builds. The S3 server is moto "
+             "on 127.0.0.1 serving one request at a time, s3fs the client; a commit is one conditional PUT "
+             "of index.jsonl (and a GET only after a lost race). Machine: " + f"{os.cpu_count()} CPUs.")
     return {"title": "Scale", "rows": rows, "notes": notes,
             "tables": [{"title": "in-process build by corpus size", "columns": ["x", "sources", "s", "s / source"],
                         "rows": table}]}
 
 
 if __name__ == "__main__":
-    result = run(quick="--quick" in sys.argv)
+    # --only executors|storage|growth measures one part (its JSON only); the report needs all three.
+    only = sys.argv[sys.argv.index("--only") + 1:][:1] if "--only" in sys.argv else list(PARTS)
+    unknown = [p for p in only if p not in PARTS]
+    if not only or unknown:
+        sys.exit(f"--only takes one of {', '.join(PARTS)}")
+    result = run(quick="--quick" in sys.argv, parts=only)
     print(json.dumps(result, indent=2))
-    for row in section(result)["rows"]:
-        print(" | ".join(map(str, row)))
+    if only == list(PARTS):
+        for row in section(result)["rows"]:
+            print(" | ".join(map(str, row)))

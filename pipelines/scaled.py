@@ -15,6 +15,16 @@ SHARDS = 4
 defs = make_definitions(executor="multiprocess", shards=SHARDS)
 
 
+def execution_config(max_concurrent: int) -> dict:
+    """Run config for ``max_concurrent`` step processes, forked from a server that preloaded ``pipelines.preload``.
+
+    Without the preload each step process imported Dagster's storage, litellm, pyarrow and pandas and built the
+    tokenizer on its own: 2-5 s per step on 2 loaded cores, more than a shard's work (docs/scale.md).
+    """
+    return {"execution": {"config": {"max_concurrent": max_concurrent, "start_method": {
+        "forkserver": {"preload_modules": ["pipelines.preload"]}}}}}
+
+
 def full_build_job() -> dg.JobDefinition:
     """The sharded `full_build`, for ``dg.reconstructable`` (the step processes import it again)."""
     return defs.resolve_job_def("full_build")

@@ -204,8 +204,8 @@ async def run_loop(
         raise SourceChanged(stream.id, 0, f"names run {run_id[:16]}, but the journal being resumed is run "
                                           f"{sink.run_id[:16]}")
     base = {"level": str(level), "model_id": model_id}
-    if not sink.events:
-        sink.append([EventDraft(kind=EventKind.RUN_START, **base, attrs=P.RunStart(
+    if not sink.events:  # off the event loop like every turn: on object storage a put is a round trip
+        await _io(sink.append, [EventDraft(kind=EventKind.RUN_START, **base, attrs=P.RunStart(
             query_id=query.id, query_text=query.text, query_sha=query.sha, store=query.store,
             stream_id=stream.id, stream_sha=stream.sha, chunks=len(stream.chunk_shas),
             config=asdict(cfg), use_exit_gate=use_exit, prompt_template_sha=load("gate").sha,

@@ -9,7 +9,7 @@ R chunks get a text vector but never a symptom projection.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from pathlib import Path
 
 from poimen.chunking import iter_chunks, source_id, sources_root
@@ -67,17 +67,18 @@ def ingest_reference(log_root: Path, paths: list[Path], max_tokens: int = 1000, 
     return [run_id for run_id, _, _ in docs]
 
 
-def record_stream(log: EventLog, stream_id: str, chunks: Sequence[Chunk]) -> str:
+def record_stream(log: EventLog, stream_id: str, chunks: Sequence[Chunk], sealed: Set[str] | None = None) -> str:
     """Record an L0 stream (every chunk the loop will read) as its own sealed run; the caller holds the writer.
 
     The loop's evidence events hold only the chunks a gate opened on; this run
     holds all of them, so everything derived from a source (its units, its
     failure signatures) is a projection of the log even where no gate opened.
-    Idempotent: the run id hashes the stream's name and chunk shas.
+    Idempotent: the run id hashes the stream's name and chunk shas. ``sealed``: the runs the caller knows are
+    sealed, so that a known one costs no read of the index (``append_run`` checks again once it holds the run).
     """
     chunks = list(chunks)
     run_id = reference_run_id(stream_id, chunks, 0, STREAM_KIND)
-    if not log.is_sealed(run_id):
+    if run_id not in sealed if sealed is not None else not log.is_sealed(run_id):
         log.append_run(run_id, reference_drafts(stream_id, chunks, 0, Level.L0, STREAM_KIND))
     return run_id
 

@@ -106,9 +106,15 @@ async def execute(
     sem = asyncio.Semaphore(max(1, concurrency))
     gone = forgotten(log)
     plans = without_forgotten([p for p in plans if p.stream.id not in gone.streams], gone.shas)
-    for stream in {p.stream.id: p.stream for p in plans if p.level == Level.L1}.values():
-        record_stream(log, stream.id, list(stream.open()))
+    # What the log held when the batch began, and the runs this batch seals: a run is looked up here, not in the
+    # index (on object storage each look is a round trip). A run another writer seals meanwhile is found sealed
+    # once this writer holds it, below.
     sealed = set(log.sealed_run_ids())
+    journals = log.journals_at_start
+    streams = list({p.stream.id: p.stream for p in plans if p.level == Level.L1}.values())
+    # The L0 stream records are runs of their own that no loop run waits for: one worker thread seals them while
+    # the loops ask the model (on object storage they were ~5 round trips each, in a row, before the first call).
+    recording = asyncio.ensure_future(asyncio.to_thread(record_streams, log, streams, frozenset(sealed)))
 
     locks: dict[str, asyncio.Lock] = {}
 
@@ -116,17 +122,20 @@ async def execute(
         run_id = run_id_for(plan.level, plan.query, plan.stream, cfg, client.model_id, gate_format(client))
         # Two sources with the same content name the same run: run it once, never two writers on one journal.
         async with locks.setdefault(run_id, asyncio.Lock()):
-            return await once(plan, run_id)
+            outcome = await once(plan, run_id)
+            if outcome.status in ("sealed", "skipped"):
+                sealed.add(run_id)
+            return outcome
 
     async def once(plan: RunPlan, run_id: str) -> RunOutcome:
         outcome = RunOutcome(run_id, plan.level, plan.query.id, plan.stream.id, "skipped")
-        if run_id in sealed or log.is_sealed(run_id):
+        if run_id in sealed:
             end = log.run_events(run_id)[-1]
             done = RunEnd.from_event(end)
             outcome.chunks_seen, outcome.chunks_used = done.chunks_seen, done.chunks_used
             outcome.final_memory, outcome.final_memory_sha = end.text, end.sha
             return outcome
-        if log.has_journal(run_id) and not resume:
+        if run_id in journals and not resume:
             outcome.status, outcome.problem = "unfinished", RunInterrupted(run_id, plan.query.id, plan.stream.id)
             return outcome
         async with sem:
@@ -137,8 +146,9 @@ async def execute(
                 return outcome
             hook = (lambda t, u, m: on_turn(plan, t, u, m)) if on_turn else None
             try:
-                if log.is_sealed(run_id):  # sealed by another writer since we looked
+                if await asyncio.to_thread(log.is_sealed, run_id):  # sealed by another writer since we looked
                     journal.discard()
+                    sealed.add(run_id)
                     return await once(plan, run_id)
                 if journal.resumed and not resume:  # left unfinished by the writer we waited for
                     outcome.status = "unfinished"
@@ -149,7 +159,18 @@ async def execute(
                 outcome.status = "interrupted"
                 outcome.problem = RunInterrupted(run_id, plan.query.id, plan.stream.id, len(journal.events), str(exc))
                 return outcome
+            except RunBusy as exc:  # on object storage: another writer put one of this run's turns first; it is theirs
+                outcome.status, outcome.problem = "unfinished", exc
+                return outcome
             finally:
                 journal.close()
 
-    return list(await asyncio.gather(*(one(p) for p in plans)))
+    try:
+        return list(await asyncio.gather(*(one(p) for p in plans)))
+    finally:
+        await recording
+
+
+def record_streams(log: EventLog, streams: Sequence[Stream], sealed: frozenset[str]) -> list[str]:
+    """Record each L0 stream as its own sealed run (``record_stream``), one after another; their run ids."""
+    return [record_stream(log, s.id, list(s.open()), sealed) for s in streams]

@@ -23,12 +23,10 @@ import pytest
 from pipelines.definitions import make_definitions
 from poimen.log.store import EventLog
 from poimen.log.verify import verify
-from pipelines.scaled import SHARDS, full_build_job
+from pipelines.scaled import SHARDS, execution_config, full_build_job
 
 REPO = Path(__file__).resolve().parent.parent
-# Two step processes at a time (two cores), forked from a server that imported the code location once.
-MULTIPROCESS = {"execution": {"config": {"max_concurrent": 2, "start_method": {
-    "forkserver": {"preload_modules": ["pipelines.scaled"]}}}}}
+MULTIPROCESS = execution_config(max_concurrent=2)  # two step processes at a time (two cores)
 
 
 def point_at(monkeypatch, tmp_path: Path, name: str) -> Path:

@@ -44,6 +44,10 @@ class LogStore(ABC):
     """The storage of one event log."""
 
     uri: str
+    # Each turn of a journal is put only if absent (one object per turn). A writer that starts a run whose journal
+    # it did not see, one begun since its session listed the journals, then fails on its first put (RunBusy) rather
+    # than write over it, so the writer need not read the journal of a run its listing did not show.
+    exclusive_turns: bool = False
 
     @abstractmethod
     def where(self, name: str) -> Path | str: ...
@@ -99,7 +103,8 @@ class LogStore(ABC):
         """Cut a torn last line (only a local journal can have one: each object-store turn is put whole)."""
 
     @abstractmethod
-    def journal_drop(self, run_id: str) -> None: ...
+    def journal_drop(self, run_id: str, lines: int | None = None) -> None:
+        """Remove a journal; ``lines``: its writer's count of whole turns in it (None: whatever is there)."""
 
     @abstractmethod
     def claim(self, run_id: str, wait: bool = False):
@@ -223,8 +228,8 @@ class LocalStore(LogStore):
             fh.truncate(good)
             os.fsync(fh.fileno())
 
-    def journal_drop(self, run_id: str) -> None:
-        self._journal(run_id).unlink(missing_ok=True)
+    def journal_drop(self, run_id: str, lines: int | None = None) -> None:
+        self._journal(run_id).unlink(missing_ok=True)  # one file: the claim's flock keeps other writers out
 
     @contextmanager
     def claim(self, run_id: str, wait: bool = False) -> Iterator[None]:
@@ -256,6 +261,8 @@ class LocalStore(LogStore):
 class S3Store(LogStore):
     """A log under ``s3://bucket/prefix`` through s3fs (credentials and endpoint: the usual AWS or fsspec settings)."""
 
+    exclusive_turns = True
+
     def __init__(self, uri: str, **storage_options):
         import s3fs
 
@@ -263,6 +270,9 @@ class S3Store(LogStore):
         self.bucket, _, prefix = self.uri[len("s3://"):].partition("/")
         self.prefix = f"{prefix}/" if prefix else ""
         self.fs = s3fs.S3FileSystem(**storage_options)
+        # The bytes and ETag of each object this writer committed to, as it last read or put them: a commit starts
+        # from them (a stale start costs a 412 and a re-read), not from a GET (every request is a round trip).
+        self._committed: dict[str, tuple[bytes, str]] = {}
 
     def where(self, name: str) -> str:
         return f"{self.uri}/{name}"
@@ -291,6 +301,8 @@ class S3Store(LogStore):
 
     def read(self, name: str) -> bytes | None:
         got = self._get(name)
+        if got and name in self._committed:
+            self._committed[name] = got  # the newest this writer has seen: its next commit starts from it
         return got[0] if got else None
 
     def exists(self, name: str) -> bool:
@@ -303,19 +315,19 @@ class S3Store(LogStore):
     def put(self, name: str, data: bytes) -> None:
         self._call("put_object", Key=self._key(name), Body=data)
 
-    def _put_if(self, name: str, data: bytes, etag: str | None) -> bool:
-        """Put only if the object is still at ``etag`` (None: only if it does not exist); False on a lost race."""
+    def _put_if(self, name: str, data: bytes, etag: str | None) -> str | None:
+        """Put only if the object is still at ``etag`` (None: only if it does not exist); its new ETag, or None on a
+        lost race."""
         condition = {"IfMatch": etag} if etag else {"IfNoneMatch": "*"}
         try:
-            self._call("put_object", Key=self._key(name), Body=data, **condition)
+            return self._call("put_object", Key=self._key(name), Body=data, **condition)["ETag"]
         except Exception as exc:  # s3fs maps a 412 to FileExistsError or wraps it in OSError
             if precondition_failed(exc):
-                return False
+                return None
             raise
-        return True
 
     def put_if_absent(self, name: str, data: bytes) -> bool:
-        return self._put_if(name, data, None)
+        return self._put_if(name, data, None) is not None
 
     def _list(self, prefix: str, delimiter: bool) -> list[dict]:
         out, token = [], {}
@@ -335,15 +347,25 @@ class S3Store(LogStore):
         self._call("delete_object", Key=self._key(name))
 
     def commit(self, name: str, update: Update) -> bytes | None:
+        """Optimistic: append to the object as this writer last saw it, put ``If-Match`` that ETag; on a 412 (another
+        writer committed since, or the first try started from stale bytes), re-read and retry. A writer that is the
+        only committer of the moment makes one request per commit instead of a GET and a PUT."""
+        known = self._committed.get(name)
         for attempt in range(COMMIT_ATTEMPTS):
-            got = self._get(name)
-            raw, etag = got if got else (b"", None)
+            if known is None:
+                got = self._get(name)
+                known = got if got else (b"", None)
+            raw, etag = known
             line = update(raw)
-            if not line:
+            if not line:  # nothing to commit (already there: stale bytes are a prefix of the object, which only grows)
                 return None
-            if self._put_if(name, raw + line, etag):
+            new_etag = self._put_if(name, raw + line, etag)
+            if new_etag:
+                self._committed[name] = (raw + line, new_etag)
                 return line
-            time.sleep(random.uniform(0, 0.01 * (attempt + 1)))  # lost the race: back off, re-read, retry
+            known = None
+            if attempt:  # the first loss may be our own stale start; later ones are races: back off
+                time.sleep(random.uniform(0, 0.01 * attempt))
         raise LogConflict(f"{self.where(name)}: lost {COMMIT_ATTEMPTS} commit races in a row")
 
     def journal_ids(self) -> list[str]:
@@ -356,14 +378,23 @@ class S3Store(LogStore):
         return b"".join(self.read(f"{JOURNAL}/{run_id}/{t}") or b"" for t in turns)
 
     def journal_append(self, run_id: str, line_no: int, line: bytes) -> None:
-        if not self.put_if_absent(f"{JOURNAL}/{run_id}/{line_no:08d}.jsonl", line):
+        if not self.put_if_absent(self._turn(run_id, line_no), line):
             raise RunBusy(run_id, self.uri)
+
+    def _turn(self, run_id: str, line_no: int) -> str:
+        return f"{JOURNAL}/{run_id}/{line_no:08d}.jsonl"
 
     def journal_cut(self, run_id: str, good: int) -> None:
         raise PoimenError(f"{self.where(JOURNAL)}/{run_id}: a journal object is never torn")
 
-    def journal_drop(self, run_id: str) -> None:
-        keys = [{"Key": o["Key"]} for o in self._list(f"{JOURNAL}/{run_id}/", False)]
+    def journal_drop(self, run_id: str, lines: int | None = None) -> None:
+        """Delete the journal's turns: the first ``lines``, which the run's writer read or put itself (no other
+        writer can have added one: each turn is put only if absent, and a writer that loses one stops), else
+        every turn a listing shows."""
+        if lines is not None:
+            keys = [{"Key": self._key(self._turn(run_id, n))} for n in range(lines)]
+        else:
+            keys = [{"Key": o["Key"]} for o in self._list(f"{JOURNAL}/{run_id}/", False)]
         for i in range(0, len(keys), 1000):
             self._call("delete_objects", Delete={"Objects": keys[i:i + 1000], "Quiet": True})
 

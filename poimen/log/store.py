@@ -163,14 +163,14 @@ class RunJournal:
         else:
             closing = self.append(drafts)
         self.log._seal(self.run_id, self.events)
-        self.log.store.journal_drop(self.run_id)
+        self.log.store.journal_drop(self.run_id, self._lines)
         self.close()
         return closing
 
     def close(self) -> None:
         """Give up the claim; a journal that never got a turn is dropped (there is nothing to resume)."""
-        if not self.events:
-            self.log.store.journal_drop(self.run_id)
+        if not self.events:  # only its own turns (none): a run another writer began since is that writer's
+            self.log.store.journal_drop(self.run_id, self._lines)
         self._claim.close()
 
     def discard(self) -> None:
@@ -192,6 +192,7 @@ class EventLog:
         self._writing = 0
         self._index_lock = threading.Lock()  # runs seal from worker threads; the index cache is theirs in turn
         self._scanned: tuple[int, int, str, frozenset[str]] = (0, 0, INDEX_GENESIS, frozenset())
+        self._journals: frozenset[str] | None = None  # the journals the writer session listed when it began
         # The hash scheme a new run is written in; a full rebuild sets it to each stored run's own scheme.
         self.scheme_for: Callable[[str], int] = lambda _run_id: SCHEME
 
@@ -207,11 +208,19 @@ class EventLog:
                 self._writing -= 1
 
     def _drop_sealed_journals(self) -> None:
-        """A writer killed after committing a segment but before removing its journal left it behind: remove it."""
+        """A writer killed after committing a segment but before removing its journal left it behind: remove it.
+        The journals of unsealed runs are remembered (``journals_at_start``)."""
         sealed = set(self.sealed_run_ids())
-        for run_id in self.store.journal_ids():
-            if run_id in sealed:
-                self.store.journal_drop(run_id)
+        journals = set(self.store.journal_ids())
+        for run_id in journals & sealed:
+            self.store.journal_drop(run_id)
+        self._journals = frozenset(journals - sealed)
+
+    @property
+    def journals_at_start(self) -> frozenset[str]:
+        """The unsealed runs with a journal when this writer session began (a writer may start more since)."""
+        self._require_lock()
+        return self._journals or frozenset()
 
     def _require_lock(self) -> None:
         if not self._writing:
@@ -224,7 +233,10 @@ class EventLog:
         claim = ExitStack()
         claim.enter_context(self.store.claim(run_id, wait))
         try:
-            raw = self.store.journal_read(run_id) or b""
+            if self.store.exclusive_turns and run_id not in self.journals_at_start:
+                raw = b""  # none when the session began; one begun since makes our first turn's put fail (RunBusy)
+            else:
+                raw = self.store.journal_read(run_id) or b""
             events, good, torn = parse_journal(raw, self.store.where(f"{JOURNAL}/{run_id}.jsonl"))
             if torn:
                 self.store.journal_cut(run_id, good)
@@ -232,9 +244,6 @@ class EventLog:
             claim.close()
             raise
         return RunJournal(self, run_id, events, raw[:good].count(b"\n"), claim, self.scheme_for(run_id))
-
-    def has_journal(self, run_id: str) -> bool:
-        return self.store.journal_read(run_id) is not None
 
     def journal_events(self, run_id: str) -> list[Event]:
         """The whole turns of an unsealed run (empty if it has no journal)."""
