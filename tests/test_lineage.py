@@ -119,7 +119,8 @@ def test_show_a_line_an_evidence_chunk_and_up_the_chain(built):
 def test_bad_sha_is_one_line_and_exit_1(built):
     log, db, _ = built
     with duckdb.connect(str(db), read_only=True) as con:
-        shas = {s for (s,) in con.execute("SELECT sha FROM memory UNION SELECT sha FROM evidence").fetchall()}
+        shas = {s for (s,) in con.execute("SELECT sha FROM memory UNION SELECT sha FROM evidence UNION "
+                                          "SELECT text_sha FROM unit WHERE kind = 'memory'").fetchall()}  # what show resolves
     common, n = Counter(s[0] for s in shas).most_common(1)[0]
     missing = next(c * 64 for c in "0123456789abcdef" if not any(s.startswith(c * 3) for s in shas))
     for bad, said in [("zz-not-hex", "not a sha"), (missing, "no memory, line, evidence or store write"),
