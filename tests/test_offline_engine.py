@@ -98,3 +98,15 @@ def test_an_unknown_task_is_a_clear_error():
 
     with pytest.raises(ConfigError, match="no handler for prompt task 'poem'"):
         respond("poimen-task: poem v1\nwrite a poem", "")
+
+
+def test_the_answer_scores_what_a_line_says_not_its_provenance_tag():
+    from poimen.context_lines import ContextLine, Origin, untagged
+
+    tagged = ContextLine("Lunch is at noon.", 0.0, (Origin("memory", "L1", "ab" * 32, "upload-413-fix.md", 0, 3,
+                                                           "semantic", "q"),), 2).render()
+    assert tagged.endswith("  [semantic/L1 abababab upload-413-fix.md#0:3 ×2]") and untagged(tagged) == "Lunch is at noon."
+    fix = "The 413 was fixed by raising proxy-body-size to 64m.  [evidence/L0 12345678 notes.md#0:1]"
+    r = render("answer", question="how was the 413 on uploads fixed?", memory=f"{tagged}\n{fix}")
+    reply = respond(r.system, r.user)
+    assert fix in reply and "Lunch" not in reply  # the tag's file name holds "upload", "413" and "fix"

@@ -181,18 +181,22 @@ ANSWER_LINES = 3
 def answer(system: str, user: str) -> str:
     """The memory lines that best answer the question, verbatim (with any provenance tag they carry).
 
-    Lines are scored like the gate scores units; the best ``ANSWER_LINES`` that
-    reach half the threshold are returned in memory order, and "not in memory"
-    when none does.
+    Lines are scored like the gate scores units, by what they say: a context
+    line's provenance tag is not scored (a source named
+    ``postmortem-upload-413.md`` is no reason for each of its lines to match
+    "uploads" or "413"). The best ``ANSWER_LINES`` that reach half the
+    threshold are returned in memory order, and "not in memory" when none does.
     """
+    from poimen.context_lines import tagged_lines, untagged
     from poimen.relevance import THRESHOLD, split_units
 
     data = sections(user)
-    lines = [u.text for u in split_units(data.get("memory", ""))]
+    memory = data.get("memory", "")
+    lines = tagged_lines(memory) or [u.text for u in split_units(memory)]
     if not lines:
         return "<answer>not in memory</answer>"
     sc = reader()
-    scores = sc.score(sc.query(data["question"]), lines)
+    scores = sc.score(sc.query(data["question"]), [untagged(line) for line in lines])
     ranked = sorted(range(len(lines)), key=lambda i: (-scores[i], i))
     best = [i for i in ranked[:ANSWER_LINES] if scores[i] >= THRESHOLD / 2]
     if not best:
