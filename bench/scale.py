@@ -83,7 +83,8 @@ def dagster_build(folder: Path, api_base: str, multiprocess: bool) -> float:
     from pipelines.scaled import execution_config, full_build_job
 
     keys = [dg.AssetKey(k) for k in SELECTION]
-    run_config = resources_config(folder, api_base)
+    # Dagster's console logger at WARNING: the bench prints its figures, not every step event of every build.
+    run_config = {**resources_config(folder, api_base), "loggers": {"console": {"config": {"log_level": "WARNING"}}}}
     (folder / "dagster").mkdir(exist_ok=True)
     with dg.instance_for_test(temp_dir=str(folder / "dagster")) as instance:
         start = time.perf_counter()
