@@ -70,9 +70,10 @@ def configure(embedder=None) -> None:
 def reader():
     """The answer task's scorer: the engine's scorer over the read path's flavour of its embedder.
 
-    An answer is a read. The lines it weighs are a context's, mostly never embedded before, and embedding them
-    with sentence-transformers made a cold ``mem ask`` import torch (~20 s on 2 loaded cores) where the rest of the
-    read needs only the numpy encoder. So vectors the disk cache holds serve first, and the rest come from the
+    An answer is a read. The lines it weighs are a context's (scored untagged, so mostly the index's own units,
+    whose vectors the disk cache holds), and embedding any others with sentence-transformers made a cold
+    ``mem ask`` import torch (~20 s on 2 loaded cores) where the rest of the read needs only the numpy encoder.
+    So vectors the disk cache holds serve first, and the rest come from the
     numpy encoder (``queries=True``: equal to sentence-transformers' to float32 rounding, never cached). The gate,
     whose choices the log records, keeps ``scorer()``; an embedder set by ``configure`` serves both.
     """
