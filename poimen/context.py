@@ -40,7 +40,7 @@ SIGNATURE_BONUS = 0.3
 
 _UNITS_SQL = """
 SELECT u.owner_sha, u.line_no, u.start, u.kind, u.level, u.text, u.text_sha, u.source, u.position, u.chunk_line,
-       u.evidence_sha, u.query_id, u.store, v.model_id, v.vector
+       u.evidence_sha, u.query_id, u.store, u.heading, v.model_id, v.vector
 FROM unit u JOIN unit_vector v ON v.text_sha = u.text_sha
 ORDER BY u.source, u.position, u.start, u.kind, u.owner_sha, u.line_no
 """
@@ -104,6 +104,16 @@ class ContextEngine:
         for i, t in enumerate(self.texts):
             for term in unit_terms(t):
                 self.postings[term].append(i)
+        # Terms a candidate has only from the heading of a section it stands in (Scorer.lexical's heading share).
+        heading_terms: dict[int, set[str]] = defaultdict(set)
+        for r in rows:
+            if r.get("heading"):
+                i = index[r["text"]]
+                heading_terms[i].update(unit_terms(r["heading"]) - unit_terms(r["text"]))
+        self.heading_postings: dict[str, list[int]] = defaultdict(list)
+        for i in sorted(heading_terms):
+            for term in sorted(heading_terms[i]):
+                self.heading_postings[term].append(i)
 
     @classmethod
     def open(cls, db_path: Path, embedder=None) -> "ContextEngine":
@@ -122,6 +132,9 @@ class ContextEngine:
                     signatures[key].add(chunk)
             except duckdb.CatalogException:
                 raise IndexMissing(db_path, "an index without units (built before they existed)") from None
+            except duckdb.BinderException as exc:  # a column added since: the index is a projection, rebuild it
+                raise IndexMissing(db_path, f"an index from an older poimen ({str(exc).splitlines()[0]}); "
+                                            "rebuild it from the log: mem rebuild") from None
         finally:
             con.close()
         n = table.num_rows
@@ -167,12 +180,16 @@ class ContextEngine:
             if part.total:
                 for term, w in list(part.terms.items()) + list(part.expansion.items()):
                     hit: set[int] = set()
+                    headed: set[int] = set()
                     for t in synonyms(term) if term in part.terms else (term,):
                         hit.update(self.postings.get(t, ()))
+                        headed.update(self.heading_postings.get(t, ()))
                     if part.failure and term in FAILURE_STEMS and term in part.terms:
                         hit.update(self.stated_failures)
                     if hit:
                         lexical[np.fromiter(hit, dtype=np.int64)] += w
+                    if headed - hit and sc.heading_weight:
+                        lexical[np.fromiter(headed - hit, dtype=np.int64)] += sc.heading_weight * w
                 lexical = np.minimum(1.0, lexical / part.total)
             return lexical
 

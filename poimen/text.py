@@ -53,6 +53,41 @@ def content_terms(text: str) -> list[str]:
     return list(seen)
 
 
+# Words after which a full stop does not end a sentence: titles before a name and abbreviations that run on
+# ("lit.", "e.g.", "No. 5"). Not "Inc.", "Corp." or "etc.": they end sentences as often as they run on.
+_ABBREVIATIONS = frozenset("""mr mrs ms dr prof st sr jr mt ft gen gov sen rep col capt lt sgt maj cmdr adm rev hon
+    messrs no nos vol vols pp fig figs vs cf lit approx ca al""".split())
+_LAST_WORD = re.compile(r"(?:^|[\s(\[\"'])((?:[A-Za-z]\.)*[A-Za-z]+)\.$")
+
+
+def ends_with_abbreviation(piece: str) -> bool:
+    """``piece`` ends with a full stop that does not end a sentence: an initial ("Ann B."), initials ("U.S.",
+    "e.g.") or a title or abbreviation that runs on ("Dr.", "lit.")."""
+    m = _LAST_WORD.search(piece.rstrip())
+    if not m:
+        return False
+    word = m.group(1)
+    return (len(word) == 1 and word.isupper()) or "." in word or word.lower() in _ABBREVIATIONS
+
+
+def sentence_cuts(text: str, pattern: re.Pattern = _SENTENCE) -> list[tuple[int, int]]:
+    """Where ``pattern`` (a sentence boundary) cuts ``text``, as (end of a sentence, start of the next), leaving
+    out boundaries after an abbreviation or an initial ("Dr. Cora Norman", "Ann B. Davis")."""
+    cuts, last = [], 0
+    for m in pattern.finditer(text):
+        if "\n" not in m.group(0) and ends_with_abbreviation(text[last:m.start()]):
+            continue
+        cuts.append((m.start(), m.end()))
+        last = m.end()
+    return cuts
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences (or lines, for logs and lists) of a text, trimmed and non-empty."""
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+    out, last = [], 0
+    for end, start in [*sentence_cuts(text), (len(text), len(text))]:
+        piece = text[last:end].strip()
+        if piece:
+            out.append(piece)
+        last = start
+    return out

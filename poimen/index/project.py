@@ -193,9 +193,10 @@ _FROM_RUNS: list[Projection] = [
                "each line of a current final memory with the turn, evidence chunk and span that introduced it"),
     Projection("unit", fixed(("owner_sha", S), ("line_no", I), ("start", I), ("kind", S), ("level", S), ("text", S),
                              ("text_sha", S), ("source", S), ("position", I), ("chunk_line", I), ("evidence_sha", S),
-                             ("query_id", S), ("store", S)),
+                             ("query_id", S), ("store", S), ("heading", S)),
                ("owner_sha", "line_no", "start"), unit_rows,
-               "what the context builder ranks: L0 and R units of current chunks, and every memory line"),
+               "what the context builder ranks: L0 and R units of current chunks, and every memory line; heading: "
+               "the title of the section an L0/R unit stands in"),
     Projection("unit_vector", lambda dim: pa.schema([("text_sha", S), ("model_id", S), ("vector", vector(dim))]),
                ("text_sha",), unit_vector_rows, "one embedding per distinct unit text"),
 ]

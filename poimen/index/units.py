@@ -106,13 +106,14 @@ def unit_rows(ctx: "BuildContext") -> Rows:
             rows[(e.sha, 0, u.start)] = {"owner_sha": e.sha, "line_no": 0, "start": u.start, "kind": "reference" if e.level == Level.R else "evidence",
                          "level": str(e.level), "text": u.text, "text_sha": sha256_text(u.text),
                          "source": a.source, "position": a.position,
-                         "chunk_line": _line_of(e.text, u.start), "evidence_sha": e.sha, "query_id": "", "store": ""}
+                         "chunk_line": _line_of(e.text, u.start), "evidence_sha": e.sha, "query_id": "", "store": "",
+                         "heading": u.heading}
     for m in ctx.table("memory_line").to_pylist():
         rows[(m["memory_sha"], m["line_no"], m["span_start"])] = {
             "owner_sha": m["memory_sha"], "line_no": m["line_no"], "start": m["span_start"], "kind": "memory", "level": m["level"],
             "text": m["text"], "text_sha": sha256_text(m["text"]), "source": m["source"], "position": m["position"],
             "chunk_line": m["chunk_line"], "evidence_sha": m["evidence_sha"], "query_id": m["query_id"],
-            "store": m["store"]}
+            "store": m["store"], "heading": ""}  # a memory line's heading is its evidence unit's, same text
     return list(rows.values())
 
 

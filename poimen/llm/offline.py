@@ -129,17 +129,18 @@ def gate(system: str, user: str) -> str:
     budget = _budget(system)
     old_lines = [line for line in memory.split("\n") if line.strip()]
     sc = scorer()
-    units = [u.text for u in split_units(data.get("chunk", ""))]
+    split = split_units(data.get("chunk", ""))
+    units, headings = [u.text for u in split], [u.heading for u in split]
     # The fuller the memory, the more a new unit must offer: the bar rises by FILL_MARGIN at a full budget, so
     # a long stream's tail of look-alike units stops reopening the gate while a strong unit still gets in.
     fill = min(1.0, sum(count_tokens(line) + 1 for line in old_lines) / budget) if budget else 1.0
     bar = THRESHOLD + FILL_MARGIN * fill
-    q, chosen = _select(sc, data["question"], old_lines, old_lines, units, bar, budget)
+    q, chosen = _select(sc, data["question"], old_lines, old_lines, units, headings, bar, budget)
     if any(age == 1 for _, age, _, _ in chosen):
         # A bridge found in this chunk may pull in its second hop from the same chunk: score once more with the
         # chosen units in the memory (one more pass, not to a fixed point, so a chain of weak links stays out).
         lines = [text for _, _, _, text in chosen]
-        q, chosen = _select(sc, data["question"], lines, old_lines, units, bar, budget)
+        q, chosen = _select(sc, data["question"], lines, old_lines, units, headings, bar, budget)
     terms = set(q.terms)
     if not any(age == 1 for _, age, _, _ in chosen):
         covered = bool(memory) and terms <= set().union(*map(unit_terms, old_lines or [""]))
@@ -152,13 +153,15 @@ def gate(system: str, user: str) -> str:
     )
 
 
-def _select(sc, question: str, context: list[str], old_lines: list[str], units: list[str], bar: float, budget: int):
-    """The query (expanded by ``context``) and the memory it chooses: old lines and chunk units above ``bar``,
-    best first within ``budget``, as (score, age, position, text) with age 0 for the memory, 1 for the chunk."""
+def _select(sc, question: str, context: list[str], old_lines: list[str], units: list[str], headings: list[str],
+            bar: float, budget: int):
+    """The query (expanded by ``context``) and the memory it chooses: old lines and chunk units (under their
+    section ``headings``) above ``bar``, best first within ``budget``, as (score, age, position, text) with age 0
+    for the memory, 1 for the chunk."""
     from poimen.relevance import dedup_key
 
     q = sc.query(question, context)
-    unit_scores = sc.score(q, units, neighbours=True)
+    unit_scores = sc.score(q, units, neighbours=True, headings=headings)
     old_scores = sc.score(q, old_lines)
     keys = {dedup_key(line) for line in old_lines}
     pool = [(float(s), 0, j, line) for j, (line, s) in enumerate(zip(old_lines, old_scores))]
@@ -187,9 +190,11 @@ def answer(system: str, user: str) -> str:
     ``postmortem-upload-413.md`` is no reason for each of its lines to match
     "uploads" or "413"). The best ``ANSWER_LINES`` that reach half the
     threshold are returned in memory order, and "not in memory" when none does.
+    A heading or a bare label ("## Symptom: uploads fail with 413", "Caused by:") names a topic and states
+    nothing, so it answers only when no other line does.
     """
     from poimen.context_lines import tagged_lines, untagged
-    from poimen.relevance import THRESHOLD, split_units
+    from poimen.relevance import THRESHOLD, split_units, titles_only
 
     data = sections(user)
     memory = data.get("memory", "")
@@ -198,7 +203,7 @@ def answer(system: str, user: str) -> str:
         return "<answer>not in memory</answer>"
     sc = reader()
     scores = sc.score(sc.query(data["question"]), [untagged(line) for line in lines])
-    ranked = sorted(range(len(lines)), key=lambda i: (-scores[i], i))
+    ranked = sorted(range(len(lines)), key=lambda i: (titles_only(untagged(lines[i])), -scores[i], i))
     best = [i for i in ranked[:ANSWER_LINES] if scores[i] >= THRESHOLD / 2]
     if not best:
         return "<answer>not in memory</answer>"

@@ -30,6 +30,13 @@
   common; as a whole they are specific. The offline gate also scores a chunk a
   second time with the units it just chose in the memory, so a bridge and its
   second hop in one chunk meet as they would across two.
+- Headings: a unit counts what the heading of its section adds to its
+  lexical share at ``HEADING_WEIGHT`` (``split_units`` gives each unit the
+  Markdown headings above it and the title line of its paragraph). A sentence's
+  subject is often only in its title ("Neighbours" / "It was created by Reg
+  Watson"), and a runbook's "## Rollback" says what each step under it is for.
+  Only the lexical share: the cosine stays the unit's own, and a memory line
+  (copied without its heading) is scored by what it says.
 - For a query that asks for failures (failure words or a signature poimen
   knows, and no "how was it fixed"/"what caused it" intent) a unit that looks
   like a failure — an error log level, an exception, a trace frame, an HTTP
@@ -65,12 +72,12 @@ from poimen.relevance.terms import (EMBED_CHARS, FAILURE_STEMS, NUMBER_WEIGHT, S
                                     dedup_key, embedding_text, facets, is_failure_query, is_identifier,
                                     looks_like_failure, name_phrases, query_terms, rarity, states_a_failure, stem, synonyms,
                                     unit_terms)
-from poimen.relevance.units import HEADLINE_CHARS, MAX_UNIT_TOKENS, RECORD_MAX_TOKENS, Unit, headline, split_units
+from poimen.relevance.units import HEADLINE_CHARS, MAX_UNIT_TOKENS, RECORD_MAX_TOKENS, Unit, headline, split_units, titles_only
 
 __all__ = ["EMBED_CHARS", "FAILURE_STEMS", "HEADLINE_CHARS", "MAX_UNIT_TOKENS", "NUMBER_WEIGHT", "RECORD_MAX_TOKENS", "SYNONYMS",
            "Scorer", "ScoredQuery", "Unit", "asks_for_failures", "dedup_key", "embed_texts", "embedding_text",
            "facets", "headline", "is_failure_query", "is_identifier", "lexical_share", "looks_like_failure", "query_terms", "rarity",
-           "split_units", "states_a_failure", "stem", "synonyms", "unit_terms"]
+           "split_units", "states_a_failure", "stem", "synonyms", "titles_only", "unit_terms"]
 
 LEXICAL_WEIGHT = 0.75
 NEIGHBOUR_WEIGHT = 0.15
@@ -78,10 +85,11 @@ EXPANSION_WEIGHT = 0.3
 EXPANSION_TERMS = 12
 BRIDGE_WEIGHT = 0.3  # a memory name found whole in a unit counts this share of its words' weight (bench.calibrate --bridge)
 BRIDGE_NAMES = 8  # the memory's heaviest names that can bridge
+HEADING_WEIGHT = 0.25  # what a unit's section heading adds to its lexical share counts this much (bench.calibrate --heading)
 FAILURE_BONUS = 0.15
 FILL_MARGIN = 0.3  # how much the gate's bar rises as the memory fills (chosen by bench.calibrate's rule)
 THRESHOLD = 0.65  # chosen by bench.calibrate on its HotpotQA dev split (its docstring has the sweep)
-SCORER_VERSION = "fused-6"
+SCORER_VERSION = "fused-7"
 FACET_MASS = 3.0  # a facet's lexical share counts in full only when its words weigh at least this much together
 
 
@@ -114,7 +122,7 @@ class Scorer:
 
     def __init__(self, embedder=None, lexical_weight: float = LEXICAL_WEIGHT, neighbour_weight: float = NEIGHBOUR_WEIGHT,
                  expansion_weight: float = EXPANSION_WEIGHT, failure_bonus: float = FAILURE_BONUS,
-                 bridge_weight: float = BRIDGE_WEIGHT):
+                 bridge_weight: float = BRIDGE_WEIGHT, heading_weight: float = HEADING_WEIGHT):
         if embedder is None:
             from poimen.embedding import default_embedder
 
@@ -125,13 +133,14 @@ class Scorer:
         self.expansion_weight = expansion_weight
         self.failure_bonus = failure_bonus
         self.bridge_weight = bridge_weight
+        self.heading_weight = heading_weight
         self._vectors: dict[str, np.ndarray] = {}
 
     @property
     def fingerprint(self) -> str:
         """What determines the scores: the scorer version, its weights and the embedder."""
         return (f"{SCORER_VERSION}:{self.embedder.model_id}:{self.lexical_weight}:{self.neighbour_weight}:"
-                f"{self.expansion_weight}:{self.failure_bonus}:{self.bridge_weight}")
+                f"{self.expansion_weight}:{self.failure_bonus}:{self.bridge_weight}:{self.heading_weight}")
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors of ``texts`` (of their ``embedding_text``), memoised."""
@@ -171,17 +180,23 @@ class Scorer:
         sub = tuple(ScoredQuery(p, query_terms(p), {}, v, asks_for_failures(p)) for p, v in zip(parts, vectors[1:]))
         return ScoredQuery(text, terms, expansion, vectors[0], asks_for_failures(text), sub, bridges)
 
-    def lexical(self, q: ScoredQuery, unit: str) -> float:
-        """The rarity-weighted share of ``q``'s terms (synonyms included, expansion terms on top) in ``unit``."""
+    def lexical(self, q: ScoredQuery, unit: str, heading: str = "") -> float:
+        """The rarity-weighted share of ``q``'s terms (synonyms included, expansion terms on top) in ``unit``;
+        what only its ``heading`` adds counts ``heading_weight`` of its weight."""
         if not q.total:
             return 0.0
         have = unit_terms(unit)
         if q.failure and states_a_failure(unit):
             have = have | FAILURE_STEMS
-        hit = matched_weight(q.terms, have)
-        hit += sum(w for t, w in q.expansion.items() if t in have)
-        hit += sum(w for stems, w in q.bridges if stems <= have)
+        hit = self._hit(q, have)
+        if heading and self.heading_weight:
+            hit += self.heading_weight * (self._hit(q, have | unit_terms(heading)) - hit)
         return min(1.0, hit / q.total)
+
+    @staticmethod
+    def _hit(q: ScoredQuery, have: frozenset[str]) -> float:
+        return (matched_weight(q.terms, have) + sum(w for t, w in q.expansion.items() if t in have)
+                + sum(w for stems, w in q.bridges if stems <= have))
 
     def combine(self, q: ScoredQuery, cosine, share, failure_mask: np.ndarray) -> np.ndarray:
         """The fused score from per-part cosines and lexical shares (``cosine(part)``, ``share(part)`` -> arrays).
@@ -201,14 +216,18 @@ class Scorer:
             best = scores if best is None else np.maximum(best, scores)
         return best.astype(np.float32)
 
-    def score(self, q: ScoredQuery, units: Sequence[str], neighbours: bool = False) -> np.ndarray:
-        """Fused scores of ``units`` (in order) for one query: the whole question, or its best-answered facet."""
+    def score(self, q: ScoredQuery, units: Sequence[str], neighbours: bool = False,
+              headings: Sequence[str] | None = None) -> np.ndarray:
+        """Fused scores of ``units`` (in order) for one query: the whole question, or its best-answered facet.
+        ``headings`` (one per unit, "" for none) are the titles of the sections the units stand in."""
         if not units:
             return np.zeros(0, dtype=np.float32)
+        heads = list(headings) if headings is not None else [""] * len(units)
         vectors = self.vectors(list(units))
         mask = np.array([looks_like_failure(u) for u in units], dtype=np.float32)
         scores = self.combine(q, lambda part: vectors @ part.vector,
-                              lambda part: np.array([self.lexical(part, u) for u in units], dtype=np.float32), mask)
+                              lambda part: np.array([self.lexical(part, u, h) for u, h in zip(units, heads)],
+                                                    dtype=np.float32), mask)
         if neighbours and len(units) > 1:
             scores = scores.copy()
             scores[1:] += self.neighbour_weight * scores[:-1]

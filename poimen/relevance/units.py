@@ -8,8 +8,9 @@ prose. Each unit keeps its character span in the text it came from.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from poimen.text import sentence_cuts
 from poimen.tokens import count_tokens
 
 MAX_UNIT_TOKENS = 96  # a prose line longer than this is cut into sentences
@@ -24,6 +25,7 @@ class Unit:
     text: str
     start: int
     end: int
+    heading: str = ""  # the title of the section the unit stands in (``split_units``), "" when none
 
 
 _RECORD_START = re.compile(
@@ -49,14 +51,13 @@ def _sentences(text: str, offset_of, max_tokens: int, whole: bool = False) -> li
     base = text.index(stripped)
     if whole and (len(stripped) < max_tokens * 3 or count_tokens(stripped) <= max_tokens):
         return [Unit(stripped, offset_of(base), offset_of(base + len(stripped) - 1) + 1)]
-    out, pos = [], 0
-    for piece in _SENTENCE.split(stripped):
-        i = stripped.index(piece, pos)
-        pos = i + len(piece)
-        piece = piece.strip()
+    out, last = [], 0
+    for end, start in [*sentence_cuts(stripped, _SENTENCE), (len(stripped), len(stripped))]:
+        piece = stripped[last:end].strip()
         if piece:
-            j = stripped.index(piece, i)
+            j = stripped.index(piece, last)
             out.append(Unit(piece, offset_of(base + j), offset_of(base + j + len(piece) - 1) + 1))
+        last = start
     return out
 
 
@@ -96,24 +97,100 @@ def _joined(lines: list[tuple[int, str]]):
     return " ".join(parts), offset_of
 
 
+def _units(block: list[tuple[int, str]], max_tokens: int) -> list[Unit]:
+    """The units of one block of non-blank lines: prose as sentences, records and short lines whole."""
+    lines = [x for _, x in block]
+    if _is_prose(lines):
+        return _sentences(*_joined(block), max_tokens)
+    out: list[Unit] = []
+    for item in _items(block):  # a record stays whole (up to RECORD_MAX_TOKENS: a chat turn is never cut),
+        limit = RECORD_MAX_TOKENS if _RECORD_START.match(item[0][1]) else max_tokens  # as does a short line
+        out.extend(_sentences(*_joined(item), limit, True))
+    return out
+
+
+_MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)[\s#]*$")
+_FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
+_TITLE_WORDS = 10
+
+
+def _short_title(line: str) -> bool:
+    """A line that could title what follows it: short, ending no sentence, no "key: value" or speaker line, and
+    no record (a log line, a list item) unless a one-word label ("Rollback:")."""
+    text = line.strip()
+    if not text or len(text.split()) > _TITLE_WORDS or text[-1] in ".!?,;" or re.search(r"\w: ", text):
+        return False
+    return not _RECORD_START.match(line) or bool(re.fullmatch(r"[A-Za-z][\w-]*:", text))
+
+
+def _starts_body(title: str, below: str) -> bool:
+    """``below`` reads as the text a title line heads: longer, and starting a sentence or (under a label) a list."""
+    text, nxt = title.strip(), below.strip()
+    if text.endswith(":") and _LIST_ITEM.match(below):
+        return True
+    return len(nxt) > len(text) and not _RECORD_START.match(below) and (nxt[0].isupper() or nxt[0] in "\"'(0123456789")
+
+
+def _titles(lines: list[str]) -> int:
+    """How many lines at the head of a block title the rest: the longest run of short title lines whose last line
+    sits over the start of a body (none when nothing would be left)."""
+    n = 0
+    while n + 1 < len(lines) and _short_title(lines[n]):
+        n += 1
+    while n and not _starts_body(lines[n - 1], lines[n]):
+        n -= 1
+    return n
+
+
+def titles_only(text: str) -> bool:
+    """``text`` is a heading or a bare label ("## Resolution", "payments-worker:", "Caused by:"): it names what
+    follows it and states nothing itself, so it is no answer to a question."""
+    line = text.strip()
+    return bool(_MD_HEADING.match(line)) or (line.endswith(":") and len(line.split()) <= 4 and "\n" not in line)
+
+
+def _title_text(lines: list[str]) -> str:
+    """The heading a block's title lines give: the last that is not a bare label ("Document 12:"), else that label."""
+    named = [x.strip() for x in lines if not x.strip().endswith(":")]
+    return named[-1] if named else lines[-1].strip().rstrip(":").strip()
+
+
 def split_units(text: str, max_tokens: int = MAX_UNIT_TOKENS) -> list[Unit]:
     """Lines — log lines, chat turns, list items, table rows, one-line paragraphs — whole, cut into sentences
     only past ``max_tokens``; hard-wrapped prose is joined back into its paragraph first. Spans index ``text``.
 
     Why a one-line paragraph stays whole: on the HotpotQA dev split (``bench.calibrate``) sentence units lost
     0.04 supporting-fact retention at equal precision — a fact's second sentence ("He was born in …") rarely
-    names what the question asks about, and it travels with the first when the paragraph is the unit."""
+    names what the question asks about, and it travels with the first when the paragraph is the unit.
+
+    Each unit carries the ``heading`` of the section it stands in: the Markdown headings above it (the page's
+    title, then each level down to its section: "Postmortem: uploads rejected · Root cause"), and the title lines
+    that head its block (a short line over a paragraph: "Neighbours" above "It was created by
+    Reg Watson."). The scorer lets a unit's heading count for it (``Scorer.score``), as a reader does: a
+    sentence's subject is often only in its title.
+    """
     out: list[Unit] = []
     block: list[tuple[int, str]] = []  # (offset of the line in text, line)
+    path: dict[int, str] = {}  # Markdown heading level -> its text: the headings a line stands under
+    fenced = False  # inside a ``` block, where "# restart it" is a shell comment
 
     def flush() -> None:
+        nonlocal fenced
         lines = [x for _, x in block]
-        if _is_prose(lines):
-            out.extend(_sentences(*_joined(block), max_tokens))
-        else:
-            for item in _items(block):  # a record stays whole (up to RECORD_MAX_TOKENS: a chat turn is never cut),
-                limit = RECORD_MAX_TOKENS if _RECORD_START.match(item[0][1]) else max_tokens  # as does a short line
-                out.extend(_sentences(*_joined(item), limit, True))
+        md = None if fenced else _MD_HEADING.match(lines[0])
+        fenced ^= sum(bool(_FENCE.match(x)) for x in lines) % 2 == 1
+        head = 1 if md else _titles(lines)
+        for unit in _units(block[:head], max_tokens) if head else []:
+            out.append(replace(unit, heading=" · ".join(path.values())))
+        if md:
+            level = len(md.group(1))
+            for deeper in [k for k in path if k >= level]:
+                del path[deeper]
+            path[level] = md.group(2).strip()
+        title = _title_text(lines[:head]) if head and not md else ""
+        heading = " · ".join([*path.values(), *([title] if title else [])])
+        for unit in _units(block[head:], max_tokens) if head < len(block) else []:
+            out.append(replace(unit, heading=heading))
         block.clear()
 
     at = 0
