@@ -88,3 +88,17 @@ def test_sentences_run_on_past_initials_titles_and_abbreviations():
         "Love Forecast (; lit. Today's Love) is a film, e.g. a comedy.", "It ends here."]
     long = " ".join([text] * 8)  # past MAX_UNIT_TOKENS: the paragraph is cut into sentences, the same way
     assert "Dr. Cora Norman" in split_units(long)[0].text
+
+
+def test_the_offline_answer_passes_over_headings_and_bare_labels_while_a_line_states_something():
+    from poimen.llm.offline import answer
+
+    question = "how was the 413 on uploads fixed?"
+    heading = "## Symptom: uploads fail with 413"
+    fact = "Mitigated at 09:43 by overriding the body-size annotation on the uploads ingress; the 413s stopped."
+    memory = "\n".join([heading, "payments-worker:", fact, "Lunch is at noon."])
+    r = render("answer", question=question, memory=memory)
+    reply = answer(r.system, r.user)
+    assert fact in reply and heading not in reply and "payments-worker:" not in reply
+    r = render("answer", question=question, memory=heading)  # alone, a heading is still the best there is
+    assert heading in answer(r.system, r.user)

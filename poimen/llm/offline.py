@@ -203,8 +203,9 @@ def answer(system: str, user: str) -> str:
         return "<answer>not in memory</answer>"
     sc = reader()
     scores = sc.score(sc.query(data["question"]), [untagged(line) for line in lines])
-    ranked = sorted(range(len(lines)), key=lambda i: (titles_only(untagged(lines[i])), -scores[i], i))
-    best = [i for i in ranked[:ANSWER_LINES] if scores[i] >= THRESHOLD / 2]
+    ranked = [i for i in sorted(range(len(lines)), key=lambda i: (-scores[i], i)) if scores[i] >= THRESHOLD / 2]
+    statements = [i for i in ranked if not titles_only(untagged(lines[i]))]
+    best = (statements or ranked)[:ANSWER_LINES]
     if not best:
         return "<answer>not in memory</answer>"
     return "<answer>" + escape("\n".join(lines[i] for i in sorted(best))) + "</answer>"
