@@ -171,6 +171,10 @@ def tools_section(cfg: Config, assets: Path) -> dict:
             if isinstance(h.get("modes"), dict):
                 rows += [(f"{label}: {mode} recall@1 / recall@5 / MRR", "",
                           f"{m['recall@1']:.3f} / {m['recall@5']:.3f} / {m['mrr']:.3f}", None) for mode, m in h["modes"].items()]
+                t, f = (h["modes"].get(k, {}).get("mrr") for k in ("tiered", "fused_only"))
+                if t is not None and f is not None and not quick:  # issue 10's goals, on the whole corpus only
+                    rows += [(f"{label}: tiered MRR", ">= 0.80", f"{t:.3f}", t >= 0.80),
+                             (f"{label}: tiered MRR vs fused-only", ">= fused-only", f"{t:.3f} vs {f:.3f}", t >= f)]
                 halves = h.get("halves", {})
                 if halves:  # the split the lookup's mechanisms were chosen on, and the half they were not
                     rows += [(f"{label}: {mode} MRR on the dev / held-out half", "",
