@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from poimen.errors import NoRuns
+from poimen.errors import EmptyMemory, NoRuns
 from poimen.prompts import render, unescape
 
 if TYPE_CHECKING:  # a question's answer reads the index only: the log (and pyarrow under it) loads for --query
@@ -25,18 +25,25 @@ class Answer:
 
 
 def final_memories(log: EventLog, query: str) -> tuple[str, list[tuple[str, str]]]:
-    """The query's text and (sha, text) of its final memories: its latest L2 memory if any, else its L1 memories."""
-    from poimen.log.runs import final_runs, read_runs
+    """The query's text and (sha, text) of its final memories: its latest L2 memory if any, else its L1 memories.
+    Raises ``NoRuns`` when there are none, saying whether the query never ran or ran and kept nothing."""
+    from poimen.log.runs import acceptance, final_runs, loop_runs, read_runs
 
-    chosen = [r for r in final_runs(read_runs(log)) if query in (r.query_id, r.query_text)]
-    text = chosen[0].query_text if chosen else query
-    return text, [(s.final_memory_sha, s.final_memory) for s in chosen]
+    runs = read_runs(log)
+    chosen = [r for r in final_runs(runs) if query in (r.query_id, r.query_text)]
+    if not chosen:
+        ran = [r for r in loop_runs(runs) if query in (r.query_id, r.query_text)]
+        if not ran:
+            raise NoRuns(f"--query {query!r}: no sealed run of this query in {log.root}")
+        used, seen = acceptance(ran)
+        raise EmptyMemory(f"--query {query!r}: its {len(ran)} sealed run(s) kept nothing ({used} of {seen} chunks opened "
+                     "the gate, no line was kept); its memory is empty. A narrower query, or `mem context "
+                     "QUESTION`, which ranks every unit read")
+    return chosen[0].query_text, [(s.final_memory_sha, s.final_memory) for s in chosen]
 
 
 async def ask(log: EventLog, query: str, client: ModelClient) -> Answer:
     question, memories = final_memories(log, query)
-    if not memories:
-        raise NoRuns(f"--query {query!r}: no sealed run of this query in {log.root}")
     rendered = render("answer", question=question, memory="\n\n".join(t for _, t in memories))
     completion = await client.complete(rendered.system, rendered.user, 1024)
     m = _ANSWER.search(completion.text)

@@ -58,6 +58,10 @@ class IndexMissing(PoimenError):
         self.db_path, self.what = db_path, what
 
 
+class EmptyMemory(PoimenError):
+    """A standing query ran and sealed, but no gate kept a line: there is no memory to answer from."""
+
+
 class RunInterrupted(PoimenError):
     """A run stopped before its seal (killed, or its model stopped answering); its journal is kept."""
 

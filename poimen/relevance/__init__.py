@@ -30,6 +30,11 @@
   common; as a whole they are specific. The offline gate also scores a chunk a
   second time with the units it just chose in the memory, so a bridge and its
   second hop in one chunk meet as they would across two.
+- Lists name alternatives: a question with a word list of three or more
+  ("What plans, goals and dreams did they talk about?") is also scored once
+  per word ("What dreams did they talk about?"), as a facet, so a unit about
+  one dream answers it though it holds a third of the list's words. Without
+  this a broad standing query kept nothing from a whole conversation.
 - Headings: a unit counts what the heading of its section adds to its
   lexical share at ``HEADING_WEIGHT`` (``split_units`` gives each unit the
   Markdown headings above it and the title line of its paragraph). A sentence's
@@ -89,7 +94,7 @@ HEADING_WEIGHT = 0.25  # what a unit's section heading adds to its lexical share
 FAILURE_BONUS = 0.15
 FILL_MARGIN = 0.3  # how much the gate's bar rises as the memory fills (chosen by bench.calibrate's rule)
 THRESHOLD = 0.65  # chosen by bench.calibrate on its HotpotQA dev split (its docstring has the sweep)
-SCORER_VERSION = "fused-7"
+SCORER_VERSION = "fused-8"
 FACET_MASS = 3.0  # a facet's lexical share counts in full only when its words weigh at least this much together
 
 

@@ -111,8 +111,28 @@ def name_phrases(text: str) -> dict[frozenset[str], float]:
 _CLAUSE = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|;\s*|\s+(?:and|or)\s+)(?=(?:what|how|why|when|where|who|which)\b)", re.I)
 
 
+_ITEM = r"[a-z][a-z'-]*"
+# A list of three or more single words, the last joined by "and"/"or": "plans, goals and dreams".
+_ENUMERATION = re.compile(rf"\b({_ITEM})((?:, {_ITEM})+),? (?:and|or) ({_ITEM})\b")
+
+
+def alternatives(question: str) -> list[str]:
+    """The question once per item of its word list ("What plans, goals and dreams did they talk about?" ->
+    "What plans did they talk about?", "What goals …", "What dreams …"), or none.
+
+    A list in a question names alternatives: a unit about one dream answers it, though it holds a third of the
+    list's words. Only lower-case single words of three or more, so names ("Arts and Letters") stay whole.
+    """
+    m = _ENUMERATION.search(question)
+    if not m:
+        return []
+    items = [m.group(1), *(x.strip() for x in m.group(2).split(",") if x.strip()), m.group(3)]
+    return [f"{question[:m.start()]}{item}{question[m.end():]}".strip() for item in items]
+
+
 def facets(question: str) -> list[str]:
-    """The clauses of a compound question ("which X failed, what caused it, and how was it fixed?"), or none.
+    """The clauses of a compound question ("which X failed, what caused it, and how was it fixed?") and the
+    alternatives of a word list in the question or in one of its clauses (``alternatives``), or none.
 
     A unit that fully answers one clause is relevant even when it shares little
     with the whole question; ``Scorer.score`` takes the best of the whole
@@ -120,7 +140,8 @@ def facets(question: str) -> list[str]:
     so "X and Y" inside one question stays whole.
     """
     parts = [p.strip(" ,;?") for p in _CLAUSE.split(question) if p and p.strip(" ,;?")]
-    return parts if len(parts) > 1 else []
+    clauses = parts if len(parts) > 1 else []
+    return list(dict.fromkeys([*clauses, *(alt for part in clauses or [question] for alt in alternatives(part))]))
 
 
 def synonyms(term: str) -> frozenset[str]:
