@@ -395,6 +395,12 @@ class S3Store(ObjectStore):
         import s3fs
 
         super().__init__(uri)
+        # fsspec hands out one cached filesystem per set of arguments, and its client reads the endpoint from the
+        # environment once: name the endpoint in the arguments, so a process whose environment names another
+        # server (a test's, the bench's) gets a filesystem for that one.
+        endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+        if endpoint and "endpoint_url" not in storage_options:
+            storage_options = {**storage_options, "endpoint_url": endpoint}
         self.fs = s3fs.S3FileSystem(**storage_options)
 
     def _call(self, method: str, **kwargs):
@@ -469,6 +475,8 @@ class GCSStore(ObjectStore):
         from gcsfs.core import GCSFileSystem
 
         super().__init__(uri)
+        # gcsfs reads STORAGE_EMULATOR_HOST at each request, so a cached filesystem follows it; only the token
+        # differs for an emulator
         if os.environ.get("STORAGE_EMULATOR_HOST") and "token" not in storage_options:
             storage_options = {**storage_options, "token": "anon"}
         self.fs = GCSFileSystem(**storage_options)
@@ -554,14 +562,23 @@ def precondition_failed(exc: BaseException) -> bool:
     return False
 
 
+def local_folder(root: str | Path, needs: str) -> Path:
+    """The folder of a local log root (a path or ``file://``); for an object store URI, one line saying that
+    ``needs`` (what the caller keeps beside the log) wants a local folder."""
+    text = str(root)
+    if text.startswith("file://"):
+        return Path(text[len("file://"):])
+    if "://" in text:
+        raise PoimenError(f"event log root {text}: {needs} needs a local folder, not an object store")
+    return Path(text).expanduser()
+
+
 def open_store(root: str | Path, **storage_options) -> LogStore:
     """The store for a log root: a path or ``file://`` folder, ``s3://bucket/prefix`` or ``gs://bucket/prefix``."""
     text = str(root)
-    if text.startswith("file://"):
-        return LocalStore(Path(text[len("file://"):]))
     for store in (S3Store, GCSStore):
         if text.startswith(f"{store.scheme}://"):
             return store(text, **storage_options)
-    if "://" in text:
+    if "://" in text and not text.startswith("file://"):
         raise PoimenError(f"event log root {text}: only local folders, file://, s3:// and gs:// are supported")
-    return LocalStore(Path(text).expanduser())
+    return LocalStore(local_folder(text, "a local log"))
