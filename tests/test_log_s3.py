@@ -175,3 +175,15 @@ def test_put_if_absent_creates_once_and_never_overwrites(s3):
     assert store.put_if_absent("segments/a.parquet", b"first")
     assert not store.put_if_absent("segments/a.parquet", b"second")
     assert store.read("segments/a.parquet") == b"first"
+
+
+@pytest.mark.parametrize("root, says", [("gs://", "no bucket named (gs://bucket/prefix)"),
+                                        ("s3:///log", "no bucket named (s3://bucket/prefix)"),
+                                        ("ftp://host/log", "only local folders, file://, s3:// and gs://")])
+def test_a_log_uri_the_stores_cannot_take_is_refused_in_one_line(root, says):
+    from poimen.errors import PoimenError
+
+    with pytest.raises(PoimenError) as err:
+        open_store(root)
+    assert str(err.value).startswith(f"event log root {root}: ") and says in str(err.value)
+    assert "\n" not in str(err.value)

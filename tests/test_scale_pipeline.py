@@ -164,3 +164,16 @@ def test_typed_memory_refuses_a_log_on_an_object_store_in_one_line():
     with pytest.raises(PoimenError, match=r"^event log root s3://b/p: typed memory .* needs a local folder") as err:
         Memory("team", root="s3://b/p")
     assert "\n" not in str(err.value)
+
+
+def test_a_pipeline_log_on_an_object_store_without_a_work_dir_is_refused_in_one_line():
+    """The chunk files, projections and manifest need a local folder; a log URI alone names none."""
+    from poimen.errors import PoimenError
+
+    resource = EventLogResource(root="gs://team/log")
+    assert resource.log_root == "gs://team/log"
+    with pytest.raises(PoimenError, match=r"^event log root gs://team/log: .*needs a local work_dir") as err:
+        resource.path
+    assert "\n" not in str(err.value)
+    assert EventLogResource(root="gs://team/log", work_dir="/tmp/w").path == Path("/tmp/w")
+    assert EventLogResource(root="file:///tmp/l").path == Path("/tmp/l") == EventLogResource(root="/tmp/l").log_root

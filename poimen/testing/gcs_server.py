@@ -10,6 +10,12 @@ the log's protocol needs of GCS that the emulator (2026.7.19) does not do.
 2. **``x-goog-generation`` on media downloads.** GCS names the generation of the bytes it returns; the emulator
    sends no such header. Here a download carries the generation the emulator stored with the object.
 
+And two for speed, which change no answer: the emulator keeps its objects' metadata in memory but also rewrites
+all of it as one JSON document after every write (each write cost grows with the number of objects, and a log
+writes an object per journal turn), which an in-memory server does not need; and its buckets keep a soft-deleted
+copy of each deleted object for 7 days (GCS's default policy), which a test bucket does not need: the bucket here
+has soft delete off (``retentionDurationSeconds: 0``, a policy GCS allows), so the emulator deletes outright.
+
 On GCS a conditional upload is atomic: the generation check and the write are one operation of the service.
 Here the check and the emulator's store are two steps, and they make one only because this server handles one
 request at a time (``http.server.HTTPServer``, not its threading variant: a second client waits in the listen
@@ -104,6 +110,17 @@ def _patch_handlers() -> None:
     objects.insert = wrapped[objects.insert]  # the router's fallback for uploads POSTed without /upload
 
 
+def _memory_storage():
+    """The emulator's in-memory storage, without the whole-metadata JSON rewrite after each write."""
+    from gcp_storage_emulator.storage import Storage
+
+    class InMemory(Storage):
+        def _write_config_to_file(self):  # the metadata is in self.objects; nothing reads the copy
+            pass
+
+    return InMemory(use_memory_fs=True)
+
+
 class _OneAtATime(HTTPServer):
     request_queue_size = 128  # concurrent writer processes wait in the queue, not in SYN retries
 
@@ -113,11 +130,11 @@ def serve(bucket: str) -> None:
     URL, then serve until killed."""
     from gcp_storage_emulator.handlers import buckets
     from gcp_storage_emulator.server import RequestHandler
-    from gcp_storage_emulator.storage import Storage
 
     _patch_handlers()
-    storage = Storage(use_memory_fs=True)
+    storage = _memory_storage()
     buckets.create_bucket(bucket, storage)
+    storage.buckets[bucket]["softDeletePolicy"] = {"retentionDurationSeconds": "0"}  # delete outright
     httpd = _OneAtATime(("127.0.0.1", 0), partial(RequestHandler, storage))
     print(f"http://127.0.0.1:{httpd.server_address[1]}", flush=True)
     httpd.serve_forever()
