@@ -20,7 +20,8 @@ def rebuild_audit(context: dg.AssetExecutionContext, corpus: CorpusResource, eve
     inputs = Inputs(corpus.source_files(), corpus.sources_dir, corpus.chunk_bound,
                     corpus.reference_files(), corpus.reference_dir)
     with tempfile.TemporaryDirectory(prefix="poimen-rebuild-") as scratch:
-        report = rematerialize(event_log.path, Path(scratch), inputs, embedder.get_embedder())
+        report = rematerialize(event_log.log_root, Path(scratch), inputs, embedder.get_embedder(),
+                               work=event_log.path)
     context.log.info(str(report))
     metadata = {"chunks_compared": report.chunks_compared, "runs_carried_over": report.carried,
                 "replies_replayed": report.replayed_calls, "report": dg.MetadataValue.md(f"```\n{report}\n```"),

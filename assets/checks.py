@@ -128,7 +128,7 @@ def l2_memory_budget(event_log: EventLogResource) -> dg.AssetCheckResult:
 @dg.asset_check(asset=MEMORY_INDEX, description="The event log verifies (the same check as `mem verify`).", pool=WRITER_POOL)
 @writer_step
 def log_integrity_check(event_log: EventLogResource) -> dg.AssetCheckResult:
-    return _result(log_integrity(verify(event_log.path)))
+    return _result(log_integrity(verify(event_log.log_root)))
 
 
 @dg.asset_check(asset=MEMORY_INDEX, pool=WRITER_POOL,
@@ -137,7 +137,8 @@ def log_integrity_check(event_log: EventLogResource) -> dg.AssetCheckResult:
 @writer_step
 def rebuild_hashes_match(event_log: EventLogResource, embedder: EmbedderResource) -> dg.AssetCheckResult:
     with tempfile.TemporaryDirectory(prefix="poimen-check-") as scratch:
-        return _result(rebuild_matches(rebuild_into(event_log.path, Path(scratch), embedder.get_embedder())))
+        return _result(rebuild_matches(rebuild_into(event_log.log_root, Path(scratch), embedder.get_embedder(),
+                                                   manifest_root=event_log.path)))
 
 
 CHECKS = [l1_acceptance_rate, l1_memory_budget, l2_memory_budget, log_integrity_check, rebuild_hashes_match]

@@ -60,7 +60,8 @@ def signature_summary(path: Path) -> dict:
 @writer_step
 def projection_tables(event_log: EventLogResource, embedder: EmbedderResource, duckdb: IndexDatabaseResource):
     """Every projection, dropped and rebuilt from the log in one transaction; each asset reports its own tables."""
-    stats = build_projections(event_log.path, duckdb.path, embedder.get_embedder())
+    stats = build_projections(event_log.log_root, duckdb.path, embedder.get_embedder(),
+                              out_dir=event_log.path / PROJECTION_DIR)
     manifest = write_manifest(event_log.path, stats, stats.row_hashes)
     for spec in INDEX_SPECS:
         tables = tables_of(spec.key.path[-1])

@@ -36,7 +36,7 @@ def run_level(context, level: str, corpus: CorpusResource, event_log: EventLogRe
     streams, errors = l1_streams(corpus, event_log, sources) if level == "L1" else (None, [])
     progress = RunProgress(context.log.info, level)
     result = run_loops(RunRequest(
-        root=event_log.path, level=level, streams=streams, queries=corpus.queries_file, resume=True,
+        root=event_log.log_root, level=level, streams=streams, queries=corpus.queries_file, resume=True,
         concurrency=llm.concurrency, chunk_tokens=corpus.chunk_bound, memory_budget=corpus.memory_budget,
         sources_root=corpus.sources_dir,
     ), client=llm.get_client(), on_start=progress.on_start, on_turn=progress.on_turn)

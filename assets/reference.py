@@ -14,7 +14,7 @@ from resources import CorpusResource, EventLogResource, appender_step
 def reference_docs(corpus: CorpusResource, event_log: EventLogResource) -> dg.MaterializeResult:
     """Reference docs (tier R) from the reference folder, chunked and recorded in the log for direct indexing."""
     files = corpus.reference_files()
-    run_ids = ingest_reference(event_log.path, files, corpus.reference_tokens, corpus.reference_dir) if files else []
+    run_ids = ingest_reference(event_log.log_root, files, corpus.reference_tokens, corpus.reference_dir) if files else []
     runs = sealed_events(event_log.log(), run_ids)
     kinds: dict[str, int] = {}
     for events in runs.values():

@@ -21,7 +21,9 @@ def symptom_projections(event_log: EventLogResource, llm: LLMResource) -> dg.Mat
     """
     log = event_log.log()
     client = llm.get_client()
-    with log.writer():
+    # Shared, like the loops: a symptom run's id is its memory's sha and the model, so a second writer of one finds
+    # it sealed or loses its claim; the exclusive step (writer turn) keeps other pipeline writers out meanwhile.
+    with log.writer(shared=True):
         counts = asyncio.run(project_log(log, client, llm.concurrency))
     recorded = [p for p in projections(log).values() if p.model_id == client.model_id]
     return dg.MaterializeResult(metadata={

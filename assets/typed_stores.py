@@ -32,7 +32,7 @@ def typed_stores(config: TypedStoresConfig, event_log: EventLogResource, corpus:
     Idempotent: a run already imported into the namespace is skipped.
     """
     namespace = config.resolved_namespace
-    memory = Memory(namespace, root=event_log.path)
+    memory = Memory(namespace, root=event_log.log_root)
     imported = import_pipeline(memory, corpus.queries_file)
     new = [i for i in imported if not i.skipped]
     return dg.MaterializeResult(metadata={

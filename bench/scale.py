@@ -6,7 +6,8 @@ notes, each a few chunks. Measured:
 
 - the build (`chunks` + `l1_memories`) in process (one shard) against the multiprocess executor with 2
   workers (``pipelines.scaled``: 4 shards, two step processes at a time), as a ratio of wall times;
-- the same L1 runs (``run_loops``, as `mem run` does them) with the log on moto's S3 server against a local folder;
+- the same L1 runs (``run_loops``, as `mem run` does them) with the log on moto's S3 server and on the GCS
+  emulator against a local folder;
 - the in-process build at 1x, 4x and 16x the sources, with the wall time per source at each size.
 
 Run alone: ``python -m bench.scale [--quick] [--only executors|storage|growth]``.
@@ -161,26 +162,36 @@ def executors(tmp: Path, server, n: int, repeats: int, progress) -> dict:
         "samples": samples}}
 
 
+@contextmanager
+def environment(env: dict[str, str]):
+    """``env`` set for the block (a store's client reads its endpoint from the environment), then restored."""
+    saved = dict(os.environ)
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 def storage(tmp: Path, api_base: str, n: int, repeats: int, progress) -> dict:
-    """The L1 runs of ``n`` sources into a local folder and into moto's S3 server, alternated ``repeats`` times
-    (each into a fresh log); medians."""
+    """The L1 runs of ``n`` sources into a local folder, moto's S3 server and the GCS emulator, alternated
+    ``repeats`` times (each into a fresh log); medians."""
+    from poimen.testing.gcs_server import LocalGCS
     from poimen.testing.s3_server import LocalS3
 
-    progress(f"scale: the log on S3 against local files, {n} sources, {repeats} runs each")
+    progress(f"scale: the log on S3 and on GCS against local files, {n} sources, {repeats} runs each")
     src = corpus(tmp / "storage", n)
-    samples: dict[str, list[float]] = {"local": [], "s3": []}
-    with LocalS3() as s3:
+    samples: dict[str, list[float]] = {"local": [], "s3": [], "gs": []}
+    with LocalS3() as s3, LocalGCS() as gcs:
         for i in range(repeats):
             samples["local"].append(loop_build(tmp / "storage" / f"log-{i}", src, api_base))
-            saved = dict(os.environ)
-            os.environ.update(s3.env)
-            try:
-                samples["s3"].append(loop_build(s3.uri(f"scale-{i}"), src, api_base))
-            finally:
-                os.environ.clear()
-                os.environ.update(saved)
-    local, remote = statistics.median(samples["local"]), statistics.median(samples["s3"])
-    return {"sources": n, "local_s": local, "s3_s": remote, "ratio": remote / local, "samples": samples}
+            for name, server in (("s3", s3), ("gs", gcs)):
+                with environment(server.env):
+                    samples[name].append(loop_build(server.uri(f"scale-{i}"), src, api_base))
+    local, s3_s, gs_s = (statistics.median(samples[k]) for k in ("local", "s3", "gs"))
+    return {"sources": n, "local_s": local, "s3_s": s3_s, "ratio": s3_s / local, "gs_s": gs_s,
+            "gs_ratio": gs_s / local, "samples": samples}
 
 
 def growth(tmp: Path, api_base: str, base: int, progress) -> list[dict]:
@@ -212,6 +223,8 @@ def section(r: dict) -> dict:
          e["ratio"] >= 1.7),
         (f"L1 runs ({s['sources']} sources x 2 queries): log on local S3 server / local files", "<= 1.5x",
          f"{s['ratio']:.2f}x ({s['s3_s']:.1f} s / {s['local_s']:.1f} s)", s["ratio"] <= 1.5),
+        (f"L1 runs ({s['sources']} sources x 2 queries): log on local GCS emulator / local files", "<= 1.5x",
+         f"{s['gs_ratio']:.2f}x ({s['gs_s']:.1f} s / {s['local_s']:.1f} s)", s["gs_ratio"] <= 1.5),
         ("wall time grows linearly with the sources (1x, 4x, 16x)", "linear", f"{'yes' if is_linear else 'no'}: {why}",
          None),
     ]
@@ -225,7 +238,9 @@ def section(r: dict) -> dict:
              f"build of one source ({r['first_multiprocess_build_s']:.1f} s), as the in-process imports are; the "
              "same per-step concurrency; medians of 3 alternated builds. The S3 server is moto "
              "on 127.0.0.1 serving one request at a time, s3fs the client; a commit is one conditional PUT "
-             "of index.jsonl (and a GET only after a lost race). Machine: " + f"{os.cpu_count()} CPUs.")
+             "of index.jsonl (and a GET only after a lost race). The GCS server is gcp-storage-emulator on 127.0.0.1, "
+             "one request at a time, with the generation preconditions it lacks added (poimen/testing/gcs_server.py), "
+             "gcsfs the client. Machine: " + f"{os.cpu_count()} CPUs.")
     return {"title": "Scale", "rows": rows, "notes": notes,
             "tables": [{"title": "in-process build by corpus size", "columns": ["x", "sources", "s", "s / source"],
                         "rows": table}]}

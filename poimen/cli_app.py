@@ -26,8 +26,8 @@ out = console()
 err = console(stderr=True)
 
 LogOpt = typer.Option(None, "--log", help="Event log folder (default: $POIMEN_HOME or ./.poimen).")
-LogUriOpt = typer.Option(None, "--log", help="Event log folder or URI (file://, s3://bucket/prefix; default: "
-                         "$POIMEN_HOME or ./.poimen).")
+LogUriOpt = typer.Option(None, "--log", help="Event log folder or URI (file://, s3://bucket/prefix, "
+                         "gs://bucket/prefix; default: $POIMEN_HOME or ./.poimen).")
 ModelOpt = typer.Option(None, help="litellm model string (default: $POIMEN_MODEL, else poimen/extractive).")
 ApiBaseOpt = typer.Option(None, help="API base URL of an OpenAI-compatible server (default: $POIMEN_API_BASE); "
                                     "a server on 127.0.0.1 needs no API key.")
@@ -44,7 +44,8 @@ NoIndexOpt = typer.Option(False, "--no-index", help="Leave the index as it is (b
 
 
 def _root(log: Optional[Path | str]) -> Path | str:
-    """The log root: a folder, or a URI (``file://``, ``s3://``) kept as written (no pyarrow imported here)."""
+    """The log root: a folder, or a URI (``file://``, ``s3://``, ``gs://``) kept as written (no pyarrow imported
+    here)."""
     from poimen._env import default_root
 
     if log and "://" in str(log):

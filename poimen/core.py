@@ -19,7 +19,7 @@ from poimen.source_lines import remember_root
 
 @dataclass
 class RunRequest:
-    root: Path | str  # a folder or a log URI (file://, s3://)
+    root: Path | str  # a folder or a log URI (file://, s3://, gs://)
     sources: list[Path] = field(default_factory=list)
     query: str | None = None
     queries: Path | None = None

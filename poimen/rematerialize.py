@@ -31,6 +31,7 @@ from poimen.llm.replay import ReplayClient, ReplayMiss
 from poimen.log import payloads as P
 from poimen.log.events import SCHEME, Event, EventDraft
 from poimen.log.forgotten import Forgotten, forgotten
+from poimen.log.storage import local_folder
 from poimen.log.store import EventLog, run_scheme
 from poimen.loop import LoopConfig, Stream, gate_format, run_id_for, run_loop
 from poimen.reference import REFERENCE_KIND, STREAM_KIND, record_stream, reference_drafts, reference_run_id
@@ -74,16 +75,19 @@ class RematerializeReport:
         return "\n".join(lines)
 
 
-def rematerialize(live_root: Path, scratch: Path, inputs: Inputs, embedder) -> RematerializeReport:
-    """Redo every stage from ``inputs`` under ``scratch`` and compare with the log at ``live_root`` (see module doc)."""
-    live_root, scratch = Path(live_root), Path(scratch)
+def rematerialize(live_root: Path | str, scratch: Path, inputs: Inputs, embedder,
+                  work: Path | None = None) -> RematerializeReport:
+    """Redo every stage from ``inputs`` under ``scratch`` and compare with the log at ``live_root`` (see module doc);
+    the stored chunk files and manifest are in ``work`` (default: the log's own folder)."""
+    scratch = Path(scratch)
+    work = Path(work) if work else local_folder(live_root, "the chunk files and manifest")
     report = RematerializeReport()
     live, replica = EventLog(live_root), EventLog(scratch / "log")
     forgot = forgotten(live)
     fresh = {sid: chunks for sid, chunks in
              chunk_sources(inputs.sources, inputs.sources_root, inputs.chunk_tokens, forgot.shas).items()
              if sid not in forgot.streams}
-    report.chunks_compared, diff = first_chunk_diff(live_root / CHUNK_DIR, fresh)
+    report.chunks_compared, diff = first_chunk_diff(work / CHUNK_DIR, fresh)
     if diff is not None:
         report.first_difference = str(diff)
         return report
@@ -100,7 +104,7 @@ def rematerialize(live_root: Path, scratch: Path, inputs: Inputs, embedder) -> R
             if problem:
                 report.first_difference = problem
                 return report
-    report.projections = rebuild_into(scratch / "log", scratch / "index", embedder, manifest_root=live_root)
+    report.projections = rebuild_into(scratch / "log", scratch / "index", embedder, manifest_root=work)
     if not report.projections.ok:
         rows = report.projections.differing_rows
         report.first_difference = (f"row {rows[0][0]} {rows[0][1]}: {rows[0][2]}" if rows

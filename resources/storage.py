@@ -18,28 +18,42 @@ from poimen.log.store import EventLog, default_root
 
 
 class EventLogResource(dg.ConfigurableResource):
-    """The hash-chained event log under ``root``: a local folder (``POIMEN_HOME``, else ``./.poimen``).
+    """The hash-chained event log under ``root``, and the local folder its per-run derivatives are kept in.
 
-    ``file://`` URIs are accepted. The log itself also lives on ``s3://`` (``mem run --log s3://…``,
-    ``mem verify``; docs/scale.md), but the pipeline keeps its chunk files, DuckDB index and projections beside
-    the log, and the typed stores need the whole log to themselves, so its root is a local folder so far.
+    ``root``: a local folder or ``file://`` (unset: ``POIMEN_HOME``, else ``./.poimen``), or an object store,
+    ``s3://bucket/prefix`` or ``gs://bucket/prefix`` (docs/scale.md). The log (segments, ``index.jsonl``,
+    journals) is the only authority and lives there. The chunk files, the projections' Parquet copies, the
+    manifest and the writer turn are derivatives of one machine, rebuilt from the log and the sources, so they
+    live in ``work_dir``: unset, the log's own folder (a local log keeps them beside it, as always); a log on
+    an object store needs one named (``EventLogResource(root="s3://…", work_dir="/var/lib/poimen")``).
     """
 
     root: Optional[str] = None
+    work_dir: Optional[str] = None
 
     @property
-    def path(self) -> Path:
+    def log_root(self) -> Path | str:
+        """The log as ``EventLog`` takes it: a local folder, or the object store URI as written."""
         if not self.root:
             return default_root()
         if self.root.startswith("file://"):
             return Path(self.root[len("file://"):])
         if "://" in self.root:
-            raise PoimenError(f"event log root {self.root}: the pipeline needs a local folder (or file://) so far; "
-                              "`mem run --log` and `mem verify --log` take s3:// (docs/scale.md)")
+            return self.root  # EventLog's store names the schemes it takes, and refuses the rest in one line
         return Path(self.root).expanduser()
 
+    @property
+    def path(self) -> Path:
+        """The local work folder: chunk files, projections, manifest, the writer turn."""
+        if self.work_dir:
+            return Path(self.work_dir).expanduser()
+        if isinstance(self.log_root, str):
+            raise PoimenError(f"event log root {self.root}: a log on an object store needs a local work_dir for the "
+                              "chunk files, projections and manifest (EventLogResource(work_dir=...); docs/deploy.md)")
+        return self.log_root
+
     def log(self) -> EventLog:
-        return EventLog(self.path)
+        return EventLog(self.log_root)
 
     @contextmanager
     def writer_turn(self, step: str, shared: bool = False) -> Iterator[None]:

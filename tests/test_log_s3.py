@@ -1,4 +1,6 @@
-"""The event log on object storage: a real S3 API (moto's server on 127.0.0.1), s3fs as the client.
+"""The event log on object storage: a real S3 API (moto's server on 127.0.0.1, s3fs as the client) and a real GCS
+JSON API (gcp-storage-emulator on 127.0.0.1 with generation preconditions, gcsfs as the client). Every test runs on
+both: the protocol is one (``ObjectStore``), the conditional puts are each store's own.
 
 The same runs are written to a local folder and to ``s3://``; every sealed segment must be byte-identical,
 since the storage changes where bytes go, never which bytes. Concurrent writers are real processes
@@ -19,6 +21,7 @@ from poimen.log.storage import open_store
 from poimen.log.store import EventLog
 from poimen.log.verify import verify
 from poimen.testing.crash import run_mem, start_mem
+from poimen.testing.gcs_server import LocalGCS
 from poimen.testing.s3_server import LocalS3
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,9 +31,10 @@ The new chart dropped the proxy-body-size annotation, so nginx fell back to clie
 Restoring proxy-body-size: 64m on the ingress fixed it; the upload error rate went back to zero."""
 
 
-@pytest.fixture(scope="module")
-def s3():
-    with LocalS3() as server:
+@pytest.fixture(scope="module", params=[LocalS3, LocalGCS], ids=["s3", "gs"])
+def s3(request):
+    """A local object store server (S3, then GCS), reached through the environment as writer processes reach it."""
+    with request.param() as server:
         saved = {k: os.environ.get(k) for k in server.env}
         os.environ.update(server.env)
         try:
@@ -122,7 +126,7 @@ def test_a_commit_that_loses_the_race_re_reads_and_appends_after_the_winner(s3):
         return b"loser\n"
 
     store.commit("index.jsonl", loser)
-    assert seen == [b"", b"winner\n"]  # the first put (If-None-Match) lost; the retry read the winner's line
+    assert seen == [b"", b"winner\n"]  # the first put (only if absent) lost; the retry read the winner's line
     assert store.read("index.jsonl") == b"winner\nloser\n"
 
 
@@ -162,3 +166,24 @@ def test_a_writer_killed_between_segment_put_and_commit_leaves_a_verifiable_log_
     assert segments(log) == segments(EventLog(tmp_path / "local"))
     report = verify(root)
     assert report.ok and not report.notes and not log.journals(), (report.problems, report.notes)
+
+
+def test_put_if_absent_creates_once_and_never_overwrites(s3):
+    """The store's create condition (S3 If-None-Match: *, GCS ifGenerationMatch=0), which segments and journal turns
+    rely on: a second create loses and leaves the first bytes."""
+    store = open_store(s3.uri("create-once"))
+    assert store.put_if_absent("segments/a.parquet", b"first")
+    assert not store.put_if_absent("segments/a.parquet", b"second")
+    assert store.read("segments/a.parquet") == b"first"
+
+
+@pytest.mark.parametrize("root, says", [("gs://", "no bucket named (gs://bucket/prefix)"),
+                                        ("s3:///log", "no bucket named (s3://bucket/prefix)"),
+                                        ("ftp://host/log", "only local folders, file://, s3:// and gs://")])
+def test_a_log_uri_the_stores_cannot_take_is_refused_in_one_line(root, says):
+    from poimen.errors import PoimenError
+
+    with pytest.raises(PoimenError) as err:
+        open_store(root)
+    assert str(err.value).startswith(f"event log root {root}: ") and says in str(err.value)
+    assert "\n" not in str(err.value)

@@ -20,10 +20,12 @@ import dagster as dg
 import duckdb
 import pytest
 
-from pipelines.definitions import make_definitions
+from pipelines.definitions import default_resources, make_definitions
 from poimen.log.store import EventLog
 from poimen.log.verify import verify
+from poimen.testing.s3_server import LocalS3
 from pipelines.scaled import SHARDS, execution_config, full_build_job
+from resources import EventLogResource, duckdb_resource
 
 REPO = Path(__file__).resolve().parent.parent
 MULTIPROCESS = execution_config(max_concurrent=2)  # two step processes at a time (two cores)
@@ -49,8 +51,9 @@ def order_free(event) -> str:
     return json.dumps(row, sort_keys=True)
 
 
-def built(log_root: Path, db: Path) -> tuple[dict, dict, list, dict]:
-    """(segment sha256 by run id, projection content hashes, store writes without order, order-free table rows)."""
+def built(log_root: Path | str, db: Path, work: Path | None = None) -> tuple[dict, dict, list, dict]:
+    """(segment sha256 by run id, projection content hashes, store writes without order, order-free table rows);
+    ``work``: where the manifest is, when not beside the log (a log on an object store)."""
     report = verify(log_root)
     assert report.ok and not report.notes, (report.problems, report.notes)
     log = EventLog(log_root)
@@ -59,7 +62,7 @@ def built(log_root: Path, db: Path) -> tuple[dict, dict, list, dict]:
     assert len({e["run_id"] for e in entries}) == len(entries), "a run is in the index twice"
     writes = sorted(order_free(ev) for e in entries if e["run_id"].startswith(STORE_WRITE)
                     for ev in log.run_events(e["run_id"]))
-    tables = json.loads((log_root / "manifest.json").read_text())["tables"]
+    tables = json.loads(((work or log_root) / "manifest.json").read_text())["tables"]
     hashes = {t: v["content_hash"] for t, v in tables.items() if t not in ORDER_COLUMNS}
     with duckdb.connect(str(db), read_only=True) as con:
         rows = {t: con.execute(f"SELECT * EXCLUDE ({', '.join(cols)}) FROM {t} ORDER BY ALL").fetchall()
@@ -109,3 +112,68 @@ def test_multiprocess_build_with_four_shards_matches_the_in_process_build(tmp_pa
     segments, tables, writes, rows = built(sharded, tmp_path / "multiprocess" / "index.duckdb")
     assert (segments, tables, writes, rows) == built(one, tmp_path / "in-process" / "index.duckdb")
     assert len(segments) > 8 and writes and rows["run"] and {"memory", "evidence", "gate"} <= set(tables)
+
+
+def example_corpus(tmp_path: Path, monkeypatch) -> None:
+    sources = tmp_path / "sources"
+    shutil.copytree(REPO / "examples" / "sources", sources)
+    monkeypatch.setenv("POIMEN_SOURCES", str(sources))
+    monkeypatch.setenv("POIMEN_CHUNK_TOKENS", "800")
+
+
+# Typed-store writes need the whole log to themselves, which only a local log offers (docs/scale.md): a pipeline
+# whose log is on an object store builds everything else.
+WITHOUT_TYPED_STORES = dg.AssetSelection.all() - dg.AssetSelection.assets("rebuild_audit", "typed_stores")
+
+
+@pytest.mark.slow
+def test_the_pipeline_with_its_log_on_s3_seals_the_same_segments_as_with_a_local_log(tmp_path, monkeypatch):
+    """The Dagster build of the example corpus, once on a local log and once with the log on the local S3 server and
+    its chunk files, projections and manifest in a local work folder: the same sealed segments, byte for byte (by run
+    id: their sha256, which each index records), and the same projections."""
+    example_corpus(tmp_path, monkeypatch)
+    local = point_at(monkeypatch, tmp_path, "local")
+    defs = make_definitions()
+    keys = WITHOUT_TYPED_STORES.resolve(defs.resolve_asset_graph())
+    assert defs.resolve_job_def("full_build").execute_in_process(
+        instance=dg.DagsterInstance.ephemeral(), asset_selection=list(keys)).success
+
+    point_at(monkeypatch, tmp_path, "remote")  # the embedding cache's home; the log and work folder are named below
+    work = tmp_path / "remote" / "work"
+    with LocalS3() as s3:
+        for k, v in s3.env.items():
+            monkeypatch.setenv(k, v)
+        resources = {**default_resources(), "event_log": EventLogResource(root=s3.uri("pipeline"), work_dir=str(work)),
+                     "duckdb": duckdb_resource(work / "index.duckdb")}
+        result = make_definitions(resources).resolve_job_def("full_build").execute_in_process(
+            instance=dg.DagsterInstance.ephemeral(), asset_selection=list(keys))
+        assert result.success
+        remote = built(s3.uri("pipeline"), work / "index.duckdb", work)
+        assert not EventLog(s3.uri("pipeline")).store.exists("manifest.json")  # derivatives stay in the work folder
+    assert remote == built(local, tmp_path / "local" / "index.duckdb")
+    segments, tables, writes, rows = remote
+    assert not writes  # no typed-store step in either build
+    assert len(segments) > 8 and rows["run"] and {"memory", "evidence", "gate", "symptom"} <= set(tables)
+    assert (work / "chunks").is_dir() and (work / "projections").is_dir()
+
+
+def test_typed_memory_refuses_a_log_on_an_object_store_in_one_line():
+    from poimen.agent.facade import Memory
+    from poimen.errors import PoimenError
+
+    with pytest.raises(PoimenError, match=r"^event log root s3://b/p: typed memory .* needs a local folder") as err:
+        Memory("team", root="s3://b/p")
+    assert "\n" not in str(err.value)
+
+
+def test_a_pipeline_log_on_an_object_store_without_a_work_dir_is_refused_in_one_line():
+    """The chunk files, projections and manifest need a local folder; a log URI alone names none."""
+    from poimen.errors import PoimenError
+
+    resource = EventLogResource(root="gs://team/log")
+    assert resource.log_root == "gs://team/log"
+    with pytest.raises(PoimenError, match=r"^event log root gs://team/log: .*needs a local work_dir") as err:
+        resource.path
+    assert "\n" not in str(err.value)
+    assert EventLogResource(root="gs://team/log", work_dir="/tmp/w").path == Path("/tmp/w")
+    assert EventLogResource(root="file:///tmp/l").path == Path("/tmp/l") == EventLogResource(root="/tmp/l").log_root

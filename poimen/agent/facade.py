@@ -29,6 +29,7 @@ from poimen.agent.stores import (CORE_BLOCKS, MemoryRefused, StoreWrite, appende
 from poimen.agent.writer import append_write, writer_lock
 from poimen.llm.client import ModelClient
 from poimen.log.events import Event
+from poimen.log.storage import local_folder
 from poimen.log.store import EventLog, default_root
 
 
@@ -64,7 +65,10 @@ class Memory:
                  archive: Archive | None = None, model: str | None = None, client: ModelClient | None = None,
                  clock: Callable[[], str] | None = None, wait: float | None = None):
         self.namespace = check_namespace(namespace)
-        self.root = Path(root) if root else default_root()
+        # Typed-store writes read the stores and append after what they read, each under the whole log (a local log's
+        # exclusive LOCK); an object store offers no such session, so they take a local log only.
+        self.root = local_folder(root, "typed memory (its writes need the whole log to themselves)") if root \
+            else default_root()
         self.db_path = Path(db_path) if db_path else proj.default_db(self.root)
         self.log = EventLog(self.root)
         self.projection = proj.StoreProjection.for_log(self.root)

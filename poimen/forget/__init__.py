@@ -16,8 +16,8 @@ that verifies and a forget that can simply be run again:
 A crash after 2 leaves segments the forget event already vouches for, old or new; ``mem verify`` notes an
 unfinished forget, and running the same ``mem forget`` again finishes it.
 
-Only a local log (a folder or ``file://``) can be forgotten in: a log on ``s3://`` is refused with one line, since
-its segments are put only if absent and are shared with writers this process cannot hold off.
+Only a local log (a folder or ``file://``) can be forgotten in: a log on ``s3://`` or ``gs://`` is refused with one
+line, since its segments are put only if absent and are shared with writers this process cannot hold off.
 """
 
 from __future__ import annotations

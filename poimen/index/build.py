@@ -23,6 +23,7 @@ from poimen.errors import PoimenError
 from poimen.index import project
 from poimen.index.schema import BuildContext
 from poimen.index.schema import RowHash, content_hash, create_table_sql, row_hashes, to_table
+from poimen.log.storage import local_folder
 from poimen.log.store import EventLog, file_sha256
 
 MANIFEST = "manifest.json"
@@ -41,7 +42,7 @@ class ProjectionStats:
     log_head: dict = field(default_factory=dict)
 
 
-def log_head(log_root: Path, upto: int | None = None) -> dict:
+def log_head(log_root: Path | str, upto: int | None = None) -> dict:
     """Which state of the log a build read: the number of sealed runs and the last index hash (of the first
     ``upto`` runs when given)."""
     entries = EventLog(log_root).index()
@@ -49,7 +50,7 @@ def log_head(log_root: Path, upto: int | None = None) -> dict:
     return {"sealed_runs": len(entries), "index_hash": entries[-1]["hash"] if entries else ""}
 
 
-def extends(log_root: Path, head: dict) -> bool:
+def extends(log_root: Path | str, head: dict) -> bool:
     """Whether the log is ``head`` plus runs sealed after it (the log only grows; anything else rewrote it)."""
     n = int(head.get("sealed_runs", 0))
     return log_head(log_root, n) == {"sealed_runs": n, "index_hash": head.get("index_hash", "")}
@@ -108,20 +109,20 @@ def read_head(db_path: Path) -> dict | None:
     return dict(zip(("sealed_runs", "index_hash", "embedder"), row)) if row else None
 
 
-def build_projections(log_root: Path, db_path: Path, embedder, projections: Sequence = (),
+def build_projections(log_root: Path | str, db_path: Path, embedder, projections: Sequence = (),
                       out_dir: Path | None = None, upto: int | None = None) -> ProjectionStats:
     """Drop every projection table and rebuild it from the sealed events of the log.
 
     Rows are sorted by each table's key; each table is also written as Parquet
     under ``out_dir`` (default ``log_root/projections``; a check passes a scratch
-    folder so it never rewrites what it checks). Tables that are not projections are left alone.
+    folder so it never rewrites what it checks; a log on an object store names a local one). Tables that are not projections are left alone.
     Only sealed runs are read (only the first ``upto`` when given): an unfinished run is invisible until it seals.
     """
-    log_root, db_path = Path(log_root), Path(db_path)
+    db_path = Path(db_path)
     projections = list(projections or project.PROJECTIONS)  # read at call time: the list may have grown
     head = log_head(log_root, upto)
     ctx = BuildContext.from_log(log_root, embedder, upto=head["sealed_runs"])
-    out_dir = Path(out_dir) if out_dir is not None else log_root / PROJECTION_DIR
+    out_dir = Path(out_dir) if out_dir is not None else local_folder(log_root, "the projections' Parquet") / PROJECTION_DIR
     out_dir.mkdir(parents=True, exist_ok=True)
     db_path.parent.mkdir(parents=True, exist_ok=True)
     stats = ProjectionStats({}, {}, {

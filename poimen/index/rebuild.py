@@ -112,12 +112,12 @@ def rebuild(log_root: Path, db_path: Path, embedder, accept: bool = False) -> Re
     return report
 
 
-def rebuild_into(log_root: Path, scratch: Path, embedder, manifest_root: Path | None = None) -> RebuildReport:
+def rebuild_into(log_root: Path | str, scratch: Path, embedder, manifest_root: Path | None = None) -> RebuildReport:
     """Build every projection of the log at ``log_root`` into ``scratch`` (a DuckDB file and Parquet there) and
     compare with the manifest beside ``manifest_root`` (default: the same log). Writes nothing outside ``scratch``:
     the index, its Parquet copies and the manifest that are checked stay as they are."""
-    log_root, scratch = Path(log_root), Path(scratch)
-    stored = read_manifest(Path(manifest_root or log_root))
+    scratch = Path(scratch)
+    stored = read_manifest(Path(manifest_root) if manifest_root else local_folder(log_root, "the manifest"))
     if stored is None:
         return RebuildReport(False, {}, [], [f"no manifest beside {manifest_root or log_root}: build the index first"])
     stats = build_projections(log_root, scratch / "index.duckdb", embedder, out_dir=scratch / "projections")
@@ -125,7 +125,7 @@ def rebuild_into(log_root: Path, scratch: Path, embedder, manifest_root: Path | 
 
 
 def growth_or_drift(report: RebuildReport, stored: tuple[dict, dict[str, dict[str, RowHash]]],
-                    stats: ProjectionStats, log_root: Path, embedder) -> RebuildReport:
+                    stats: ProjectionStats, log_root: Path | str, embedder) -> RebuildReport:
     """A failed comparison, told apart: rows of runs sealed since the manifest (ok, ``new_runs`` set) or drift.
 
     Drift is judged on the log the manifest recorded (its first ``sealed_runs`` runs), rebuilt in a scratch

@@ -10,12 +10,16 @@ of different runs can all make without losing each other's lines.
   ``index.jsonl`` held while the writer reads the tail and appends its line.
   Journals are one file per run, appended with fsync and claimed by a
   non-blocking ``flock`` on that file (one writer per run).
-- ``S3Store`` (``s3://``, through s3fs): the commit is optimistic. Read the
-  index and its ETag, append the line, put it back ``If-Match: <etag>`` (or
-  ``If-None-Match: *`` when there is no index yet); a 412 means another writer
-  committed first, so re-read and retry. Objects cannot be appended, so a
-  journal is one object per turn, put ``If-None-Match: *``: two writers of one
-  run collide on the same turn and the loser stops (``RunBusy``).
+- ``ObjectStore``, an object store with conditional puts: ``S3Store``
+  (``s3://``, through s3fs; the version of an object is its ETag) and
+  ``GCSStore`` (``gs://``, through gcsfs; its generation). The commit is
+  optimistic. Read the index and its version, append the line, put it back
+  only if still at that version (S3 ``If-Match: <etag>``, GCS
+  ``ifGenerationMatch=<generation>``; only if absent when there is no index
+  yet); a 412 means another writer committed first, so re-read and retry.
+  Objects cannot be appended, so a journal is one object per turn, put only if
+  absent: two writers of one run collide on the same turn and the loser stops
+  (``RunBusy``).
 
 Names are ``/``-separated and relative to the root. ``docs/scale.md`` has the
 protocol and its failure cases.
@@ -31,6 +35,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
+from urllib.parse import quote
 
 from poimen.errors import LogConflict, LogLocked, PoimenError, RunBusy
 
@@ -258,46 +263,51 @@ class LocalStore(LogStore):
             yield
 
 
-class S3Store(LogStore):
-    """A log under ``s3://bucket/prefix`` through s3fs (credentials and endpoint: the usual AWS or fsspec settings)."""
+class ObjectStore(LogStore):
+    """A log under ``<scheme>://bucket/prefix`` on an object store with conditional puts.
+
+    Every object has a *version* the store names in each answer: S3's ETag, GCS's generation. The protocol needs two
+    conditional puts of the store: "only if absent" (segments, journal turns, the first index) and "only if still at
+    this version" (each later index commit). A subclass supplies those and a few plain requests; the protocol (the
+    optimistic commit, the journal as one object per turn, the claim by put-if-absent) is written once, here."""
 
     exclusive_turns = True
+    scheme: str
 
-    def __init__(self, uri: str, **storage_options):
-        import s3fs
-
+    def __init__(self, uri: str):
         self.uri = uri.rstrip("/")
-        self.bucket, _, prefix = self.uri[len("s3://"):].partition("/")
+        self.bucket, _, prefix = self.uri[len(self.scheme) + 3:].partition("/")
+        if not self.bucket:
+            raise PoimenError(f"event log root {uri}: no bucket named ({self.scheme}://bucket/prefix)")
         self.prefix = f"{prefix}/" if prefix else ""
-        self.fs = s3fs.S3FileSystem(**storage_options)
-        # The bytes and ETag of each object this writer committed to, as it last read or put them: a commit starts
+        # The bytes and version of each object this writer committed to, as it last read or put them: a commit starts
         # from them (a stale start costs a 412 and a re-read), not from a GET (every request is a round trip).
         self._committed: dict[str, tuple[bytes, str]] = {}
 
+    # -- what each object store supplies ------------------------------------------------
+    @abstractmethod
+    def _get(self, name: str) -> tuple[bytes, str] | None:
+        """The object's bytes and their version, read in one request (so the two belong together), or None."""
+
+    @abstractmethod
+    def _put_if(self, name: str, data: bytes, version: str | None) -> str | None:
+        """Put only if the object is still at ``version`` (None: only if it does not exist); its new version, or None
+        on a lost race."""
+
+    @abstractmethod
+    def _list(self, prefix: str, delimiter: bool) -> list[str]:
+        """Full keys under ``prefix`` (``delimiter``: the common prefixes one level down, ending in ``/``)."""
+
+    @abstractmethod
+    def _delete_keys(self, keys: list[str]) -> None:
+        """Delete these full keys (absent ones are no error), in as few requests as the store allows."""
+
+    # -- the protocol ----------------------------------------------------------------
     def where(self, name: str) -> str:
         return f"{self.uri}/{name}"
 
     def _key(self, name: str) -> str:
         return self.prefix + name
-
-    def _call(self, method: str, **kwargs):
-        return self.fs.call_s3(method, Bucket=self.bucket, **kwargs)
-
-    def _get(self, name: str) -> tuple[bytes, str] | None:
-        from fsspec.asyn import sync
-
-        async def get():
-            try:
-                resp = await self.fs._call_s3("get_object", Bucket=self.bucket, Key=self._key(name))
-            except FileNotFoundError:
-                return None
-            async with resp["Body"] as body:
-                return await body.read(), resp["ETag"]
-
-        return sync(self.fs.loop, get)
-
-    def exists_root(self) -> bool:
-        return bool(self._call("list_objects_v2", Prefix=self.prefix, MaxKeys=1).get("KeyCount"))
 
     def read(self, name: str) -> bytes | None:
         got = self._get(name)
@@ -305,63 +315,29 @@ class S3Store(LogStore):
             self._committed[name] = got  # the newest this writer has seen: its next commit starts from it
         return got[0] if got else None
 
-    def exists(self, name: str) -> bool:
-        try:
-            self._call("head_object", Key=self._key(name))
-        except FileNotFoundError:
-            return False
-        return True
-
-    def put(self, name: str, data: bytes) -> None:
-        self._call("put_object", Key=self._key(name), Body=data)
-
-    def _put_if(self, name: str, data: bytes, etag: str | None) -> str | None:
-        """Put only if the object is still at ``etag`` (None: only if it does not exist); its new ETag, or None on a
-        lost race."""
-        condition = {"IfMatch": etag} if etag else {"IfNoneMatch": "*"}
-        try:
-            return self._call("put_object", Key=self._key(name), Body=data, **condition)["ETag"]
-        except Exception as exc:  # s3fs maps a 412 to FileExistsError or wraps it in OSError
-            if precondition_failed(exc):
-                return None
-            raise
-
     def put_if_absent(self, name: str, data: bytes) -> bool:
         return self._put_if(name, data, None) is not None
 
-    def _list(self, prefix: str, delimiter: bool) -> list[dict]:
-        out, token = [], {}
-        while True:
-            resp = self._call("list_objects_v2", Prefix=self._key(prefix), **({"Delimiter": "/"} if delimiter else {}),
-                              **token)
-            out += resp.get("CommonPrefixes", []) if delimiter else resp.get("Contents", [])
-            if not resp.get("IsTruncated"):
-                return out
-            token = {"ContinuationToken": resp["NextContinuationToken"]}
-
     def names(self, folder: str, suffix: str) -> list[str]:
-        keys = (o["Key"][len(self._key(folder)) + 1:] for o in self._list(f"{folder}/", False))
+        keys = (k[len(self._key(folder)) + 1:] for k in self._list(f"{folder}/", False))
         return sorted(k for k in keys if "/" not in k and k.endswith(suffix))
 
-    def delete(self, name: str) -> None:
-        self._call("delete_object", Key=self._key(name))
-
     def commit(self, name: str, update: Update) -> bytes | None:
-        """Optimistic: append to the object as this writer last saw it, put ``If-Match`` that ETag; on a 412 (another
-        writer committed since, or the first try started from stale bytes), re-read and retry. A writer that is the
-        only committer of the moment makes one request per commit instead of a GET and a PUT."""
+        """Optimistic: append to the object as this writer last saw it, put it only if still at that version; on a
+        412 (another writer committed since, or the first try started from stale bytes), re-read and retry. A writer
+        that is the only committer of the moment makes one request per commit instead of a GET and a PUT."""
         known = self._committed.get(name)
         for attempt in range(COMMIT_ATTEMPTS):
             if known is None:
                 got = self._get(name)
                 known = got if got else (b"", None)
-            raw, etag = known
+            raw, version = known
             line = update(raw)
             if not line:  # nothing to commit (already there: stale bytes are a prefix of the object, which only grows)
                 return None
-            new_etag = self._put_if(name, raw + line, etag)
-            if new_etag:
-                self._committed[name] = (raw + line, new_etag)
+            new_version = self._put_if(name, raw + line, version)
+            if new_version:
+                self._committed[name] = (raw + line, new_version)
                 return line
             known = None
             if attempt:  # the first loss may be our own stale start; later ones are races: back off
@@ -369,7 +345,7 @@ class S3Store(LogStore):
         raise LogConflict(f"{self.where(name)}: lost {COMMIT_ATTEMPTS} commit races in a row")
 
     def journal_ids(self) -> list[str]:
-        return sorted(p["Prefix"][len(self._key(JOURNAL)) + 1:].rstrip("/") for p in self._list(f"{JOURNAL}/", True))
+        return sorted(p[len(self._key(JOURNAL)) + 1:].rstrip("/") for p in self._list(f"{JOURNAL}/", True))
 
     def journal_read(self, run_id: str) -> bytes | None:
         turns = self.names(f"{JOURNAL}/{run_id}", ".jsonl")
@@ -392,11 +368,11 @@ class S3Store(LogStore):
         writer can have added one: each turn is put only if absent, and a writer that loses one stops), else
         every turn a listing shows."""
         if lines is not None:
-            keys = [{"Key": self._key(self._turn(run_id, n))} for n in range(lines)]
+            keys = [self._key(self._turn(run_id, n)) for n in range(lines)]
         else:
-            keys = [{"Key": o["Key"]} for o in self._list(f"{JOURNAL}/{run_id}/", False)]
-        for i in range(0, len(keys), 1000):
-            self._call("delete_objects", Delete={"Objects": keys[i:i + 1000], "Quiet": True})
+            keys = self._list(f"{JOURNAL}/{run_id}/", False)
+        if keys:
+            self._delete_keys(keys)
 
     def claim(self, run_id: str, wait: bool = False):
         # No lease to wait on: two writers of one run collide on a turn's put-if-absent instead, and the loser
@@ -407,6 +383,171 @@ class S3Store(LogStore):
         if not shared:
             raise PoimenError(f"{self.uri}: this write needs the whole log to itself, which only a local log offers")
         return nullcontext()
+
+
+class S3Store(ObjectStore):
+    """A log under ``s3://bucket/prefix`` through s3fs (credentials and endpoint: the usual AWS or fsspec settings).
+    Versions are ETags: ``If-None-Match: *`` creates, ``If-Match: <etag>`` replaces."""
+
+    scheme = "s3"
+
+    def __init__(self, uri: str, **storage_options):
+        import s3fs
+
+        super().__init__(uri)
+        # fsspec hands out one cached filesystem per set of arguments, and its client reads the endpoint from the
+        # environment once: name the endpoint in the arguments, so a process whose environment names another
+        # server (a test's, the bench's) gets a filesystem for that one.
+        endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+        if endpoint and "endpoint_url" not in storage_options:
+            storage_options = {**storage_options, "endpoint_url": endpoint}
+        self.fs = s3fs.S3FileSystem(**storage_options)
+
+    def _call(self, method: str, **kwargs):
+        return self.fs.call_s3(method, Bucket=self.bucket, **kwargs)
+
+    def _get(self, name: str) -> tuple[bytes, str] | None:
+        from fsspec.asyn import sync
+
+        async def get():
+            try:
+                resp = await self.fs._call_s3("get_object", Bucket=self.bucket, Key=self._key(name))
+            except FileNotFoundError:
+                return None
+            async with resp["Body"] as body:
+                return await body.read(), resp["ETag"]
+
+        return sync(self.fs.loop, get)
+
+    def exists_root(self) -> bool:
+        return bool(self._call("list_objects_v2", Prefix=self.prefix, MaxKeys=1).get("KeyCount"))
+
+    def exists(self, name: str) -> bool:
+        try:
+            self._call("head_object", Key=self._key(name))
+        except FileNotFoundError:
+            return False
+        return True
+
+    def put(self, name: str, data: bytes) -> None:
+        self._call("put_object", Key=self._key(name), Body=data)
+
+    def _put_if(self, name: str, data: bytes, version: str | None) -> str | None:
+        condition = {"IfMatch": version} if version else {"IfNoneMatch": "*"}
+        try:
+            return self._call("put_object", Key=self._key(name), Body=data, **condition)["ETag"]
+        except Exception as exc:  # s3fs maps a 412 to FileExistsError or wraps it in OSError
+            if precondition_failed(exc):
+                return None
+            raise
+
+    def _list(self, prefix: str, delimiter: bool) -> list[str]:
+        out, token = [], {}
+        while True:
+            resp = self._call("list_objects_v2", Prefix=self._key(prefix), **({"Delimiter": "/"} if delimiter else {}),
+                              **token)
+            out += [p["Prefix"] for p in resp.get("CommonPrefixes", [])] if delimiter else \
+                [o["Key"] for o in resp.get("Contents", [])]
+            if not resp.get("IsTruncated"):
+                return out
+            token = {"ContinuationToken": resp["NextContinuationToken"]}
+
+    def delete(self, name: str) -> None:
+        self._call("delete_object", Key=self._key(name))
+
+    def _delete_keys(self, keys: list[str]) -> None:
+        for i in range(0, len(keys), 1000):
+            self._call("delete_objects", Delete={"Objects": [{"Key": k} for k in keys[i:i + 1000]], "Quiet": True})
+
+
+class GCSStore(ObjectStore):
+    """A log under ``gs://bucket/prefix`` through gcsfs, speaking GCS's JSON API. Versions are generations:
+    ``ifGenerationMatch=0`` creates, ``ifGenerationMatch=<generation>`` replaces, and a media download names the
+    generation of the bytes it returns (``x-goog-generation``), so a read and its version come in one request.
+
+    The endpoint is gcsfs's: ``STORAGE_EMULATOR_HOST`` or ``endpoint_url``; with an emulator and no ``token`` the
+    client is anonymous, as Google's own clients are against one. gcsfs's plain ``GCSFileSystem`` is used, not its
+    experimental zonal-bucket subclass, which probes each bucket over gRPC before the first request."""
+
+    scheme = "gs"
+
+    def __init__(self, uri: str, **storage_options):
+        from gcsfs.core import GCSFileSystem
+
+        super().__init__(uri)
+        # gcsfs reads STORAGE_EMULATOR_HOST at each request, so a cached filesystem follows it; only the token
+        # differs for an emulator
+        if os.environ.get("STORAGE_EMULATOR_HOST") and "token" not in storage_options:
+            storage_options = {**storage_options, "token": "anon"}
+        self.fs = GCSFileSystem(**storage_options)
+
+    def _call(self, method: str, path: str, *args, **kwargs):
+        from fsspec.asyn import sync
+
+        return sync(self.fs.loop, self.fs._call, method, path, *args, **kwargs)
+
+    def _object(self, name: str) -> tuple[str, str]:
+        return self.bucket, self._key(name)
+
+    def _get(self, name: str) -> tuple[bytes, str] | None:
+        try:
+            headers, body = self._call("GET", self.fs.url(f"{self.bucket}/{self._key(name)}"))
+        except FileNotFoundError:
+            return None
+        generation = headers.get("x-goog-generation")
+        if not generation:
+            raise PoimenError(f"{self.where(name)}: the server named no generation (x-goog-generation) for the "
+                              "object it returned, so a commit could not be made conditional on it")
+        return body, generation
+
+    def exists_root(self) -> bool:
+        return bool(self._call("GET", "b/{}/o", self.bucket, prefix=self.prefix, maxResults=1,
+                               json_out=True).get("items"))
+
+    def exists(self, name: str) -> bool:
+        try:
+            self._call("GET", "b/{}/o/{}", *self._object(name), json_out=True)
+        except FileNotFoundError:
+            return False
+        return True
+
+    def _upload(self, name: str, data: bytes, **condition) -> str:
+        """One media upload (the whole object in one request); the new object's generation."""
+        obj = self._call("POST", f"{self.fs._location}/upload/storage/v1/b/{quote(self.bucket, safe='')}/o",
+                         uploadType="media", name=self._key(name), data=data, json_out=True,
+                         headers={"Content-Type": "application/octet-stream"}, **condition)
+        return str(obj["generation"])
+
+    def put(self, name: str, data: bytes) -> None:
+        self._upload(name, data)
+
+    def _put_if(self, name: str, data: bytes, version: str | None) -> str | None:
+        try:
+            return self._upload(name, data, ifGenerationMatch=version or "0")
+        except FileExistsError:  # gcsfs's name for a 412
+            return None
+
+    def _list(self, prefix: str, delimiter: bool) -> list[str]:
+        out, token = [], None
+        while True:
+            resp = self._call("GET", "b/{}/o", self.bucket, prefix=self._key(prefix), pageToken=token,
+                              delimiter="/" if delimiter else None, json_out=True)
+            out += resp.get("prefixes", []) if delimiter else [o["name"] for o in resp.get("items", [])]
+            token = resp.get("nextPageToken")
+            if not token:
+                return out
+
+    def delete(self, name: str) -> None:
+        self._delete_keys([self._key(name)])
+
+    def _delete_keys(self, keys: list[str]) -> None:
+        from fsspec.asyn import sync
+
+        # gcsfs batches up to 100 deletes a request on GCS (an emulator gets one request each)
+        results = sync(self.fs.loop, self.fs._delete_files, [f"{self.bucket}/{k}" for k in keys], 100)
+        failed = [r for r in results if isinstance(r, Exception) and not isinstance(r, FileNotFoundError)]
+        if failed:
+            raise PoimenError(f"{self.uri}: deleting {len(failed)} of {len(keys)} objects failed: {failed[0]}")
 
 
 def precondition_failed(exc: BaseException) -> bool:
@@ -421,14 +562,23 @@ def precondition_failed(exc: BaseException) -> bool:
     return False
 
 
-def open_store(root: str | Path, **storage_options) -> LogStore:
-    """The store for a log root: a path or ``file://`` folder, or ``s3://bucket/prefix``."""
+def local_folder(root: str | Path, needs: str) -> Path:
+    """The folder of a local log root (a path or ``file://``); for an object store URI, one line saying that
+    ``needs`` (what the caller keeps beside the log) wants a local folder."""
     text = str(root)
     if text.startswith("file://"):
-        return LocalStore(Path(text[len("file://"):]))
-    if text.startswith("s3://"):
-        return S3Store(text, **storage_options)
+        return Path(text[len("file://"):])
     if "://" in text:
-        raise PoimenError(f"event log root {text}: only local folders, file:// and s3:// are supported "
-                          "(a GCS store needs generation preconditions; see docs/scale.md)")
-    return LocalStore(Path(text).expanduser())
+        raise PoimenError(f"event log root {text}: {needs} needs a local folder, not an object store")
+    return Path(text).expanduser()
+
+
+def open_store(root: str | Path, **storage_options) -> LogStore:
+    """The store for a log root: a path or ``file://`` folder, ``s3://bucket/prefix`` or ``gs://bucket/prefix``."""
+    text = str(root)
+    for store in (S3Store, GCSStore):
+        if text.startswith(f"{store.scheme}://"):
+            return store(text, **storage_options)
+    if "://" in text and not text.startswith("file://"):
+        raise PoimenError(f"event log root {text}: only local folders, file://, s3:// and gs:// are supported")
+    return LocalStore(local_folder(text, "a local log"))

@@ -15,7 +15,7 @@ A sealed segment is replaced only by ``mem forget`` (``rewrite_segment``: the
 same events, text tombstoned, bytes vouched for by the forget event), in a
 local log only.
 
-The root is a folder or a URI (``file://``, ``s3://``): every byte goes through
+The root is a folder or a URI (``file://``, ``s3://``, ``gs://``): every byte goes through
 a ``LogStore`` (``poimen/log/storage.py``), so writers of different runs, in
 different processes or machines, seal and commit without a shared lock.
 """
@@ -180,8 +180,8 @@ class RunJournal:
 
 
 class EventLog:
-    """The log under one root (a folder, ``file://`` or ``s3://``). Reading needs no lock; writing happens inside
-    ``writer()``: an exclusive session by default, or a shared one for writers of runs (each run claimed alone)."""
+    """The log under one root (a folder, ``file://``, ``s3://`` or ``gs://``). Reading needs no lock; writing happens
+    inside ``writer()``: an exclusive session by default, or a shared one for writers of runs (each run claimed alone)."""
 
     def __init__(self, root: str | Path, store: LogStore | None = None):
         self.store = store or open_store(root)

@@ -10,11 +10,9 @@ through ``AWS_ENDPOINT_URL_S3``, so forked and spawned writer processes find it 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import threading
 
-BUCKET = "poimen-log"
+from poimen.testing.local_server import LocalServer
 
 
 def credentials(url: str) -> dict[str, str]:
@@ -23,38 +21,18 @@ def credentials(url: str) -> dict[str, str]:
             "AWS_DEFAULT_REGION": "us-east-1"}
 
 
-class LocalS3:
-    """``with LocalS3() as s3:`` a fresh server with one bucket; ``s3.env`` reaches it, ``s3.uri(p)`` names a log."""
-
-    def __init__(self, bucket: str = BUCKET):
-        self.bucket = bucket
-        self.process: subprocess.Popen | None = None
-        self.url = ""
+class LocalS3(LocalServer):
+    module = "poimen.testing.s3_server"
+    scheme = "s3"
 
     @property
     def env(self) -> dict[str, str]:
         return credentials(self.url)
 
-    def uri(self, prefix: str) -> str:
-        return f"s3://{self.bucket}/{prefix}"
-
-    def __enter__(self) -> "LocalS3":
-        self.process = subprocess.Popen([sys.executable, "-m", "poimen.testing.s3_server"], stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, text=True)
-        line = self.process.stdout.readline().strip()
-        if not line.startswith("http://"):
-            self.__exit__(None, None, None)
-            raise RuntimeError(f"the local S3 server did not start (it said {line!r})")
-        self.url = line
+    def started(self) -> None:
         import boto3
 
         boto3.client("s3", endpoint_url=self.url, **_keys()).create_bucket(Bucket=self.bucket)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(10)
 
 
 def _keys() -> dict[str, str]:
