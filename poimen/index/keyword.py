@@ -28,6 +28,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from poimen.signatures.frames import without_runtime_frames
+
 _WORD = re.compile(r"[a-z0-9]+(?:[-_.:/][a-z0-9]+)*")
 STOPWORDS = frozenset(
     "a an and are as at be by did do does for from had has have how i in is it its of on or that the this to "
@@ -36,8 +38,10 @@ STOPWORDS = frozenset(
 
 
 def tokenize(text: str) -> list[str]:
+    """Lowercase words, joined forms kept too; a trace's runtime and test-harness frames are not read
+    (``poimen.signatures.frames``): every JUnit trace shares them, so they made any two traces look alike."""
     out = []
-    for word in _WORD.findall(text.lower()):
+    for word in _WORD.findall(without_runtime_frames(text).lower()):
         parts = re.split(r"[-_.:/]", word)
         if len(parts) > 1:
             out.append(word)
