@@ -150,3 +150,33 @@ def test_inline_markup_and_entities_are_removed():
         signature_keys("it fails with java.io.IOException: Stream closed on close")
     assert strip_markup("at a.B.&lt;init&gt;(B.java:1)") == "at a.B.<init>(B.java:1)"
     assert strip_markup("plain text, no markup: a {brace} and a <tag>") == "plain text, no markup: a {brace} and a <tag>"
+
+
+@pytest.mark.parametrize("space", ["\xa0\xa0\xa0\xa0", "&nbsp;&nbsp;&nbsp;&nbsp;"], ids=["u00a0", "entity"])
+def test_a_trace_indented_with_non_breaking_spaces_keys_like_the_bare_trace(space):
+    """A tracker's web page keeps a pasted trace's indentation as non-breaking spaces: its frames are still frames."""
+    pasted = BARE_JAVA.replace("\tat ", f"{space}at ")
+    assert pasted != BARE_JAVA and signature_keys(pasted) == signature_keys(BARE_JAVA)
+
+
+def junit_failure(test: str) -> str:
+    return (f"java.lang.AssertionError: expected:<1> but was:<2>\n\tat org.junit.Assert.fail(Assert.java:88)\n"
+            f"\tat org.junit.Assert.failNotEquals(Assert.java:834)\n\tat org.junit.Assert.assertEquals(Assert.java:645)\n"
+            f"\tat org.apache.hadoop.{test}(Test.java:41)\n\tat sun.reflect.NativeMethodAccessorImpl.invoke0(Native Method)\n"
+            f"\tat org.junit.runners.ParentRunner.run(ParentRunner.java:363)")
+
+
+def test_a_frame_key_starts_at_the_innermost_application_frame():
+    """Every JUnit assertion fails in org.junit.Assert.fail < failNotEquals < assertEquals: as a frame key those three
+    named the harness, so two unrelated test failures shared it. The key starts where the application's code is."""
+    first, second = (next(k for k in signature_keys(junit_failure(t)) if "@" in k)
+                     for t in ("ipc.TestIPC.testSocketLeak", "hdfs.TestLease.testRecover"))
+    assert first == "java:java.lang.AssertionError@org.junit.runners.ParentRunner.run>org.apache.hadoop.ipc.TestIPC.testSocketLeak"
+    assert second.endswith(">org.apache.hadoop.hdfs.TestLease.testRecover") and first != second
+
+
+def test_a_trace_wholly_inside_the_runtime_keeps_its_frames():
+    trace = ("java.util.ConcurrentModificationException\n\tat java.util.HashMap$HashIterator.nextNode(HashMap.java:1445)\n"
+             "\tat java.util.HashMap$KeyIterator.next(HashMap.java:1469)\n\tat java.lang.Thread.run(Thread.java:748)")
+    assert "java:java.util.ConcurrentModificationException@java.lang.Thread.run>java.util.HashMap$KeyIterator.next" \
+           ">java.util.HashMap$HashIterator.nextNode" in signature_keys(trace)

@@ -22,10 +22,14 @@ from __future__ import annotations
 
 import re
 
-from poimen.signatures.exceptions import _JAVA_FRAME as _JVM_FRAME, _JAVA_MORE as _JVM_MORE, _PY_FRAME
 
 JVM_RUNTIME = ("java.", "javax.", "jdk.", "sun.", "com.sun.", "kotlin.", "scala.", "org.junit.", "junit.",
                "org.testng.", "org.apache.maven.surefire.", "org.scalatest.", "org.gradle.")
+# Frame lines. Frames may arrive unindented: a line-oriented chunker strips each line, so indentation is optional
+# wherever the frame itself is unmistakable ('File "x", line N, in f'; 'at pkg.Cls.m(File.java:N)').
+JAVA_FRAME = re.compile(r"^[ \t]*at (?:[\w.$-]+(?:@[\w.-]+)?/)*(?P<method>[\w$.<>]+)\((?P<where>[^)\n]*)\)[ \t]*$")
+JAVA_MORE = re.compile(r"^[ \t]*\.\.\. \d+ (?:more|common frames omitted)")
+PY_FRAME = re.compile(r'^[ \t]*File "(?P<file>[^"\n]+)", line \d+, in (?P<func>[^\s]+)')
 _PY_RUNTIME = re.compile(r"[\\/]lib[\\/]python\d[\d.]*[\\/](?!(?:site|dist)-packages[\\/])"
                          r"|[\\/](?:site|dist)-packages[\\/](?:_pytest|pluggy|unittest)[\\/]|^<frozen ")
 _GO_FUNC = re.compile(r"^(?:runtime|testing)\.[\w.*()]+\([^\n]*\)\s*$")
@@ -38,15 +42,23 @@ def _runtime_line(line: str) -> str | None:
     """Which runtime frame ``line`` is ('jvm', 'python', 'go', 'node'), or None for any other line. A trace pasted
     from a web page or a tracker is often indented with non-breaking spaces; they count as spaces here."""
     line = line.replace("\xa0", " ").rstrip()
-    if (jvm := _JVM_FRAME.match(line)) and jvm["method"].startswith(JVM_RUNTIME) or _JVM_MORE.match(line):
+    if (jvm := JAVA_FRAME.match(line)) and jvm["method"].startswith(JVM_RUNTIME) or JAVA_MORE.match(line):
         return "jvm"
-    if (py := _PY_FRAME.match(line)) and _PY_RUNTIME.search(py["file"]):
+    if (py := PY_FRAME.match(line)) and _PY_RUNTIME.search(py["file"]):
         return "python"
     if _GO_FUNC.match(line):
         return "go"
     if _NODE_FRAME.match(line):
         return "node"
     return None
+
+
+def from_application(methods: list[str]) -> list[str]:
+    """JVM frame methods, innermost first, from the innermost application frame on (all of them if every frame is
+    the runtime's): a failure raised in ``org.junit.Assert.fail`` or ``java.util.HashMap.get`` is identified by
+    the application code that got there, not by the assertion or collection every other failure also passes."""
+    start = next((n for n, method in enumerate(methods) if not method.startswith(JVM_RUNTIME)), 0)
+    return methods[start:]
 
 
 def without_runtime_frames(text: str) -> str:
@@ -57,7 +69,7 @@ def without_runtime_frames(text: str) -> str:
     kept: list[str] = []
     skip_next = None
     for line in text.split("\n"):
-        if skip_next == "python" and line[:1] in (" ", "\t", "\xa0") and not _PY_FRAME.match(line):
+        if skip_next == "python" and line[:1] in (" ", "\t", "\xa0") and not PY_FRAME.match(line):
             skip_next = None
             continue
         if skip_next == "go" and _GO_FILE.match(line):
