@@ -16,7 +16,13 @@ Two scorers read the same postings:
   score, and the docs that share the most of that noise win; the cosine weighs
   each side by its own length, so a doc must share the *distinctive* part. On the
   Hadoop duplicate reports (``bench/hadoop_dups.py``) the cosine alone finds the
-  earlier report with MRR 0.76 where BM25 reaches 0.67.
+  earlier report with MRR 0.78 where BM25 reaches 0.69.
+
+Both read a stack trace without the runtime's and the test harness's frames
+(``poimen.signatures.frames``): every JUnit trace shares some thirty of them, so
+two reports pasting unrelated test traces looked alike through the harness, and
+the earlier report of the same failure, told in prose, lost to them (keyword
+MRR on the Hadoop duplicates 0.760 -> 0.775; lookup's tiered MRR 0.798 -> 0.806).
 """
 
 from __future__ import annotations
