@@ -81,7 +81,7 @@ BRIDGE_NAMES = 8  # the memory's heaviest names that can bridge
 FAILURE_BONUS = 0.15
 FILL_MARGIN = 0.3  # how much the gate's bar rises as the memory fills (chosen by bench.calibrate's rule)
 THRESHOLD = 0.65  # chosen by bench.calibrate on its HotpotQA dev split (its docstring has the sweep)
-SCORER_VERSION = "fused-6"
+SCORER_VERSION = "fused-7"
 FACET_MASS = 3.0  # a facet's lexical share counts in full only when its words weigh at least this much together
 
 
