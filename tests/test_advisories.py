@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import pytest
 
-from poimen.core import RunRequest, run_loops
-from poimen.embedding import HashEmbedder
-from poimen.index import MemoryIndex, build_projections, default_db
-from poimen.llm.client import ScriptedClient
+from poimen.index import MemoryIndex
 from poimen.signatures import extract_signatures, signature_keys
 from poimen.signatures.specificity import decisive
 from poimen.testing.gate import scripted_gate
+from index_helpers import index_of_sources
 
 DECOYS = [f"Upgrade jackson-databind to 2.9.10.{i}\n\nNew RCE found in jackson-databind 2.0.0 through 2.9.10.{i - 1}. "
           f"See https://nvd.nist.gov/vuln/detail/CVE-2019-{14540 + i}. We should backport this to the lower branches."
@@ -33,19 +31,8 @@ gate = scripted_gate(lambda p: None if p.memory.strip() else p.chunk)
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory) -> MemoryIndex:
-    root = tmp_path_factory.mktemp("advisories")
-    src = root / "sources"
-    src.mkdir()
-    for i, text in enumerate(DECOYS):
-        (src / f"decoy-{i}.txt").write_text(text)
-    (src / "target.txt").write_text(TARGET)
-    log = root / "log"
-    request = RunRequest(root=log, sources=sorted(src.iterdir()), query="Which report is this?", chunk_tokens=400,
-                         concurrency=2, sources_root=src)
-    assert run_loops(request, ScriptedClient([gate], repeat_last=True)).ok
-    db = default_db(log)
-    build_projections(log, db, HashEmbedder(64))
-    return MemoryIndex.open(db, HashEmbedder(64))
+    sources = {f"decoy-{i}.txt": text for i, text in enumerate(DECOYS)} | {"target.txt": TARGET}
+    return index_of_sources(tmp_path_factory.mktemp("advisories"), sources, gate, "Which report is this?", 400)
 
 
 @pytest.mark.parametrize(("text", "keys"), [

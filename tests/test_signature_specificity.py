@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import pytest
 
-from poimen.core import RunRequest, run_loops
-from poimen.embedding import HashEmbedder
-from poimen.index import MemoryIndex, build_projections, default_db
-from poimen.llm.client import ScriptedClient
+from poimen.index import MemoryIndex
 from poimen.signatures import signature_keys
 from poimen.signatures.markup import strip_markup
 from poimen.signatures.specificity import decisive, has_shape, weight
 from poimen.testing.gate import scripted_gate
+from index_helpers import index_of_sources
 
 JAVA_TRACE = """java.lang.IllegalStateException: Block pool BP-{pool} is not initialised on volume {vol}
 \tat org.apache.hadoop.hdfs.server.datanode.fsdataset.impl.BlockPoolSlice.getVolume(BlockPoolSlice.java:{a})
@@ -50,22 +48,12 @@ gate = scripted_gate(lambda p: None if "Traceback" in p.chunk else p.chunk)
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory) -> MemoryIndex:
-    root = tmp_path_factory.mktemp("specificity")
-    src = root / "sources"
-    src.mkdir()
-    for i, topic in enumerate(NOISE_TOPICS):
-        (src / f"noise-{i:02d}.txt").write_text(f"{topic}\n\n" + GENERIC.format(n=i + 3, t=f"{i}.5"))
-    (src / "datanode.txt").write_text("DataNode fails to start after adding a volume\n\n"
-                                      + JAVA_TRACE.format(pool="42-10.0.0.1", vol="/data/3", a=120, b=311, c=1702))
-    (src / "sync-tool.txt").write_text("sync tool crashes on large uploads\n\n"
-                                       + PYTHON_TRACE.format(d="v1", a=40, b=88, seg=17))
-    log = root / "log"
-    request = RunRequest(root=log, sources=sorted(src.iterdir()), query="Which failure is this?", chunk_tokens=400,
-                         concurrency=2, sources_root=src)
-    assert run_loops(request, ScriptedClient([gate], repeat_last=True)).ok
-    db = default_db(log)
-    build_projections(log, db, HashEmbedder(64))
-    return MemoryIndex.open(db, HashEmbedder(64))
+    sources = {f"noise-{i:02d}.txt": f"{topic}\n\n" + GENERIC.format(n=i + 3, t=f"{i}.5")
+               for i, topic in enumerate(NOISE_TOPICS)}
+    sources["datanode.txt"] = ("DataNode fails to start after adding a volume\n\n"
+                               + JAVA_TRACE.format(pool="42-10.0.0.1", vol="/data/3", a=120, b=311, c=1702))
+    sources["sync-tool.txt"] = "sync tool crashes on large uploads\n\n" + PYTHON_TRACE.format(d="v1", a=40, b=88, seg=17)
+    return index_of_sources(tmp_path_factory.mktemp("specificity"), sources, gate, "Which failure is this?", 400)
 
 
 def sources(hit) -> set[str]:
