@@ -12,7 +12,7 @@ from pathlib import Path
 
 from poimen.core import RunRequest, run_loops
 from poimen.embedding import HashEmbedder
-from poimen.index import build_projections, default_db, write_manifest
+from poimen.index import MemoryIndex, build_projections, default_db, write_manifest
 from poimen.llm.client import ScriptedClient
 from poimen.reference import ingest_reference
 from poimen.testing.gate import GatePrompt, scripted_gate
@@ -94,3 +94,19 @@ def built(root: Path, template: Path, embedder=None) -> tuple[Path, Path]:
     stats = build_projections(log, db, embedder or HashEmbedder(64))
     write_manifest(log, stats, stats.row_hashes)
     return log, db
+
+
+def index_of_sources(root: Path, sources: dict[str, str], gate, query: str, chunk_tokens: int) -> MemoryIndex:
+    """Each (name, text) as a source file, the gated loop over them with the scripted ``gate``, the projections built
+    with the hash embedder: a small corpus that reaches the index the way a real one does."""
+    src = root / "sources"
+    src.mkdir()
+    for name, text in sources.items():
+        (src / name).write_text(text)
+    log = root / "log"
+    request = RunRequest(root=log, sources=sorted(src.iterdir()), query=query, chunk_tokens=chunk_tokens,
+                         concurrency=2, sources_root=src)
+    assert run_loops(request, ScriptedClient([gate], repeat_last=True)).ok
+    db = default_db(log)
+    build_projections(log, db, HashEmbedder(64))
+    return MemoryIndex.open(db, HashEmbedder(64))

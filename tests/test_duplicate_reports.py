@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import pytest
 
-from poimen.core import RunRequest, run_loops
-from poimen.embedding import HashEmbedder
-from poimen.index import MemoryIndex, build_projections, default_db
+from poimen.index import MemoryIndex
 from poimen.index.keyword import BM25
 from poimen.index.lookup import lexical_scorer
-from poimen.llm.client import ScriptedClient
 from poimen.relevance import HEADLINE_CHARS, headline
 from poimen.testing.gate import scripted_gate
+from index_helpers import index_of_sources
 
 # A build transcript several reports paste; each noise report names its own module, goal and time.
 TRANSCRIPT = """[INFO] ------------------------------------------------------------------------
@@ -54,20 +52,9 @@ gate = scripted_gate(lambda p: None if p.memory.strip() else p.chunk)  # each re
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory) -> MemoryIndex:
-    root = tmp_path_factory.mktemp("duplicates")
-    src = root / "sources"
-    src.mkdir()
-    for i, (title, goal, module) in enumerate(NOISE):
-        (src / f"noise-{i}.txt").write_text(f"{title}\n\n" + TRANSCRIPT.format(t=f"{i + 3}.2", d=f"{i + 10}",
-                                                                                goal=goal, module=module))
-    (src / "target.txt").write_text(TARGET)
-    log = root / "log"
-    request = RunRequest(root=log, sources=sorted(src.iterdir()), query="Which earlier report is this?",
-                         chunk_tokens=2000, concurrency=2, sources_root=src)
-    assert run_loops(request, ScriptedClient([gate], repeat_last=True)).ok
-    db = default_db(log)
-    build_projections(log, db, HashEmbedder(64))
-    return MemoryIndex.open(db, HashEmbedder(64))
+    sources = {f"noise-{i}.txt": f"{title}\n\n" + TRANSCRIPT.format(t=f"{i + 3}.2", d=f"{i + 10}", goal=goal, module=module)
+               for i, (title, goal, module) in enumerate(NOISE)} | {"target.txt": TARGET}
+    return index_of_sources(tmp_path_factory.mktemp("duplicates"), sources, gate, "Which earlier report is this?", 2000)
 
 
 def source(index: MemoryIndex, i: int) -> str:

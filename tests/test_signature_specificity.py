@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import pytest
 
-from poimen.core import RunRequest, run_loops
-from poimen.embedding import HashEmbedder
-from poimen.index import MemoryIndex, build_projections, default_db
-from poimen.llm.client import ScriptedClient
+from poimen.index import MemoryIndex
 from poimen.signatures import signature_keys
 from poimen.signatures.markup import strip_markup
 from poimen.signatures.specificity import decisive, has_shape, weight
 from poimen.testing.gate import scripted_gate
+from index_helpers import index_of_sources
 
 JAVA_TRACE = """java.lang.IllegalStateException: Block pool BP-{pool} is not initialised on volume {vol}
 \tat org.apache.hadoop.hdfs.server.datanode.fsdataset.impl.BlockPoolSlice.getVolume(BlockPoolSlice.java:{a})
@@ -50,22 +48,12 @@ gate = scripted_gate(lambda p: None if "Traceback" in p.chunk else p.chunk)
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory) -> MemoryIndex:
-    root = tmp_path_factory.mktemp("specificity")
-    src = root / "sources"
-    src.mkdir()
-    for i, topic in enumerate(NOISE_TOPICS):
-        (src / f"noise-{i:02d}.txt").write_text(f"{topic}\n\n" + GENERIC.format(n=i + 3, t=f"{i}.5"))
-    (src / "datanode.txt").write_text("DataNode fails to start after adding a volume\n\n"
-                                      + JAVA_TRACE.format(pool="42-10.0.0.1", vol="/data/3", a=120, b=311, c=1702))
-    (src / "sync-tool.txt").write_text("sync tool crashes on large uploads\n\n"
-                                       + PYTHON_TRACE.format(d="v1", a=40, b=88, seg=17))
-    log = root / "log"
-    request = RunRequest(root=log, sources=sorted(src.iterdir()), query="Which failure is this?", chunk_tokens=400,
-                         concurrency=2, sources_root=src)
-    assert run_loops(request, ScriptedClient([gate], repeat_last=True)).ok
-    db = default_db(log)
-    build_projections(log, db, HashEmbedder(64))
-    return MemoryIndex.open(db, HashEmbedder(64))
+    sources = {f"noise-{i:02d}.txt": f"{topic}\n\n" + GENERIC.format(n=i + 3, t=f"{i}.5")
+               for i, topic in enumerate(NOISE_TOPICS)}
+    sources["datanode.txt"] = ("DataNode fails to start after adding a volume\n\n"
+                               + JAVA_TRACE.format(pool="42-10.0.0.1", vol="/data/3", a=120, b=311, c=1702))
+    sources["sync-tool.txt"] = "sync tool crashes on large uploads\n\n" + PYTHON_TRACE.format(d="v1", a=40, b=88, seg=17)
+    return index_of_sources(tmp_path_factory.mktemp("specificity"), sources, gate, "Which failure is this?", 400)
 
 
 def sources(hit) -> set[str]:
@@ -150,3 +138,33 @@ def test_inline_markup_and_entities_are_removed():
         signature_keys("it fails with java.io.IOException: Stream closed on close")
     assert strip_markup("at a.B.&lt;init&gt;(B.java:1)") == "at a.B.<init>(B.java:1)"
     assert strip_markup("plain text, no markup: a {brace} and a <tag>") == "plain text, no markup: a {brace} and a <tag>"
+
+
+@pytest.mark.parametrize("space", ["\xa0\xa0\xa0\xa0", "&nbsp;&nbsp;&nbsp;&nbsp;"], ids=["u00a0", "entity"])
+def test_a_trace_indented_with_non_breaking_spaces_keys_like_the_bare_trace(space):
+    """A tracker's web page keeps a pasted trace's indentation as non-breaking spaces: its frames are still frames."""
+    pasted = BARE_JAVA.replace("\tat ", f"{space}at ")
+    assert pasted != BARE_JAVA and signature_keys(pasted) == signature_keys(BARE_JAVA)
+
+
+def junit_failure(test: str) -> str:
+    return (f"java.lang.AssertionError: expected:<1> but was:<2>\n\tat org.junit.Assert.fail(Assert.java:88)\n"
+            f"\tat org.junit.Assert.failNotEquals(Assert.java:834)\n\tat org.junit.Assert.assertEquals(Assert.java:645)\n"
+            f"\tat org.apache.hadoop.{test}(Test.java:41)\n\tat sun.reflect.NativeMethodAccessorImpl.invoke0(Native Method)\n"
+            f"\tat org.junit.runners.ParentRunner.run(ParentRunner.java:363)")
+
+
+def test_a_frame_key_starts_at_the_innermost_application_frame():
+    """Every JUnit assertion fails in org.junit.Assert.fail < failNotEquals < assertEquals: as a frame key those three
+    named the harness, so two unrelated test failures shared it. The key starts where the application's code is."""
+    first, second = (next(k for k in signature_keys(junit_failure(t)) if "@" in k)
+                     for t in ("ipc.TestIPC.testSocketLeak", "hdfs.TestLease.testRecover"))
+    assert first == "java:java.lang.AssertionError@org.junit.runners.ParentRunner.run>org.apache.hadoop.ipc.TestIPC.testSocketLeak"
+    assert second.endswith(">org.apache.hadoop.hdfs.TestLease.testRecover") and first != second
+
+
+def test_a_trace_wholly_inside_the_runtime_keeps_its_frames():
+    trace = ("java.util.ConcurrentModificationException\n\tat java.util.HashMap$HashIterator.nextNode(HashMap.java:1445)\n"
+             "\tat java.util.HashMap$KeyIterator.next(HashMap.java:1469)\n\tat java.lang.Thread.run(Thread.java:748)")
+    assert "java:java.util.ConcurrentModificationException@java.lang.Thread.run>java.util.HashMap$KeyIterator.next" \
+           ">java.util.HashMap$HashIterator.nextNode" in signature_keys(trace)

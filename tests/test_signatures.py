@@ -307,6 +307,21 @@ def test_error_lines_become_stable_templates():
     assert keys(first) != keys(second.replace("Failed to connect", "Failed to authenticate"))
 
 
+@pytest.mark.parametrize("line", [
+    "Error:  \tat org.scalatest.BeforeAndAfterAll.liftedTree1$1(BeforeAndAfterAll.scala:212)",
+    "[error]   at com.example.Foo.bar(Foo.scala:12)",
+    "2024-03-01T12:00:00Z ERROR Caused by:",
+    "[ERROR]   ... 12 more",
+    '[ERROR]   File "/srv/app/db.py", line 3, in fetch',
+])
+def test_a_trace_line_behind_a_log_prefix_is_no_template(line):
+    """A build tool that prefixes every line of a trace with its level ("[error]", "Error: ") made each frame a
+    template, "log:Error: at <*>", a key every trace that tool prints shares."""
+    assert [s for s in extract_signatures(line) if s.kind == "template"] == []
+    # An error line that merely starts with "at" is still one.
+    assert keys("2024-03-01T12:00:00Z ERROR at startup the pool failed") == {"log:ERROR at startup the pool failed"}
+
+
 def test_signatures_are_ordered_deduplicated_and_bounded():
     text = "HTTP/1.1 502 Bad Gateway\nExit Code: 137\nHTTP/1.1 502 Bad Gateway\n" + "x" * 2000 + " status=502"
     sigs = extract_signatures(text)

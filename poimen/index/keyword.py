@@ -16,7 +16,13 @@ Two scorers read the same postings:
   score, and the docs that share the most of that noise win; the cosine weighs
   each side by its own length, so a doc must share the *distinctive* part. On the
   Hadoop duplicate reports (``bench/hadoop_dups.py``) the cosine alone finds the
-  earlier report with MRR 0.76 where BM25 reaches 0.67.
+  earlier report with MRR 0.78 where BM25 reaches 0.69.
+
+Both read a stack trace without the runtime's and the test harness's frames
+(``poimen.signatures.frames``): every JUnit trace shares some thirty of them, so
+two reports pasting unrelated test traces looked alike through the harness, and
+the earlier report of the same failure, told in prose, lost to them (keyword
+MRR on the Hadoop duplicates 0.760 -> 0.775; lookup's tiered MRR 0.798 -> 0.806).
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from poimen.signatures.frames import without_runtime_frames
+
 _WORD = re.compile(r"[a-z0-9]+(?:[-_.:/][a-z0-9]+)*")
 STOPWORDS = frozenset(
     "a an and are as at be by did do does for from had has have how i in is it its of on or that the this to "
@@ -36,8 +44,10 @@ STOPWORDS = frozenset(
 
 
 def tokenize(text: str) -> list[str]:
+    """Lowercase words, joined forms kept too; a trace's runtime and test-harness frames are not read
+    (``poimen.signatures.frames``): every JUnit trace shares them, so they made any two traces look alike."""
     out = []
-    for word in _WORD.findall(text.lower()):
+    for word in _WORD.findall(without_runtime_frames(text).lower()):
         parts = re.split(r"[-_.:/]", word)
         if len(parts) > 1:
             out.append(word)

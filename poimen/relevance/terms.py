@@ -162,8 +162,15 @@ def is_failure_query(text: str) -> bool:
     return bool(words & _FAILURE_WORDS) or bool(_FAILURE_UNIT.search(text)) or bool(extract_signatures(text))
 
 
+_LEVEL = re.compile(r"\b(?:WARN(?:ING)?|ERROR|ERR|FATAL|CRIT(?:ICAL)?|SEVERE|PANIC|EMERG|ALERT)\b")
+_CONTENT_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
 def looks_like_failure(unit: str) -> bool:
-    return bool(_FAILURE_UNIT.search(unit))
+    """A unit shaped like a failure (a level, an exception, a frame, an HTTP error, a pod reason) that says more than
+    its level: Maven's bare ``[ERROR]`` and ``[ERROR] ^`` lines and a test runner's ``<<< ERROR!`` name no failure, and
+    taken as failures they won a failure query's bonus and failure words over the lines that state one."""
+    return bool(_FAILURE_UNIT.search(unit)) and bool(_CONTENT_WORD.search(_LEVEL.sub(" ", unit)))
 
 
 _FRAME = re.compile(r"^\s*(?:at [\w$.<>]+\(|File \"|\.\.\. \d+ more|[\w./-]+\.\w+:\d+)")

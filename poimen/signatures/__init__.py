@@ -11,11 +11,12 @@ Usage::
 
     from poimen import signatures
     signatures.signature_keys(curl_trace)   # ['http:413']
+    signatures.signature_keys("bump jackson for CVE-2020-8840")   # ['cve:CVE-2020-8840']
 """
 
 from __future__ import annotations
 
-from poimen.signatures import exceptions, status, templates
+from poimen.signatures import advisories, exceptions, status, templates
 from poimen.signatures.markup import strip_markup
 from poimen.signatures.model import KINDS, Found, Signature
 
@@ -48,7 +49,8 @@ def extract_signatures(text: str) -> list[Signature]:
     bare = exceptions.bare_exceptions(text, consumed)
     found.extend(bare)
     consumed.extend((offset, offset + len(sig.span)) for offset, sig in bare)
-    for reader in (status.http_statuses, status.exits_and_signals, status.errnos, status.k8s_reasons):
+    for reader in (status.http_statuses, status.exits_and_signals, status.errnos, status.k8s_reasons,
+                   advisories.advisories):
         found.extend(reader(text))
     for offset, shaped, raw in templates.log_templates(text, consumed):
         found.append((offset, Signature("template", "log", f"log:{shaped}", raw)))

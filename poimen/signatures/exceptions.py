@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from poimen.signatures.frames import JAVA_FRAME as _JAVA_FRAME, JAVA_MORE as _JAVA_MORE, PY_FRAME as _PY_FRAME
+from poimen.signatures.frames import from_application
 from poimen.signatures.masking import shape, span
 from poimen.signatures.model import Found, Signature
 
@@ -20,9 +22,6 @@ FRAMES = 3
 Consumed = list[tuple[int, int]]
 
 _PY_TRACEBACK = re.compile(r"^[ \t]*Traceback \(most recent call last\):[ \t]*$", re.MULTILINE)
-# Frames may arrive unindented: a line-oriented chunker strips each line, so indentation is optional
-# wherever the frame itself is unmistakable ('File "x", line N, in f'; 'at pkg.Cls.m(File.java:N)').
-_PY_FRAME = re.compile(r'^[ \t]*File "(?P<file>[^"\n]+)", line \d+, in (?P<func>[^\s]+)')
 _PY_EXCEPTION = re.compile(r"^(?P<cls>[A-Za-z_][\w.]*)(?::[ \t]*(?P<msg>.*))?$")
 
 _JAVA_HEADER = re.compile(
@@ -30,9 +29,7 @@ _JAVA_HEADER = re.compile(
     r"(?P<cls>(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*)(?::[ \t]*(?P<msg>[^\n]*))?$",
     re.MULTILINE,
 )
-_JAVA_FRAME = re.compile(r"^[ \t]*at (?:[\w.$-]+(?:@[\w.-]+)?/)*(?P<method>[\w$.<>]+)\((?P<where>[^)\n]*)\)[ \t]*$")
 _JAVA_PLUMBING = ("jdk.internal.reflect.", "sun.reflect.", "java.lang.reflect.", "jdk.proxy")
-_JAVA_MORE = re.compile(r"^[ \t]*\.\.\. \d+ (?:more|common frames omitted)")
 
 _GO_PANIC = re.compile(r"^(?P<cls>panic|fatal error): (?P<msg>[^\n]*)$", re.MULTILINE)
 _GO_FUNC = re.compile(r"^(?P<func>\S+?)\([^()\n]*\)$")
@@ -119,7 +116,8 @@ def python_tracebacks(text: str) -> tuple[list[Found], Consumed]:
 
 
 def _java_block(lines: list[tuple[int, str]]) -> tuple[list[str], int]:
-    """The ``at`` frames after a header (innermost first) and the offset where they end."""
+    """The ``at`` frames after a header (innermost first, from the innermost application frame on:
+    ``frames.from_application``) and the offset where they end."""
     frames, end = [], lines[0][0] + len(lines[0][1])
     for offset, line in lines[1:]:
         frame = _JAVA_FRAME.match(line)
@@ -132,7 +130,7 @@ def _java_block(lines: list[tuple[int, str]]) -> tuple[list[str], int]:
         elif not _JAVA_MORE.match(line):
             break
         end = offset + len(line)
-    return frames, end
+    return from_application(frames), end
 
 
 def java_traces(text: str) -> tuple[list[Found], Consumed]:

@@ -6,7 +6,9 @@ readers anchor headers and frames at line starts, so a marker glued to the
 first line (``{code}java.io.IOException: ...``) would hide the header, and a
 ``}}`` glued to a message would change its shape. Block markers become line
 breaks (the wrapped text starts on its own line); inline markers vanish; the
-five HTML entities a page escapes a trace with (``&lt;init&gt;``) are decoded.
+HTML entities a page escapes a trace with (``&lt;init&gt;``) are decoded, and a non-breaking space (``&nbsp;``
+or U+00A0, how a tracker's web page keeps a pasted trace's indentation) becomes a space, or the frames
+indented with it are not read as frames.
 Only markup is removed: the text between the markers is kept as it is.
 """
 
@@ -24,7 +26,7 @@ _BLOCK = re.compile(
 )
 # JIRA inline monospace ({{...}}) and colour ({color:red}...{color}).
 _INLINE = re.compile(r"\{\{|\}\}|\{color(?::[^{}\n]*)?\}", re.IGNORECASE)
-_ENTITIES = {"&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&amp;": "&"}
+_ENTITIES = {"&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&amp;": "&", "&nbsp;": " ", "\xa0": " "}
 _ENTITY = re.compile("|".join(map(re.escape, _ENTITIES)))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-KINDS = ("http", "exception", "exit", "signal", "errno", "k8s", "template")
+KINDS = ("http", "exception", "exit", "signal", "errno", "k8s", "template", "advisory")
 
 
 @dataclass(frozen=True)
@@ -17,8 +17,8 @@ class Signature:
     the raw text it came from, for a person reading the row.
     """
 
-    kind: str  # 'http' | 'exception' | 'exit' | 'signal' | 'errno' | 'k8s' | 'template'
-    tool: str  # 'python' | 'java' | 'go' | 'javascript' | 'rust' | 'nginx' | 'http' | 'kubernetes' | 'shell' | 'posix' | 'log'
+    kind: str  # 'http' | 'exception' | 'exit' | 'signal' | 'errno' | 'k8s' | 'template' | 'advisory'
+    tool: str  # 'python' | 'java' | 'go' | 'javascript' | 'rust' | 'nginx' | 'http' | 'kubernetes' | 'shell' | 'posix' | 'log' | 'cve' | 'ghsa'
     key: str
     span: str
 

@@ -33,6 +33,10 @@ _LOGLIKE = re.compile(
     r"|\b\w+=\S"
 )
 _FRAME_LINE = re.compile(r"^\s+(?:at |File \"|\.\.\. \d+ more)|^\t")
+# A trace's own lines behind a log prefix (sbt's "[error]   at a.B.c(B.scala:1)", "Error:  Caused by:"): a frame, a
+# frame count or a bare cause header says nothing of its own, and as a template ("log:Error: at <*>") it would be a
+# key every wrapped trace shares.
+_TRACE_AFTER_LEVEL = re.compile(r"^[\]:!>)\s]*(?:at [\w$.<>/@-]+\(|\.\.\. \d+ (?:more|common)|File \"|Caused by:\s*$)")
 
 
 def _template_start(line: str) -> int | None:
@@ -41,7 +45,7 @@ def _template_start(line: str) -> int | None:
         return None
     level = _LEVEL.search(line)
     if level:
-        return level.start()
+        return None if _TRACE_AFTER_LEVEL.match(line[level.end():]) else level.start()
     if _QUIET.search(line) or not _FAILURE_WORD.search(line) or not _LOGLIKE.search(line):
         return None
     return 0
