@@ -1,10 +1,18 @@
 """Sections: a unit carries the heading it stands under, and the scorer lets that heading count for it; sentences
 are not cut after an initial or a title ("Dr. Cora Norman")."""
 
+import duckdb
+import pytest
+
+from poimen.core import RunRequest, run_loops
+from poimen.embedding import HashEmbedder
 from poimen.gate_parser import parse_gate_reply
+from poimen.index import build_projections
+from poimen.llm import offline
+from poimen.llm.client import ScriptedClient
 from poimen.llm.offline import respond
 from poimen.prompts import render
-from poimen.relevance import Scorer, split_units
+from poimen.relevance import Outline, Scorer, split_units, split_units_under
 from poimen.text import split_sentences
 
 ARTICLE = """Document 7:
@@ -102,3 +110,45 @@ def test_the_offline_answer_passes_over_headings_and_bare_labels_while_a_line_st
     assert fact in reply and heading not in reply and "payments-worker:" not in reply
     r = render("answer", question=question, memory=heading)  # alone, a heading is still the best there is
     assert heading in answer(r.system, r.user)
+
+
+RUNBOOK = ("# Payments runbook\n\n## Rotating the signing key\n"
+           + "".join(f"Step {i}: check that replica {i} of the ledger reports healthy before going on.\n\n" for i in range(1, 9))
+           + "```\nvault write -f transit/keys/payments/rotate\n\n# then restart\nkubectl rollout restart deploy/payments\n```\n\n"
+           + "Finally page the ledger owners and close the change ticket.\n\n## Restoring a backup\nAsk the DBA team first.\n")
+
+
+@pytest.mark.parametrize("cut", [i for i, ch in enumerate(RUNBOOK) if ch == "\n" and 0 < i < len(RUNBOOK) - 1])
+def test_a_text_cut_anywhere_keeps_its_headings_when_the_outline_is_carried(cut):
+    whole = {(u.start, u.text): u.heading for u in split_units(RUNBOOK)}
+    first, outline = split_units_under(RUNBOOK[:cut + 1], Outline())
+    rest, _ = split_units_under(RUNBOOK[cut + 1:], outline)
+    carried = {(u.start + cut + 1, u.text): u.heading for u in rest}
+    # Every unit of the second piece that is a unit of the whole text stands under the same headings (a cut inside
+    # a paragraph makes other units, which have no counterpart to compare).
+    shared = carried.keys() & whole.keys()
+    assert shared or not rest
+    assert {k: carried[k] for k in shared} == {k: whole[k] for k in shared}
+
+
+def test_a_section_cut_over_several_chunks_heads_the_units_of_every_chunk(tmp_path):
+    source = tmp_path / "runbook.md"
+    source.write_text(RUNBOOK, encoding="utf-8")
+    embedder = HashEmbedder()
+    offline.configure(embedder)
+    try:
+        root = tmp_path / "log"
+        client = ScriptedClient([offline.respond], repeat_last=True, model_id="scripted/offline")
+        assert run_loops(RunRequest(root=root, sources=[source], query="How is the signing key rotated?",
+                                    chunk_tokens=64), client=client).ok
+        build_projections(root, root / "index.duckdb", embedder)
+    finally:
+        offline.configure()
+    with duckdb.connect(str(root / "index.duckdb"), read_only=True) as db:
+        rows = db.execute("SELECT text, heading, position FROM unit WHERE kind = 'evidence'").fetchall()
+    heads = {text: (heading, position) for text, heading, position in rows}
+    last = heads["Finally page the ledger owners and close the change ticket."]
+    assert last[1] > 0  # in a later chunk than the headings: the case this is about
+    assert last[0] == "Payments runbook · Rotating the signing key"
+    assert heads["kubectl rollout restart deploy/payments"][0] == "Payments runbook · Rotating the signing key"
+    assert heads["Ask the DBA team first."][0] == "Payments runbook · Restoring a backup"

@@ -24,7 +24,7 @@ from poimen.domain import EventKind, Level, sha256_text
 from poimen.log import payloads as P
 from poimen.index.schema import Rows
 from poimen.index.tool_context import MEMORY_LEVELS, current_memories
-from poimen.relevance import embed_texts, embedding_text, split_units
+from poimen.relevance import Outline, embed_texts, embedding_text, split_units, split_units_under
 
 if TYPE_CHECKING:
     from poimen.index.schema import BuildContext
@@ -97,12 +97,33 @@ def unit_rows(ctx: "BuildContext") -> Rows:
     """L0 and R units of current runs' chunks, and every memory line (kind 'memory')."""
     rows: dict[tuple, dict] = {}
     done: set[str] = set()
-    for run, e in ctx.events(EventKind.EVIDENCE):
-        if e.level not in (Level.L0, Level.R) or run.run_id not in ctx.current_runs or e.sha in done:
+
+    def chunks():
+        """(event, its units): the recorded streams and documents first, each read in order, so a chunk's units
+        stand under the headings its predecessors left open (a runbook section cut over two chunks heads the
+        second chunk's units too); runs by id, so a chunk two streams share is read the same way whatever order
+        the runs were sealed in. Then the chunks loop runs hold that no record does (a log from before records),
+        each read alone: a loop run holds only the chunks its gates opened on, not what stood between them."""
+        runs = [r for r in ctx.runs if r.run_id in ctx.current_runs]
+        records = [r for r in runs if r.start.run_kind != P.LOOP_KIND]
+        for run in sorted(records, key=lambda r: r.run_id):
+            outline = Outline()
+            for e in run.events:
+                if e.kind == EventKind.EVIDENCE and e.level in (Level.L0, Level.R):
+                    units, outline = split_units_under(e.text, outline)
+                    yield e, units
+        for run in runs:
+            for e in run.events:
+                if run.start.run_kind == P.LOOP_KIND and e.kind == EventKind.EVIDENCE and e.level in (Level.L0, Level.R):
+                    yield e, None
+
+    for e, units in chunks():
+        if e.sha in done:
             continue
         done.add(e.sha)
+        units = split_units(e.text) if units is None else units
         a = P.Evidence.from_event(e)
-        for u in split_units(e.text):
+        for u in units:
             rows[(e.sha, 0, u.start)] = {"owner_sha": e.sha, "line_no": 0, "start": u.start, "kind": "reference" if e.level == Level.R else "evidence",
                          "level": str(e.level), "text": u.text, "text_sha": sha256_text(u.text),
                          "source": a.source, "position": a.position,

@@ -77,12 +77,13 @@ from poimen.relevance.terms import (EMBED_CHARS, FAILURE_STEMS, NUMBER_WEIGHT, S
                                     dedup_key, embedding_text, facets, is_failure_query, is_identifier,
                                     looks_like_failure, name_phrases, query_terms, rarity, states_a_failure, stem, synonyms,
                                     unit_terms)
-from poimen.relevance.units import HEADLINE_CHARS, MAX_UNIT_TOKENS, RECORD_MAX_TOKENS, Unit, headline, split_units, titles_only
+from poimen.relevance.units import (HEADLINE_CHARS, MAX_UNIT_TOKENS, RECORD_MAX_TOKENS, Outline, Unit, headline, split_units,
+                                    split_units_under, titles_only)
 
-__all__ = ["EMBED_CHARS", "FAILURE_STEMS", "HEADLINE_CHARS", "MAX_UNIT_TOKENS", "NUMBER_WEIGHT", "RECORD_MAX_TOKENS", "SYNONYMS",
+__all__ = ["EMBED_CHARS", "FAILURE_STEMS", "HEADLINE_CHARS", "MAX_UNIT_TOKENS", "NUMBER_WEIGHT", "Outline", "RECORD_MAX_TOKENS", "SYNONYMS",
            "Scorer", "ScoredQuery", "Unit", "asks_for_failures", "dedup_key", "embed_texts", "embedding_text",
            "facets", "headline", "is_failure_query", "is_identifier", "lexical_share", "looks_like_failure", "query_terms", "rarity",
-           "split_units", "states_a_failure", "stem", "synonyms", "titles_only", "unit_terms"]
+           "split_units", "split_units_under", "states_a_failure", "stem", "synonyms", "titles_only", "unit_terms"]
 
 LEXICAL_WEIGHT = 0.75
 NEIGHBOUR_WEIGHT = 0.15

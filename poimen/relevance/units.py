@@ -155,7 +155,22 @@ def _title_text(lines: list[str]) -> str:
     return named[-1] if named else lines[-1].strip().rstrip(":").strip()
 
 
+@dataclass(frozen=True)
+class Outline:
+    """Where a text stands in the document it was cut from: the Markdown headings open at its start (level, text),
+    and whether it starts inside a ``` fence. A chunk cut from the middle of a section starts under that section's
+    headings, though it holds none of them; ``split_units_under`` carries them from one chunk to the next."""
+
+    path: tuple[tuple[int, str], ...] = ()
+    fenced: bool = False
+
+
 def split_units(text: str, max_tokens: int = MAX_UNIT_TOKENS) -> list[Unit]:
+    """``split_units_under`` a text that starts a document (no heading open, outside any fence)."""
+    return split_units_under(text, Outline(), max_tokens)[0]
+
+
+def split_units_under(text: str, outline: Outline, max_tokens: int = MAX_UNIT_TOKENS) -> tuple[list[Unit], Outline]:
     """Lines — log lines, chat turns, list items, table rows, one-line paragraphs — whole, cut into sentences
     only past ``max_tokens``; hard-wrapped prose is joined back into its paragraph first. Spans index ``text``.
 
@@ -168,11 +183,14 @@ def split_units(text: str, max_tokens: int = MAX_UNIT_TOKENS) -> list[Unit]:
     that head its block (a short line over a paragraph: "Neighbours" above "It was created by
     Reg Watson."). The scorer lets a unit's heading count for it (``Scorer.score``), as a reader does: a
     sentence's subject is often only in its title.
+
+    ``outline``: the headings open (and the fence) where ``text`` starts; returned with the units, as they stand
+    where it ends, for the text that follows it.
     """
     out: list[Unit] = []
     block: list[tuple[int, str]] = []  # (offset of the line in text, line)
-    path: dict[int, str] = {}  # Markdown heading level -> its text: the headings a line stands under
-    fenced = False  # inside a ``` block, where "# restart it" is a shell comment
+    path: dict[int, str] = dict(outline.path)  # Markdown heading level -> its text: the headings a line stands under
+    fenced = outline.fenced  # inside a ``` block, where "# restart it" is a shell comment
 
     def flush() -> None:
         nonlocal fenced
@@ -202,7 +220,7 @@ def split_units(text: str, max_tokens: int = MAX_UNIT_TOKENS) -> list[Unit]:
         at += len(line) + 1
     if block:
         flush()
-    return out
+    return out, Outline(tuple(path.items()), fenced)
 
 
 HEADLINE_CHARS = 255  # a title fits a tracker's summary field: JIRA caps it at 255 characters, GitHub at 256
