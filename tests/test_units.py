@@ -48,3 +48,14 @@ def test_hard_wrapped_prose_is_joined_into_sentences():
     texts = [u.text for u in units()]
     assert any(t.startswith("The ingest service writes every batch") and t.endswith("evicting pods on the node.")
                for t in texts)
+
+
+def test_a_continuation_that_opens_in_bold_stays_with_its_item_and_a_star_bullet_stays_a_bullet():
+    text = ("   - JSON body `{\"message\":\"Request size limit exceeded\"}`: rejected by\n"
+            "     **Kong**'s request-size-limiting plugin. Check the plugin on the\n"
+            "     ingress.\n"
+            "   * a star bullet is still its own item\n")
+    texts = [u.text for u in split_units(text)]
+    assert texts == ["- JSON body `{\"message\":\"Request size limit exceeded\"}`: rejected by **Kong**'s "
+                     "request-size-limiting plugin. Check the plugin on the ingress.",
+                     "* a star bullet is still its own item"]

@@ -95,7 +95,7 @@ HEADING_WEIGHT = 0.25  # what a unit's section heading adds to its lexical share
 FAILURE_BONUS = 0.15
 FILL_MARGIN = 0.3  # how much the gate's bar rises as the memory fills (chosen by bench.calibrate's rule)
 THRESHOLD = 0.65  # chosen by bench.calibrate on its HotpotQA dev split (its docstring has the sweep)
-SCORER_VERSION = "fused-9"  # fused-7: headings; fused-8: word lists; fused-9: bare level markers are no failures
+SCORER_VERSION = "fused-10"  # fused-7: headings; fused-8: word lists; fused-9: bare level markers are no failures; fused-10: a line opening in **bold** is no bullet
 FACET_MASS = 3.0  # a facet's lexical share counts in full only when its words weigh at least this much together
 
 

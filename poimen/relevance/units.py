@@ -28,8 +28,10 @@ class Unit:
     heading: str = ""  # the title of the section the unit stands in (``split_units``), "" when none
 
 
+# A record starts with a bullet, quote, heading or table bar, but a line that opens in **bold** is wrapped text (a
+# list item's continuation: "- JSON body …: rejected by\n  **Kong**'s plugin"), not a bullet.
 _RECORD_START = re.compile(
-    r"^\s*(?:[-*+•>#|]|\d+[.)]\s|\[|\{|\d{2,4}[-/:.]\d|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d|at |Caused by|Traceback|File \"|"
+    r"^\s*(?:[-+•>#|]|\*(?!\*)|\d+[.)]\s|\[|\{|\d{2,4}[-/:.]\d|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d|at |Caused by|Traceback|File \"|"
     r"[A-Z][A-Z0-9_]{2,}\b|[\w.-]+:\s*$)")
 
 
