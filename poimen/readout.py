@@ -38,7 +38,7 @@ def print_hits(out, shapes: list[Shape], explain: bool) -> None:
         h, shown = hit_from(shape)
         where = f"query {h.query_id} · run {h.run_id[:12]}" if h.kind == "memory" else f"run {h.run_id[:12]}"
         out.print(f"[bold]{n}. {h.level} {h.kind} {h.sha[:12]}[/bold] · {where} · {h.tier} {h.score:.4f}",
-                  highlight=False)
+                  highlight=False, soft_wrap=True)  # one line a script can split on, at any terminal width
         if shown:  # the hit's lines that match: nearest in the stream to the failure, most relevant
             for line in shown:
                 out.print("   " + line.render(), highlight=False, markup=False, soft_wrap=True)

@@ -77,3 +77,21 @@ def test_context_asks_for_the_embedder_the_environment_names(monkeypatch):
     assert front._embedder_id("lookup") is None and front._embedder_id("ask") is None
     monkeypatch.setenv("POIMEN_EMBEDDER", "")
     assert front._embedder_id("context") is None
+
+
+def test_a_hit_header_is_one_line_at_any_width():
+    """Piped output (no terminal: rich assumes 80 columns) must not cut a hit's header in two: scripts split on it."""
+    import io
+
+    from rich.console import Console
+
+    from poimen.index.hits import Hit
+    from poimen.readout import print_hits
+    from poimen.shapes import hit_shape
+
+    hit = Hit(sha="4" * 64, level="L1", kind="memory", score=0.8473, tier="signature", text="uploads fail with 413",
+              query_id="incident-timeline-and-root-causes", run_id="2" * 64, evidence=(), why="")
+    buf = io.StringIO()
+    print_hits(Console(file=buf, width=40), [hit_shape(hit)], explain=False)
+    first = buf.getvalue().splitlines()[0]
+    assert first.startswith("1. L1 memory 444444444444") and first.endswith("signature 0.8473")
