@@ -24,6 +24,7 @@ from poimen.agent.projection import dump, replay
 from poimen.cli import app
 from poimen.core import RunRequest, run_loops
 from poimen.errors import LogConflict, PoimenError
+from poimen.log.forgotten import FORGET_PREFIX
 from poimen.log.storage import open_store
 from poimen.log.store import EventLog
 from poimen.log.verify import verify
@@ -311,30 +312,57 @@ def test_mem_forget_on_an_object_store_removes_the_text_and_the_log_still_verifi
     assert code == 1 and f"run {forgot.run_id[:16]}" in out, out
 
 
-def test_a_run_sealed_while_mem_forget_plans_is_forgotten_too_not_lost(s3, tmp_path, monkeypatch):
-    """Deterministic: between the forget's plan and its forget event, another writer seals a new run that read the
-    source being forgotten. The forget event's commit is conditional on the index it planned from, so it fails and
-    the forget plans again: the new run is kept (indexed, its events there), its copy of the text tombstoned, and the
-    one forget event follows it in the index."""
-    root = s3.uri("forget-race")
+@pytest.mark.parametrize("when", ["planned", "rewritten"])
+def test_a_run_sealed_during_mem_forget_is_forgotten_too_not_lost(s3, tmp_path, monkeypatch, when):
+    """Deterministic: another writer seals a new run that read the source being forgotten, either between the
+    forget's plan and its forget event (whose commit, conditional on the index it planned from, then fails) or after
+    the forget's rewrites (whose closing check of the index then fails). Either way the forget plans again: the new
+    run is kept (indexed, every event there), its copy of the text tombstoned, and a forget event follows it."""
+    root = s3.uri(f"forget-race-{when}")
     files = sources(tmp_path / "src", 2)
     build(root, files)
-    real, plans = forget_module.make_plan, []
+    # A run in flight on another machine: it read incident-00 before the forget began and seals during it. (Its
+    # events are made beforehand in a local log, byte for byte what a writer to the store makes, and sealed as they
+    # stand: a run started after the forget would not read the forgotten chunks at all.)
+    early = EventLog(tmp_path / "in-flight")
+    build(early.root, files[:1], query="Which service was affected?")
+    in_flight = set(early.sealed_run_ids()) - set(EventLog(root).sealed_run_ids())
+    plans, sealed = [], []
 
-    def interleaved(log, target):
-        plans.append(real(log, target))
-        if len(plans) == 1:
-            build(root, files[:1], query="Which service was affected?")  # a new L1 run over incident-00
-        return plans[-1]
+    def seal_a_new_run_once():
+        if not sealed:
+            with EventLog(root).writer(shared=True) as other:
+                for run_id in sorted(in_flight):
+                    other.carry(run_id, early.run_events(run_id))
+            sealed.append(in_flight)
 
-    monkeypatch.setattr(forget_module, "make_plan", interleaved)
+    def planning(real):
+        def plan(log, target):
+            plans.append(real(log, target))
+            if when == "planned":
+                seal_a_new_run_once()
+            return plans[-1]
+        return plan
+
+    def rewriting(real):
+        def rewrite(*args):
+            run_id = real(*args)
+            seal_a_new_run_once()
+            return run_id
+        return rewrite
+
+    monkeypatch.setattr(forget_module, "make_plan", planning(forget_module.make_plan))
+    if when == "rewritten":
+        monkeypatch.setattr(forget_module, "_record_and_rewrite", rewriting(forget_module._record_and_rewrite))
     report = forget_module.forget(root, forget_module.Target(source="incident-00.md"), by="test")
-    assert len(plans) == 2 and plans[1].retire - plans[0].retire, "the second plan did not see the new run"
+    assert len(plans) == 2 and sealed, "the forget did not plan again"
+    (new_run,) = in_flight
+    assert new_run in plans[1].retire - plans[0].retire
     log = clean(root)
     entries = [e["run_id"] for e in log.index()]
-    (new_run,) = plans[1].retire - plans[0].retire
-    forget_runs = [r for r in entries if r.startswith("forget-") or r == report.forget_run]
-    assert forget_runs == [report.forget_run] and entries.index(new_run) < entries.index(report.forget_run)
+    forget_runs = [r for r in entries if r.startswith(FORGET_PREFIX)]
+    assert forget_runs[-1] == report.forget_run and entries.index(new_run) < entries.index(report.forget_run)
+    assert len(forget_runs) == (1 if when == "planned" else 2)  # a forget event that lost its commit left nothing
     assert len(log.run_events(new_run)) > 2  # kept whole: every event, its text tombstoned
     assert unique(0) not in store_bytes(log) and unique(1) in store_bytes(log)
 
