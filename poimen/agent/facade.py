@@ -86,10 +86,10 @@ class Memory:
         """Build the write from the current state and seal it, all in one exclusive session of the log (no lost
         update): on an object store, redone from a fresh read when another writer committed meanwhile."""
         def once(log: EventLog) -> tuple[StoreWrite, Event]:
-            with self.projection.session() as con:
+            with self.projection.session(log) as con:
                 write = build(con)
                 event = append_write(log, write)
-                self.projection.refresh()
+                self.projection.refresh(log)
             return write, event
 
         return self.log.exclusive(once, lambda: writer_lock(self.log, self.wait))

@@ -81,20 +81,23 @@ class StoreProjection:
                 cls._shared[key] = cls(log)
             return cls._shared[key]
 
-    def refresh(self) -> int:
+    def refresh(self, log: EventLog | None = None) -> int:
         """Catch up with the log unless its index is unchanged since the last look (a store that cannot tell
-        without a request, an object store, is read: catching up with an unchanged index applies nothing)."""
-        stamp = self.log.store.stamp(INDEX)
+        without a request, an object store, is read: catching up with an unchanged index applies nothing).
+        ``log``: the writer's own handle of this log, inside its exclusive session (whose reads of the index on an
+        object store are the session's copy, not a request each)."""
+        log = log or self.log
+        stamp = log.store.stamp(INDEX)
         if stamp is not None and stamp == self._stamp:
             return 0
-        applied = catch_up(self.con, self.log)
+        applied = catch_up(self.con, log)
         self._stamp = stamp
         return applied
 
     @contextmanager
-    def session(self) -> Iterator[duckdb.DuckDBPyConnection]:
+    def session(self, log: EventLog | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
         with self.lock:
-            self.refresh()
+            self.refresh(log)
             yield self.con
 
 

@@ -342,6 +342,11 @@ class ObjectStore(LogStore):
         return self.prefix + name
 
     def read(self, name: str) -> bytes | None:
+        session = self._exclusive
+        if session is not None and name == INDEX and not session.lost:
+            # The index as the session began (and its own commits left it): a newer one would make its commit fail
+            # anyway, so the session reads its own copy instead of a GET each time.
+            return session.index[0] if session.index[1] is not None else None
         got = self._get(name)
         if got and name in self._committed:
             self._committed[name] = got  # the newest this writer has seen: its next commit starts from it
@@ -461,6 +466,7 @@ class _Session:
 
     index: tuple[bytes, str | None]
     seen: dict[str, str] = field(default_factory=dict)
+    lost: bool = False  # another writer committed since: from now on the index is read from the store
 
     def __post_init__(self) -> None:
         raw = self.index[0]
@@ -468,6 +474,7 @@ class _Session:
         self.tail = hashlib.sha256(raw[raw.rstrip(b"\n").rfind(b"\n") + 1:]).hexdigest()[:12]
 
     def conflict(self, store: "ObjectStore") -> SessionConflict:
+        self.lost = True
         return SessionConflict(f"{store.where(INDEX)}: another writer committed since this exclusive session began "
                                f"(at {self.lines} lines, tail {self.tail}); what it read is stale")
 
