@@ -286,9 +286,12 @@ def section(r: dict) -> dict:
     ]
     if "sessions" in r:
         w = r["sessions"]
-        rows += [(f"typed-store write on {name} (median of {w['writes']}; requests to the store per write)", "",
-                  f"{w[name]['median_ms']:.0f} ms" + (f", {w[name]['requests_per_write']:.0f} requests"
-                                                       if name != "local" else ""), None) for name in ("local", "s3", "gs")]
+        where = {"local": "local files", "s3": "local S3 server", "gs": "local GCS emulator"}
+        rows += [(f"typed-store write, log on {where[name]} (median of {w['writes']}"
+                  + ("" if name == "local" else "; requests to the store per write") + ")", "",
+                  f"{w[name]['median_ms']:.0f} ms" + ("" if name == "local" else
+                                                      f", {w[name]['requests_per_write']:.0f} requests"), None)
+                 for name in where]
     table = [[g["factor"], g["sources"], round(g["seconds"], 1), round(g["per_source_s"], 3)] for g in r["growth"]]
     notes = (f"A loopback OpenAI-compatible server answers every call after {r['delay_s'] * 1000:.0f} ms with one "
              f"canned gate reply ({r['calls']['in_process']} calls in an in-process build, "

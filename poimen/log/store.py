@@ -191,7 +191,9 @@ class RunJournal:
 
 class EventLog:
     """The log under one root (a folder, ``file://``, ``s3://`` or ``gs://``). Reading needs no lock; writing happens
-    inside ``writer()``: an exclusive session by default, or a shared one for writers of runs (each run claimed alone)."""
+    inside ``writer()``: an exclusive session by default, or a shared one for writers of runs (each run claimed alone).
+    A read-modify-write of the whole log goes through ``exclusive()``, which redoes it when an object store's
+    optimistic session loses to another writer."""
 
     def __init__(self, root: str | Path, store: LogStore | None = None):
         self.store = store or open_store(root)
@@ -224,7 +226,7 @@ class EventLog:
             except SessionConflict:
                 time.sleep(random.uniform(0, 0.05 * 2 ** min(attempt, 4)))
         raise LogConflict(f"{self.root}: a whole-log write lost to other writers' commits {SESSION_ATTEMPTS} times "
-                          "in a row; nothing of it was kept")
+                          "in a row; run it again when fewer writers are at work")
 
     def confirm_exclusive(self) -> None:
         """``SessionConflict`` unless no other writer has committed since this exclusive session began."""
