@@ -281,6 +281,30 @@ def test_a_whole_log_write_that_keeps_losing_gives_up_in_one_line_naming_the_log
     assert len(log.index()) == 3 and not mem.items("semantic")  # the three winners, nothing of the loser
 
 
+def test_a_segment_is_replaced_only_at_the_version_its_exclusive_session_read(s3):
+    """The forget's rewrite condition (S3 If-Match, GCS ifGenerationMatch on the segment): bytes put by another writer
+    after this session read the segment are not overwritten, and the session is told to redo its plan. Outside an
+    exclusive session, or of a segment it never read, a replacement is refused in one line."""
+    from poimen.errors import SessionConflict
+
+    name = "segments/r.parquet"
+    store, other = open_store(s3.uri("replace")), open_store(s3.uri("replace"))
+    store.put(name, b"sealed")
+    with pytest.raises(PoimenError, match="only in an exclusive session that read it first"):
+        store.replace(name, b"tombstoned")
+    with store.session(shared=False):
+        with pytest.raises(PoimenError, match="only in an exclusive session that read it first"):
+            store.replace(name, b"tombstoned")
+        assert store.read(name) == b"sealed"
+        store.replace(name, b"tombstoned")  # still at the version read: replaced
+        store.replace(name, b"tombstoned twice")  # its own replacement moved the version it holds
+        other.put(name, b"another writer's")
+        with pytest.raises(SessionConflict) as err:
+            store.replace(name, b"stale")
+    assert "changed since this exclusive session read it" in str(err.value) and "\n" not in str(err.value)
+    assert other.read(name) == b"another writer's"
+
+
 def unique(i: int) -> bytes:
     return f"Service shard-{i} was affected".encode()
 
