@@ -9,7 +9,7 @@
 Sections: long-context QA (RULER-HQA style), LoCoMo coverage against the BM25,
 dense and hybrid (RRF) baselines, tool context (loghub; Hadoop duplicates when
 ``bench.hadoop_dups`` exists), speed, reliability (when ``bench.reliability``
-exists), scale (executors, the log on S3, growth). A section that fails or whose module is missing says so in the report;
+exists), scale (executors, the log on S3, growth, typed-store writes on each store). A section that fails or whose module is missing says so in the report;
 no figure is ever filled in. Embeddings are cached by (model, text sha) under
 ``$POIMEN_BENCH_CACHE`` (default ``~/.cache/poimen-bench``), outside the repository.
 """

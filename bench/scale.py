@@ -8,9 +8,12 @@ notes, each a few chunks. Measured:
   workers (``pipelines.scaled``: 4 shards, two step processes at a time), as a ratio of wall times;
 - the same L1 runs (``run_loops``, as `mem run` does them) with the log on moto's S3 server and on the GCS
   emulator against a local folder;
-- the in-process build at 1x, 4x and 16x the sources, with the wall time per source at each size.
+- the in-process build at 1x, 4x and 16x the sources, with the wall time per source at each size;
+- typed-store writes (``Memory.add``, each a read-modify-write of the whole log in one exclusive session: the
+  local ``LOCK``, or on an object store the optimistic session) into a local folder, S3 and GCS: the wall time of
+  one write and the requests it makes to the store.
 
-Run alone: ``python -m bench.scale [--quick] [--only executors|storage|growth]``.
+Run alone: ``python -m bench.scale [--quick] [--only executors|storage|growth|sessions]``.
 """
 
 from __future__ import annotations
@@ -116,7 +119,8 @@ def loop_build(root: str | Path, sources: Path, api_base: str) -> float:
     return seconds
 
 
-PARTS = ("executors", "storage", "growth")
+PARTS = ("executors", "storage", "growth", "sessions")
+WRITES = 20  # typed-store writes per store (5 with --quick)
 
 
 def run(data_dir: Path | None = None, quick: bool = False, progress=print, parts=PARTS) -> dict:
@@ -135,6 +139,8 @@ def run(data_dir: Path | None = None, quick: bool = False, progress=print, parts
             out["storage"] = storage(tmp, server.api_base, base * 4, 1 if quick else 3, progress)
         if "growth" in parts:
             out["growth"] = growth(tmp, server.api_base, base, progress)
+        if "sessions" in parts:
+            out["sessions"] = sessions(tmp, 5 if quick else WRITES, progress)
     if data_dir:
         Path(data_dir).mkdir(parents=True, exist_ok=True)
         (Path(data_dir) / "scale.json").write_text(json.dumps(out, indent=2), encoding="utf-8")
@@ -215,6 +221,56 @@ def growth(tmp: Path, api_base: str, base: int, progress) -> list[dict]:
     return rows
 
 
+@contextmanager
+def counting_requests():
+    """Count the requests the object stores send (each one round trip): the one method each store's plain requests go
+    through, plus S3's GET (read with its ETag in one request) and GCS's batched delete."""
+    from poimen.log.storage import GCSStore, S3Store
+
+    count = [0]
+    patched = [(S3Store, "_call"), (S3Store, "_get"), (GCSStore, "_call"), (GCSStore, "_delete_keys")]
+    saved = [getattr(cls, name) for cls, name in patched]
+
+    def counted(method):
+        def call(*args, **kwargs):
+            count[0] += 1
+            return method(*args, **kwargs)
+        return call
+
+    for (cls, name), method in zip(patched, saved):
+        setattr(cls, name, counted(method))
+    try:
+        yield count
+    finally:
+        for (cls, name), method in zip(patched, saved):
+            setattr(cls, name, method)
+
+
+def sessions(tmp: Path, writes: int, progress) -> dict:
+    """``writes`` typed-store writes into a fresh log in a local folder, on S3 and on GCS: the median wall time of
+    one write, and (object stores) the requests per write. No other writer: no write is redone."""
+    from poimen.agent.facade import Memory
+    from poimen.testing.gcs_server import LocalGCS
+    from poimen.testing.s3_server import LocalS3
+
+    progress(f"scale: {writes} typed-store writes each into a local log, S3 and GCS")
+    out = {"writes": writes}
+    with LocalS3() as s3, LocalGCS() as gcs:
+        for name, root, env in (("local", tmp / "sessions", {}), ("s3", s3.uri("sessions"), s3.env),
+                                ("gs", gcs.uri("sessions"), gcs.env)):
+            with environment(env), counting_requests() as requests:
+                mem = Memory("bench", root=root)
+                mem.add("semantic", "warm-up: the log and its replica exist")  # first-write costs off the clock
+                before, samples = requests[0], []
+                for i in range(writes):
+                    start = time.perf_counter()
+                    mem.add("semantic", f"fact {i}: the checkout service on shard-{i} needs 256 connections")
+                    samples.append(time.perf_counter() - start)
+                out[name] = {"median_ms": statistics.median(samples) * 1000, "samples_ms": [x * 1000 for x in samples],
+                             "requests_per_write": (requests[0] - before) / writes}
+    return out
+
+
 def linear(growth: list[dict]) -> tuple[bool, str]:
     """Linear if the time per source at 16x is within 1.5x of that at 4x (1x carries the fixed start-up cost)."""
     per = {g["factor"]: g["per_source_s"] for g in growth}
@@ -238,6 +294,14 @@ def section(r: dict) -> dict:
         ("wall time grows linearly with the sources (1x, 4x, 16x)", "linear", f"{'yes' if is_linear else 'no'}: {why}",
          None),
     ]
+    if "sessions" in r:
+        w = r["sessions"]
+        where = {"local": "local files", "s3": "local S3 server", "gs": "local GCS emulator"}
+        rows += [(f"typed-store write, log on {where[name]} (median of {w['writes']}"
+                  + ("" if name == "local" else "; requests to the store per write") + ")", "",
+                  f"{w[name]['median_ms']:.0f} ms" + ("" if name == "local" else
+                                                      f", {w[name]['requests_per_write']:.0f} requests"), None)
+                 for name in where]
     table = [[g["factor"], g["sources"], round(g["seconds"], 1), round(g["per_source_s"], 3)] for g in r["growth"]]
     notes = (f"A loopback OpenAI-compatible server answers every call after {r['delay_s'] * 1000:.0f} ms with one "
              f"canned gate reply ({r['calls']['in_process']} calls in an in-process build, "
@@ -257,7 +321,7 @@ def section(r: dict) -> dict:
 
 
 if __name__ == "__main__":
-    # --only executors|storage|growth measures one part (its JSON only); the report needs all three.
+    # --only executors|storage|growth|sessions measures one part (its JSON only); the report needs them all.
     only = sys.argv[sys.argv.index("--only") + 1:][:1] if "--only" in sys.argv else list(PARTS)
     unknown = [p for p in only if p not in PARTS]
     if not only or unknown:

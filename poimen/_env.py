@@ -25,5 +25,18 @@ def offline_defaults() -> None:
 
 def default_root() -> Path:
     """The event log's folder: ``POIMEN_HOME``, else ``./.poimen`` (here, not in the log package, so a command
-    that only needs the path — one a warm `mem serve --http` answers — does not load pyarrow to learn it)."""
-    return Path(os.environ.get("POIMEN_HOME") or ".poimen")
+    that only needs the path — one a warm `mem serve --http` answers — does not load pyarrow to learn it).
+
+    ``POIMEN_HOME`` is a local folder (or ``file://``): besides the log it holds what one machine derives from it
+    (the index, the caches, the sources hint), which an object store cannot. A log on ``s3://`` or ``gs://`` is named
+    where it is used (``--log``, ``EventLogResource(root=…, work_dir=…)``, ``Memory(root=…)``), so a URI here is
+    refused in one line rather than read as a relative folder named ``s3:``."""
+    home = os.environ.get("POIMEN_HOME") or ".poimen"
+    if home.startswith("file://"):
+        return Path(home[len("file://"):])
+    if "://" in home:
+        from poimen.errors import PoimenError
+
+        raise PoimenError(f"POIMEN_HOME={home}: POIMEN_HOME is a local folder (the log with its index and caches); "
+                          "put a log on an object store with --log (or EventLogResource(root=..., work_dir=...))")
+    return Path(home)

@@ -42,6 +42,11 @@ class LogConflict(PoimenError):
     """A commit to the log's index lost the race to other writers too many times in a row."""
 
 
+class SessionConflict(LogConflict):
+    """An exclusive session on an object store lost to another writer: the index (or a segment it read) moved since
+    the session began, so what it read is stale; ``EventLog.exclusive`` drops its unindexed writes and redoes it."""
+
+
 class LogCorrupt(PoimenError):
     """The event log fails verification; the message names the first bad event."""
 

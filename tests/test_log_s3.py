@@ -10,13 +10,21 @@ since the storage changes where bytes go, never which bytes. Concurrent writers 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+import poimen.agent.facade as facade
+import poimen.forget as forget_module
+from poimen.agent.facade import Memory
+from poimen.agent.projection import dump, replay
 from poimen.cli import app
 from poimen.core import RunRequest, run_loops
+from poimen.errors import LogConflict, PoimenError
+from poimen.log.forgotten import FORGET_PREFIX
 from poimen.log.storage import open_store
 from poimen.log.store import EventLog
 from poimen.log.verify import verify
@@ -55,8 +63,8 @@ def sources(folder: Path, n: int) -> list[Path]:
     return out
 
 
-def build(root: str | Path, files: list[Path], resume: bool = False) -> None:
-    result = run_loops(RunRequest(root=root, sources=files, query=QUERY, chunk_tokens=64, resume=resume,
+def build(root: str | Path, files: list[Path], resume: bool = False, query: str = QUERY) -> None:
+    result = run_loops(RunRequest(root=root, sources=files, query=query, chunk_tokens=64, resume=resume,
                                   sources_root=files[0].parent))
     assert result.ok, [o.error for o in result.outcomes]
 
@@ -86,15 +94,14 @@ def test_the_log_round_trips_through_s3_byte_for_byte(s3, tmp_path):
     assert segments(remote) == segments(local)
 
 
-def test_mem_forget_refuses_a_log_on_s3_in_one_line_and_leaves_it_as_it_was(s3, tmp_path):
-    """Forgetting rewrites sealed segments in place, which only a local log allows (docs/scale.md)."""
-    root = s3.uri("forget")
-    build(root, sources(tmp_path / "src", 1))
-    before = segments(EventLog(root))
-    result = CliRunner().invoke(app, ["forget", "--log", root, "--source", "incident-00.md"])
-    assert result.exit_code == 1, result.output
-    assert "only a local log" in result.output and len(result.output.strip().splitlines()) == 1, result.output
-    assert segments(EventLog(root)) == before and verify(root).ok
+def flip_a_byte_of(root: str, event, offset: int) -> tuple[int, str]:
+    """Flip one byte of ``event``'s text in its sealed segment on the store, then run ``mem verify``."""
+    log = EventLog(root)
+    name = f"segments/{event.run_id}.parquet"
+    raw = bytearray(log.store.read(name))
+    raw[raw.find(event.text.encode()) + offset] ^= 0x01
+    log.store.put(name, bytes(raw))
+    return mem_verify(root)
 
 
 def test_mem_verify_reads_s3_and_names_a_flipped_byte(s3, tmp_path):
@@ -102,14 +109,8 @@ def test_mem_verify_reads_s3_and_names_a_flipped_byte(s3, tmp_path):
     build(root, sources(tmp_path / "src", 1))
     code, out = mem_verify(root)
     assert code == 0 and "2 sealed runs" in out, out
-    log = EventLog(root)
-    memory = next(e for e in log.events() if e.kind == "memory")
-    name = f"segments/{memory.run_id}.parquet"
-    raw = bytearray(log.store.read(name))
-    at = raw.find(memory.text.encode())
-    raw[at + 5] ^= 0x01
-    log.store.put(name, bytes(raw))
-    code, out = mem_verify(root)
+    memory = next(e for e in EventLog(root).events() if e.kind == "memory")
+    code, out = flip_a_byte_of(root, memory, 5)
     assert code == 1 and f"run {memory.run_id[:16]} seq" in out, out
     assert "altered" in out or "sha does not match" in out, out
 
@@ -187,3 +188,223 @@ def test_a_log_uri_the_stores_cannot_take_is_refused_in_one_line(root, says):
         open_store(root)
     assert str(err.value).startswith(f"event log root {root}: ") and says in str(err.value)
     assert "\n" not in str(err.value)
+
+
+# -- whole-log writers: the exclusive session made optimistic -------------------------------------------------------
+
+def clean(root: str) -> EventLog:
+    """The log verifies with nothing to note, every segment on the store is indexed, and no journal is left (a
+    session that lost its commit dropped what it had put)."""
+    log = EventLog(root)
+    report = verify(root)
+    assert report.ok and not report.notes, (report.problems, report.notes)
+    assert set(log.store.names("segments", ".parquet")) == {e["file"][len("segments/"):] for e in log.index()}
+    assert not log.journals()
+    return log
+
+
+def test_typed_memory_round_trips_on_an_object_store(s3):
+    root = s3.uri("typed")
+    mem = Memory("dana", root=root)
+    assert mem.root == root and mem.db_path is None  # the URI as written, not a folder named "s3:"
+    assert mem.remember("Hi, I'm Dana and I prefer email contact.").where == "user_profile"
+    mem.append("user_profile", "likes tea")
+    mem.replace("user_profile", "email", "phone")
+    fact = mem.add("semantic", "Refunds over 500 EUR need a second approver.")
+    assert mem.blocks()["user_profile"].text == "name: Dana; prefers phone; likes tea"
+    assert [i.sha for i in mem.items("semantic")] == [fact.sha]
+    log = clean(root)
+    assert len(log.index()) == 4
+    assert dump(replay(root), "dana") == mem.dump()  # a fresh replay of the log holds what the writer read back
+    with pytest.raises(PoimenError, match=r"has no folder for the typed-store database") as err:
+        mem.rebuild()
+    assert "\n" not in str(err.value)
+
+
+OTHER_WRITER = """
+import sys
+from poimen.agent.facade import Memory
+Memory("dana", root=sys.argv[1]).append("user_profile", sys.argv[2])
+"""
+
+
+def another_process_appends(root: str, text: str) -> None:
+    """A writer of its own (another process, its own session and replica), reaching the server as the tests do."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    subprocess.run([sys.executable, "-c", OTHER_WRITER, root, text], env=env, check=True, timeout=120)
+
+
+def test_a_typed_store_write_that_loses_its_commit_is_redone_after_the_winner(s3, monkeypatch):
+    """Deterministic: another process commits its edit of the same block between this write's read of the block and
+    its commit. The loser's commit is conditional on the index it began from, so it fails; its segment and journal
+    are dropped and the whole read-modify-write is redone from the winner's block. Without that condition the loser
+    would append after the winner's index line a block built from the older version: the winner's edit lost."""
+    root = s3.uri("typed-race")
+    mem = Memory("dana", root=root)
+    mem.remember("Hi, I'm Dana and I prefer email contact.")
+    real, calls = facade.append_write, []
+
+    def interleaved(log, write):
+        calls.append(write.text)
+        if len(calls) == 1:
+            another_process_appends(root, "works nights")
+        return real(log, write)
+
+    monkeypatch.setattr(facade, "append_write", interleaved)
+    mem.append("user_profile", "likes tea")
+    assert calls == ["name: Dana; prefers email; likes tea", "name: Dana; prefers email; works nights; likes tea"]
+    assert mem.blocks()["user_profile"].text == "name: Dana; prefers email; works nights; likes tea"
+    log = clean(root)
+    writes = [e for entry in log.index() for e in log.run_events(entry["run_id"])]
+    assert [w.text for w in writes] == ["name: Dana; prefers email", "name: Dana; prefers email; works nights",
+                                        "name: Dana; prefers email; works nights; likes tea"]
+    assert [w.parents for w in writes[1:]] == [(writes[0].sha,), (writes[1].sha,)]  # each edit follows the last
+    assert dump(replay(root), "dana") == mem.dump()
+
+
+def test_a_whole_log_write_that_keeps_losing_gives_up_in_one_line_naming_the_log(s3, monkeypatch):
+    root = s3.uri("typed-busy")
+    mem, other = Memory("dana", root=root), Memory("ops", root=root)
+    real = facade.append_write
+
+    def always_beaten(log, write):
+        if write.namespace == "dana":
+            other.add("semantic", f"fact {len(EventLog(root).index())}")  # another writer commits first, every time
+        return real(log, write)
+
+    monkeypatch.setattr(facade, "append_write", always_beaten)
+    monkeypatch.setattr("poimen.log.store.SESSION_ATTEMPTS", 3)
+    with pytest.raises(LogConflict) as err:
+        mem.add("semantic", "never written")
+    assert str(err.value).startswith(f"{root}: a whole-log write lost") and "\n" not in str(err.value)
+    log = clean(root)
+    assert len(log.index()) == 3 and not mem.items("semantic")  # the three winners, nothing of the loser
+
+
+def test_a_segment_is_replaced_only_at_the_version_its_exclusive_session_read(s3):
+    """The forget's rewrite condition (S3 If-Match, GCS ifGenerationMatch on the segment): bytes put by another writer
+    after this session read the segment are not overwritten, and the session is told to redo its plan. Outside an
+    exclusive session, or of a segment it never read, a replacement is refused in one line."""
+    from poimen.errors import SessionConflict
+
+    name = "segments/r.parquet"
+    store, other = open_store(s3.uri("replace")), open_store(s3.uri("replace"))
+    store.put(name, b"sealed")
+    with pytest.raises(PoimenError, match="only in an exclusive session that read it first"):
+        store.replace(name, b"tombstoned")
+    with store.session(shared=False):
+        with pytest.raises(PoimenError, match="only in an exclusive session that read it first"):
+            store.replace(name, b"tombstoned")
+        assert store.read(name) == b"sealed"
+        store.replace(name, b"tombstoned")  # still at the version read: replaced
+        store.replace(name, b"tombstoned twice")  # its own replacement moved the version it holds
+        other.put(name, b"another writer's")
+        with pytest.raises(SessionConflict) as err:
+            store.replace(name, b"stale")
+    assert "changed since this exclusive session read it" in str(err.value) and "\n" not in str(err.value)
+    assert other.read(name) == b"another writer's"
+
+
+def unique(i: int) -> bytes:
+    return f"Service shard-{i} was affected".encode()
+
+
+def store_bytes(log: EventLog) -> bytes:
+    """Every segment and journal turn on the store, as one byte string (where forgotten text could hide)."""
+    names = [f"segments/{n}" for n in log.store.names("segments", ".parquet")]
+    names += [f"journal/{r}/{t}" for r in log.store.journal_ids() for t in log.store.names(f"journal/{r}", ".jsonl")]
+    return b"".join(log.store.read(n) or b"" for n in names)
+
+
+def test_mem_forget_on_an_object_store_removes_the_text_and_the_log_still_verifies(s3, tmp_path):
+    root = s3.uri("forget")
+    build(root, sources(tmp_path / "src", 2))
+    log = EventLog(root)
+    assert unique(0) in store_bytes(log) and unique(1) in store_bytes(log)
+    result = CliRunner().invoke(app, ["forget", "--log", root, "--source", "incident-00.md", "--reason", "test"])
+    assert result.exit_code == 0, result.output
+    assert "no --work-dir given" in result.output and "other machines' work dirs" in result.output, result.output
+    assert unique(0) not in store_bytes(log) and unique(1) in store_bytes(log)
+    assert mem_verify(root)[0] == 0
+    clean(root)
+    again = CliRunner().invoke(app, ["forget", "--log", root, "--source", "incident-00.md"])
+    assert again.exit_code == 0 and "already forgotten" in again.output, again.output
+
+    # Tamper detection still reads a rewritten segment: flip a byte of its tombstoned text.
+    forgot = next(e for e in log.events() if e.kind == "evidence" and "[forgotten" in e.text)
+    code, out = flip_a_byte_of(root, forgot, 3)
+    assert code == 1 and f"run {forgot.run_id[:16]}" in out, out
+
+
+@pytest.mark.parametrize("when", ["planned", "rewritten"])
+def test_a_run_sealed_during_mem_forget_is_forgotten_too_not_lost(s3, tmp_path, monkeypatch, when):
+    """Deterministic: another writer seals a new run that read the source being forgotten, either between the
+    forget's plan and its forget event (whose commit, conditional on the index it planned from, then fails) or after
+    the forget's rewrites (whose closing check of the index then fails). Either way the forget plans again: the new
+    run is kept (indexed, every event there), its copy of the text tombstoned, and a forget event follows it."""
+    root = s3.uri(f"forget-race-{when}")
+    files = sources(tmp_path / "src", 2)
+    build(root, files)
+    # A run in flight on another machine: it read incident-00 before the forget began and seals during it. (Its
+    # events are made beforehand in a local log, byte for byte what a writer to the store makes, and sealed as they
+    # stand: a run started after the forget would not read the forgotten chunks at all.)
+    early = EventLog(tmp_path / "in-flight")
+    build(early.root, files[:1], query="Which service was affected?")
+    in_flight = set(early.sealed_run_ids()) - set(EventLog(root).sealed_run_ids())
+    plans, sealed = [], []
+
+    def seal_a_new_run_once():
+        if not sealed:
+            with EventLog(root).writer(shared=True) as other:
+                for run_id in sorted(in_flight):
+                    other.carry(run_id, early.run_events(run_id))
+            sealed.append(in_flight)
+
+    def planning(real):
+        def plan(log, target):
+            plans.append(real(log, target))
+            if when == "planned":
+                seal_a_new_run_once()
+            return plans[-1]
+        return plan
+
+    def rewriting(real):
+        def rewrite(*args):
+            run_id = real(*args)
+            seal_a_new_run_once()
+            return run_id
+        return rewrite
+
+    monkeypatch.setattr(forget_module, "make_plan", planning(forget_module.make_plan))
+    if when == "rewritten":
+        monkeypatch.setattr(forget_module, "_record_and_rewrite", rewriting(forget_module._record_and_rewrite))
+    report = forget_module.forget(root, forget_module.Target(source="incident-00.md"), by="test")
+    assert len(plans) == 2 and sealed, "the forget did not plan again"
+    (new_run,) = in_flight
+    assert new_run in plans[1].retire - plans[0].retire
+    log = clean(root)
+    entries = [e["run_id"] for e in log.index()]
+    forget_runs = [r for r in entries if r.startswith(FORGET_PREFIX)]
+    assert forget_runs[-1] == report.forget_run and entries.index(new_run) < entries.index(report.forget_run)
+    assert len(forget_runs) == (1 if when == "planned" else 2)  # a forget event that lost its commit left nothing
+    assert len(log.run_events(new_run)) > 2  # kept whole: every event, its text tombstoned
+    assert unique(0) not in store_bytes(log) and unique(1) in store_bytes(log)
+
+
+def test_poimen_home_naming_an_object_store_is_refused_in_one_line(monkeypatch, tmp_path):
+    """POIMEN_HOME is one machine's folder (the log with its index and caches); a URI there is not a folder named
+    "s3:" but a mistake, said in one line. file:// is a folder."""
+    from poimen._env import default_root
+
+    monkeypatch.setenv("POIMEN_HOME", "s3://team/poimen")
+    with pytest.raises(PoimenError) as err:
+        default_root()
+    assert str(err.value).startswith("POIMEN_HOME=s3://team/poimen: ") and "\n" not in str(err.value)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "POIMEN_HOME": "s3://team/poimen", "COLUMNS": "400"}
+    done = subprocess.run([sys.executable, "-m", "poimen.cli", "verify"], env=env, cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    out = done.stdout + done.stderr
+    assert done.returncode == 1 and out.startswith("error: POIMEN_HOME=s3://team/poimen: "), out
+    assert len(out.splitlines()) == 1 and not (tmp_path / "s3:").exists(), out
+    monkeypatch.setenv("POIMEN_HOME", "file:///tmp/poimen-home")
+    assert default_root() == Path("/tmp/poimen-home")

@@ -121,11 +121,6 @@ def example_corpus(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("POIMEN_CHUNK_TOKENS", "800")
 
 
-# Typed-store writes need the whole log to themselves, which only a local log offers (docs/scale.md): a pipeline
-# whose log is on an object store builds everything else.
-WITHOUT_TYPED_STORES = dg.AssetSelection.all() - dg.AssetSelection.assets("rebuild_audit", "typed_stores")
-
-
 @pytest.mark.slow
 def test_the_pipeline_with_its_log_on_s3_seals_the_same_segments_as_with_a_local_log(tmp_path, monkeypatch):
     """The Dagster build of the example corpus, once on a local log and once with the log on the local S3 server and
@@ -133,10 +128,8 @@ def test_the_pipeline_with_its_log_on_s3_seals_the_same_segments_as_with_a_local
     id: their sha256, which each index records), and the same projections."""
     example_corpus(tmp_path, monkeypatch)
     local = point_at(monkeypatch, tmp_path, "local")
-    defs = make_definitions()
-    keys = WITHOUT_TYPED_STORES.resolve(defs.resolve_asset_graph())
-    assert defs.resolve_job_def("full_build").execute_in_process(
-        instance=dg.DagsterInstance.ephemeral(), asset_selection=list(keys)).success
+    assert make_definitions().resolve_job_def("full_build").execute_in_process(
+        instance=dg.DagsterInstance.ephemeral()).success
 
     point_at(monkeypatch, tmp_path, "remote")  # the embedding cache's home; the log and work folder are named below
     work = tmp_path / "remote" / "work"
@@ -146,24 +139,40 @@ def test_the_pipeline_with_its_log_on_s3_seals_the_same_segments_as_with_a_local
         resources = {**default_resources(), "event_log": EventLogResource(root=s3.uri("pipeline"), work_dir=str(work)),
                      "duckdb": duckdb_resource(work / "index.duckdb")}
         result = make_definitions(resources).resolve_job_def("full_build").execute_in_process(
-            instance=dg.DagsterInstance.ephemeral(), asset_selection=list(keys))
+            instance=dg.DagsterInstance.ephemeral())
         assert result.success
         remote = built(s3.uri("pipeline"), work / "index.duckdb", work)
         assert not EventLog(s3.uri("pipeline")).store.exists("manifest.json")  # derivatives stay in the work folder
+        forget_in_the_log_and_the_work_dir(s3.uri("pipeline"), work, tmp_path / "sources" / "adr-007-queue-choice.md")
     assert remote == built(local, tmp_path / "local" / "index.duckdb")
     segments, tables, writes, rows = remote
-    assert not writes  # no typed-store step in either build
+    assert writes and rows["store_item"]  # the typed-store step wrote through its optimistic session
     assert len(segments) > 8 and rows["run"] and {"memory", "evidence", "gate", "symptom"} <= set(tables)
     assert (work / "chunks").is_dir() and (work / "projections").is_dir()
 
 
-def test_typed_memory_refuses_a_log_on_an_object_store_in_one_line():
-    from poimen.agent.facade import Memory
-    from poimen.errors import PoimenError
+def forget_in_the_log_and_the_work_dir(root: str, work: Path, source: Path) -> None:
+    """`mem forget` on a log on an object store, given this machine's work folder: the source's lines are gone from
+    every segment on the store and every file of the work folder (chunk files, index, projections' Parquet), and the
+    log verifies."""
+    from poimen.forget import Target, forget
 
-    with pytest.raises(PoimenError, match=r"^event log root s3://b/p: typed memory .* needs a local folder") as err:
-        Memory("team", root="s3://b/p")
-    assert "\n" not in str(err.value)
+    others = "".join(p.read_text() for p in source.parent.iterdir() if p != source)
+    needles = {line.strip().encode() for line in source.read_text().splitlines()
+               if len(line.strip()) >= 40 and line.strip() not in others}
+
+    def holding() -> set[str]:
+        store = EventLog(root).store
+        found = {f"segments/{n}": store.read(f"segments/{n}") for n in store.names("segments", ".parquet")}
+        found |= {p.relative_to(work).as_posix(): p.read_bytes() for p in work.rglob("*") if p.is_file()}
+        return {name for name, data in found.items() if any(n in data for n in needles)}
+
+    before = holding()
+    assert needles and {"chunks", "segments", "projections"} <= {n.split("/")[0] for n in before}, before
+    report = forget(root, Target(source=source.name), by="test", work_dir=work)
+    assert report.chunk_files and report.index_rebuilt and report.shared_store, str(report)
+    assert holding() == set()
+    assert verify(root).ok
 
 
 def test_a_pipeline_log_on_an_object_store_without_a_work_dir_is_refused_in_one_line():

@@ -29,7 +29,6 @@ from poimen.agent.stores import (CORE_BLOCKS, MemoryRefused, StoreWrite, appende
 from poimen.agent.writer import append_write, writer_lock
 from poimen.llm.client import ModelClient
 from poimen.log.events import Event
-from poimen.log.storage import local_folder
 from poimen.log.store import EventLog, default_root
 
 
@@ -52,9 +51,11 @@ class Memory:
 
     Args:
         namespace: the user or agent this memory belongs to; nothing outside it is read or written.
-        root: the event log folder (default ``$POIMEN_HOME`` or ``./.poimen``).
-        db_path: the DuckDB file ``rebuild`` writes the stores to (default ``<root>/projections/stores.duckdb``);
-            reads and writes use an in-process replica of the log, never this file.
+        root: the event log: a folder (default ``$POIMEN_HOME`` or ``./.poimen``), ``file://``, ``s3://bucket/prefix``
+            or ``gs://bucket/prefix``.
+        db_path: the DuckDB file ``rebuild`` writes the stores to (default ``<root>/projections/stores.duckdb``; a log
+            on an object store has no folder to put it in, so ``rebuild`` needs it named); reads and writes use an
+            in-process replica of the log, never this file.
         archive: the archival tier, anything with ``search(query, k)`` (default: none).
         model / client: the router's model; rules when neither is given (or the model is offline).
         clock: returns the time stamp for a write (default: UTC now, ISO 8601).
@@ -65,12 +66,10 @@ class Memory:
                  archive: Archive | None = None, model: str | None = None, client: ModelClient | None = None,
                  clock: Callable[[], str] | None = None, wait: float | None = None):
         self.namespace = check_namespace(namespace)
-        # Typed-store writes read the stores and append after what they read, each under the whole log (a local log's
-        # exclusive LOCK); an object store offers no such session, so they take a local log only.
-        self.root = local_folder(root, "typed memory (its writes need the whole log to themselves)") if root \
-            else default_root()
-        self.db_path = Path(db_path) if db_path else proj.default_db(self.root)
-        self.log = EventLog(self.root)
+        self.log = EventLog(root or default_root())
+        self.root = self.log.root  # a folder, or the object store URI as written
+        self.db_path = Path(db_path) if db_path else \
+            proj.default_db(self.root) if isinstance(self.root, Path) else None
         self.projection = proj.StoreProjection.for_log(self.root)
         self.archive = archive or NoArchive()
         self.router = Router(client or model_client(model))
@@ -84,12 +83,16 @@ class Memory:
             yield con
 
     def _write(self, build: Callable[[Any], StoreWrite]) -> tuple[StoreWrite, Event]:
-        """Build the write from the current state and seal it, all under the writer lock (no lost update)."""
-        with writer_lock(self.log, self.wait), self.projection.session() as con:
-            write = build(con)
-            event = append_write(self.log, write)
-            self.projection.refresh()
-        return write, event
+        """Build the write from the current state and seal it, all in one exclusive session of the log (no lost
+        update): on an object store, redone from a fresh read when another writer committed meanwhile."""
+        def once(log: EventLog) -> tuple[StoreWrite, Event]:
+            with self.projection.session(log) as con:
+                write = build(con)
+                event = append_write(log, write)
+                self.projection.refresh(log)
+            return write, event
+
+        return self.log.exclusive(once, lambda: writer_lock(self.log, self.wait))
 
     def _block(self, con: Any, label: str) -> Block:
         store, text, sha, version, _ = proj.block_rows(con, self.namespace)[label]
@@ -202,6 +205,9 @@ class Memory:
     def rebuild(self) -> proj.RebuildReport:
         """Replay the stores from the log into the projection file ``db_path`` (every namespace) and report
         stores whose content differs from what the file held."""
+        if self.db_path is None:
+            raise MemoryRefused(f"{self.root}: a log on an object store has no folder for the typed-store database; "
+                                "name one (Memory(..., db_path=...))")
         return proj.rebuild(self.root, self.db_path)
 
     # -- tools ---------------------------------------------------------------

@@ -36,7 +36,7 @@ from poimen.log.forgotten import FORGET_PREFIX, forgotten
 from poimen.index.schema import create_table_sql
 from poimen.index.stores import BLOCK_FIELDS, ITEM_FIELDS, STORE_PROJECTIONS, fold_write
 from poimen.log.payloads import StoreWrite
-from poimen.log.store import EventLog
+from poimen.log.store import INDEX, EventLog
 
 SCHEMA = [create_table_sql(p.name, p.schema(0), p.key) for p in STORE_PROJECTIONS] + [
     "CREATE TABLE store_applied (id INTEGER PRIMARY KEY, entries BIGINT NOT NULL, head VARCHAR NOT NULL)",
@@ -63,7 +63,7 @@ def connect(db_path: str | Path | None = None) -> duckdb.DuckDBPyConnection:
 class StoreProjection:
     """The in-memory store replica of one log in this process; ``session()`` serialises threads."""
 
-    _shared: dict[Path, "StoreProjection"] = {}
+    _shared: dict[Path | str, "StoreProjection"] = {}
     _shared_lock = threading.Lock()
 
     def __init__(self, log: EventLog):
@@ -74,29 +74,30 @@ class StoreProjection:
 
     @classmethod
     def for_log(cls, root: str | Path) -> "StoreProjection":
-        key = Path(root).resolve()
+        log = EventLog(root)
+        key = log.root.resolve() if isinstance(log.root, Path) else log.root  # a folder, or an object store URI
         with cls._shared_lock:
             if key not in cls._shared:
-                cls._shared[key] = cls(EventLog(key))
+                cls._shared[key] = cls(log)
             return cls._shared[key]
 
-    def refresh(self) -> int:
-        """Catch up with the log unless its index is unchanged since the last look."""
-        try:
-            st = self.log.index_path.stat()
-            stamp = (st.st_size, st.st_mtime_ns)
-        except FileNotFoundError:
-            stamp = (0, 0)
-        if stamp == self._stamp:
+    def refresh(self, log: EventLog | None = None) -> int:
+        """Catch up with the log unless its index is unchanged since the last look (a store that cannot tell
+        without a request, an object store, is read: catching up with an unchanged index applies nothing).
+        ``log``: the writer's own handle of this log, inside its exclusive session (whose reads of the index on an
+        object store are the session's copy, not a request each)."""
+        log = log or self.log
+        stamp = log.store.stamp(INDEX)
+        if stamp is not None and stamp == self._stamp:
             return 0
-        applied = catch_up(self.con, self.log)
+        applied = catch_up(self.con, log)
         self._stamp = stamp
         return applied
 
     @contextmanager
-    def session(self) -> Iterator[duckdb.DuckDBPyConnection]:
+    def session(self, log: EventLog | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
         with self.lock:
-            self.refresh()
+            self.refresh(log)
             yield self.con
 
 
@@ -151,7 +152,7 @@ def catch_up(con: duckdb.DuckDBPyConnection, log: EventLog) -> int:
 
 def _read_writes(con: duckdb.DuckDBPyConnection, log: EventLog, entries: list[dict]) -> Iterator[tuple[int, Event]]:
     """The events of the given index entries in index order; many segments are read in one parquet scan."""
-    if len(entries) < 16:
+    if len(entries) < 16 or not isinstance(log.root, Path):  # a scan reads local files; an object is read whole
         for entry in entries:
             for event in log.run_events(entry["run_id"]):
                 yield int(entry["n"]), event

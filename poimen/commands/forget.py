@@ -21,7 +21,10 @@ def register(app: typer.Typer) -> None:
                                                              "(or a unique prefix), and what was derived from it."),
         reason: str = typer.Option("", "--reason", help="Why, recorded on the forget event."),
         log: Optional[str] = LogUriOpt,
-        db: Optional[Path] = typer.Option(None, "--db", help="DuckDB index to rebuild (default: <log>/index.duckdb)."),
+        db: Optional[Path] = typer.Option(None, "--db", help="DuckDB index to rebuild (default: <work dir>/index.duckdb)."),
+        work_dir: Optional[Path] = typer.Option(None, "--work-dir", help="The local folder of this machine's "
+                                                "derivatives (chunk files, index, caches) to scrub (default: a local "
+                                                "log's own folder; none for a log on s3:// or gs://)."),
     ) -> None:
         """Remove the text of a source, a namespace or a sha from the log, the index and the caches.
 
@@ -32,12 +35,13 @@ def register(app: typer.Typer) -> None:
         Examples:
           mem forget --ns dana --reason "asked to be forgotten"
           mem forget --source incidents/2024-03-payroll.md --reason "holds salaries"
+          mem forget --log s3://team/poimen --work-dir /var/lib/poimen --source payroll.md
         """
         from poimen.forget import Target, forget as run_forget
 
         try:
             report = run_forget(_root(log), Target(source=source or "", namespace=ns or "", sha=sha or ""), reason,
-                                db_path=db)
+                                db_path=db, work_dir=work_dir)
         except PoimenError as exc:
             fail(exc)
         out.print(str(report), highlight=False, markup=False, soft_wrap=True)

@@ -29,7 +29,7 @@ from poimen.forget.scrub import scrubbed
 from poimen.log.events import Event
 from poimen.log.forgotten import FORGET_PREFIX
 from poimen.log.payloads import RunStart, StoreWrite
-from poimen.log.store import EventLog, read_journal
+from poimen.log.store import EventLog
 
 CONTENT_KINDS = (EventKind.EVIDENCE, EventKind.MEMORY, EventKind.STORE_WRITE, EventKind.SYMPTOM)
 
@@ -62,7 +62,7 @@ class Plan:
     shas: set[str] = field(default_factory=set)  # content shas forgotten
     scrub: dict[str, set[int]] = field(default_factory=dict)  # run id -> seqs of events to tombstone
     retire: set[str] = field(default_factory=set)
-    journals: list[Path] = field(default_factory=list)
+    journals: list[str] = field(default_factory=list)  # run ids of unsealed runs whose journal read the text
 
     def mark(self, run_id: str, e: Event) -> None:
         self.scrub.setdefault(run_id, set()).add(e.seq)
@@ -172,14 +172,14 @@ def make_plan(log: EventLog, target: Target) -> Plan:
     if target.namespace and not plan.scrub:
         raise NothingToForget(f"--ns {target.namespace}: no store write of that namespace in {log.root}")
     sealed = {run_id for run_id, _ in runs}
-    for path in log.journals():
-        if path.stem not in sealed:
-            events, _, _ = read_journal(path)
+    for run_id in log.store.journal_ids():
+        if run_id not in sealed:
+            events = log.journal_events(run_id)
             probe = Plan(target, shas=set(plan.shas), streams=plan.streams, retire=set(plan.retire))
-            if _taint_loop(probe, path.stem, events, False) or _taint_other(probe, path.stem, events) or (
+            if _taint_loop(probe, run_id, events, False) or _taint_other(probe, run_id, events) or (
                     events and events[0].kind == EventKind.RUN_START
                     and RunStart.from_event(events[0]).stream_id in plan.streams):
-                plan.journals.append(path)
+                plan.journals.append(run_id)
     return plan
 
 

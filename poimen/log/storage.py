@@ -21,6 +21,15 @@ of different runs can all make without losing each other's lines.
   absent: two writers of one run collide on the same turn and the loser stops
   (``RunBusy``).
 
+Whole-log writers (typed-store writes, ``mem forget``) read the log and append
+after what they read, so they need no other commit between their read and
+theirs: an *exclusive session*. Locally it is ``LOCK`` held exclusive: no
+other writer gets in. On an object store nothing can keep other machines out,
+so the session is optimistic: it records the index's version when it begins,
+and its index commits (and segment replacements) are conditional on nothing
+else having moved since; otherwise ``SessionConflict``, and
+``EventLog.exclusive`` redoes the caller's whole read-modify-write.
+
 Names are ``/``-separated and relative to the root. ``docs/scale.md`` has the
 protocol and its failure cases.
 """
@@ -28,18 +37,21 @@ protocol and its failure cases.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import random
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from poimen.errors import LogConflict, LogLocked, PoimenError, RunBusy
+from poimen.errors import LogConflict, LogLocked, PoimenError, RunBusy, SessionConflict
 
 JOURNAL = "journal"
+INDEX = "index.jsonl"
 COMMIT_ATTEMPTS = 64  # a loser re-reads and retries; 64 lost races in a row means something else is wrong
 
 Update = Callable[[bytes], "bytes | None"]  # current object bytes -> bytes to append (None: nothing to commit)
@@ -68,12 +80,20 @@ class LogStore(ABC):
     def put(self, name: str, data: bytes) -> None:
         """Replace the object whole: readers see the old bytes or the new ones."""
 
+    @abstractmethod
     def replace(self, name: str, data: bytes) -> None:
-        """Replace a sealed object on purpose (``mem forget`` rewriting a segment with its text tombstoned).
+        """Replace a sealed object on purpose (``mem forget`` rewriting a segment with its text tombstoned), inside
+        an exclusive session that read it: ``SessionConflict`` if it changed since that read."""
 
-        Only a local log allows it: an object store's log is shared by writers this process cannot stop, and its
-        segments are put only if absent."""
-        raise PoimenError(f"{self.where(name)}: a sealed segment is replaced (mem forget) only in a local log")
+    def stamp(self, name: str) -> object | None:
+        """A token that changes whenever the object does, got without reading it (None: no such token short of a
+        request, so a caller that would skip a read on an unchanged token reads instead)."""
+        return None
+
+    @abstractmethod
+    def confirm_session(self) -> None:
+        """In an exclusive session: ``SessionConflict`` unless the index is still where the session (and its own
+        commits) left it. A writer that must not end with another writer's commit after its plan checks here."""
 
     @abstractmethod
     def put_if_absent(self, name: str, data: bytes) -> bool:
@@ -118,7 +138,8 @@ class LogStore(ABC):
 
     @abstractmethod
     def session(self, shared: bool):
-        """A writer session: many shared ones at once (writers of different runs), or one exclusive one."""
+        """A writer session: many shared ones at once (writers of different runs), or one exclusive one, whose
+        index commits and replacements follow no other writer's commit made since it began."""
 
 
 def _fsync_dir(path: Path) -> None:
@@ -170,6 +191,16 @@ class LocalStore(LogStore):
 
     def replace(self, name: str, data: bytes) -> None:
         self.put(name, data)  # the exclusive writer session (LOCK) keeps other writers out meanwhile
+
+    def confirm_session(self) -> None:
+        """Nothing to check: the exclusive ``LOCK`` kept every other writer out of the whole session."""
+
+    def stamp(self, name: str) -> tuple[int, int]:
+        try:
+            st = (self.root / name).stat()
+        except FileNotFoundError:
+            return (0, 0)
+        return (st.st_size, st.st_mtime_ns)
 
     def put_if_absent(self, name: str, data: bytes) -> bool:
         path = self.root / name
@@ -283,6 +314,7 @@ class ObjectStore(LogStore):
         # The bytes and version of each object this writer committed to, as it last read or put them: a commit starts
         # from them (a stale start costs a 412 and a re-read), not from a GET (every request is a round trip).
         self._committed: dict[str, tuple[bytes, str]] = {}
+        self._exclusive: _Session | None = None  # the open exclusive session, if any
 
     # -- what each object store supplies ------------------------------------------------
     @abstractmethod
@@ -310,9 +342,16 @@ class ObjectStore(LogStore):
         return self.prefix + name
 
     def read(self, name: str) -> bytes | None:
+        session = self._exclusive
+        if session is not None and name == INDEX and not session.lost:
+            # The index as the session began (and its own commits left it): a newer one would make its commit fail
+            # anyway, so the session reads its own copy instead of a GET each time.
+            return session.index[0] if session.index[1] is not None else None
         got = self._get(name)
         if got and name in self._committed:
             self._committed[name] = got  # the newest this writer has seen: its next commit starts from it
+        if got and self._exclusive is not None:
+            self._exclusive.seen[name] = got[1]  # a replacement in this session is conditional on what it read
         return got[0] if got else None
 
     def put_if_absent(self, name: str, data: bytes) -> bool:
@@ -325,7 +364,12 @@ class ObjectStore(LogStore):
     def commit(self, name: str, update: Update) -> bytes | None:
         """Optimistic: append to the object as this writer last saw it, put it only if still at that version; on a
         412 (another writer committed since, or the first try started from stale bytes), re-read and retry. A writer
-        that is the only committer of the moment makes one request per commit instead of a GET and a PUT."""
+        that is the only committer of the moment makes one request per commit instead of a GET and a PUT.
+
+        In an exclusive session the index commit is not retried: it is conditional on the version the session began
+        from (or its own last commit left), and a loss is ``SessionConflict``: what the session read is stale."""
+        if self._exclusive is not None and name == INDEX:
+            return self._exclusive.commit(self, update)
         known = self._committed.get(name)
         for attempt in range(COMMIT_ATTEMPTS):
             if known is None:
@@ -379,10 +423,72 @@ class ObjectStore(LogStore):
         # cannot tell a live winner from a dead one, so it stops (RunBusy) and a later --resume finishes the run.
         return nullcontext()
 
-    def session(self, shared: bool):
-        if not shared:
-            raise PoimenError(f"{self.uri}: this write needs the whole log to itself, which only a local log offers")
-        return nullcontext()
+    @contextmanager
+    def session(self, shared: bool) -> Iterator[None]:
+        """Shared: nothing to hold (runs are claimed by their turns' puts). Exclusive: an optimistic session that
+        starts from the index as it is now (one GET: its bytes and version)."""
+        if shared:
+            yield
+            return
+        if self._exclusive is not None:
+            raise PoimenError(f"{self.uri}: an exclusive session is already open on this log in this writer")
+        self._exclusive = _Session(self._get(INDEX) or (b"", None))
+        try:
+            yield
+        finally:
+            self._exclusive = None
+
+    def replace(self, name: str, data: bytes) -> None:
+        """Put only if the object is still at the version this exclusive session read (S3 ``If-Match``, GCS
+        ``ifGenerationMatch``): a segment that changed since the plan read it makes the session redo its plan."""
+        session = self._exclusive
+        if session is None or name not in session.seen:
+            raise PoimenError(f"{self.where(name)}: a sealed object is replaced only in an exclusive session that "
+                              "read it first")
+        version = self._put_if(name, data, session.seen[name])
+        if version is None:
+            raise SessionConflict(f"{self.where(name)}: changed since this exclusive session read it")
+        session.seen[name] = version
+
+    def confirm_session(self) -> None:
+        session = self._exclusive
+        if session is None:
+            raise PoimenError(f"{self.uri}: no exclusive session is open")
+        got = self._get(INDEX)
+        if (got[1] if got else None) != session.index[1]:
+            raise session.conflict(self)
+
+
+@dataclass
+class _Session:
+    """An exclusive session on an object store: the index as it began (bytes, version; line count and tail hash for
+    the one-line error), moved on only by its own commits, and the version of every object it read."""
+
+    index: tuple[bytes, str | None]
+    seen: dict[str, str] = field(default_factory=dict)
+    lost: bool = False  # another writer committed since: from now on the index is read from the store
+
+    def __post_init__(self) -> None:
+        raw = self.index[0]
+        self.lines = raw.count(b"\n")
+        self.tail = hashlib.sha256(raw[raw.rstrip(b"\n").rfind(b"\n") + 1:]).hexdigest()[:12]
+
+    def conflict(self, store: "ObjectStore") -> SessionConflict:
+        self.lost = True
+        return SessionConflict(f"{store.where(INDEX)}: another writer committed since this exclusive session began "
+                               f"(at {self.lines} lines, tail {self.tail}); what it read is stale")
+
+    def commit(self, store: "ObjectStore", update: Update) -> bytes | None:
+        """Append after the index as this session knows it, put only if the store still has that version."""
+        raw, version = self.index
+        line = update(raw)
+        if not line:
+            return None
+        new_version = store._put_if(INDEX, raw + line, version)
+        if new_version is None:
+            raise self.conflict(store)
+        self.index = store._committed[INDEX] = (raw + line, new_version)
+        return line
 
 
 class S3Store(ObjectStore):

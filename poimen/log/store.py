@@ -12,8 +12,8 @@ killed run leaves a journal of whole turns (at worst a torn last line, which
 ``open_run`` cuts off and ``verify`` reports as resumable). Readers look only
 at the index and the segments it names, so they never see unsealed data.
 A sealed segment is replaced only by ``mem forget`` (``rewrite_segment``: the
-same events, text tombstoned, bytes vouched for by the forget event), in a
-local log only.
+same events, text tombstoned, bytes vouched for by the forget event), inside an
+exclusive session (on an object store: conditional on the version it read).
 
 The root is a folder or a URI (``file://``, ``s3://``, ``gs://``): every byte goes through
 a ``LogStore`` (``poimen/log/storage.py``), so writers of different runs, in
@@ -24,19 +24,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import threading
+import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from poimen._env import default_root  # noqa: F401  (re-exported: the log's folder)
 from poimen.domain import canonical_json
-from poimen.errors import LogCorrupt
+from poimen.errors import LogConflict, LogCorrupt, SessionConflict
 from poimen.log.events import COLUMNS, SCHEME, Event, EventDraft, chain, genesis, scheme_of
-from poimen.log.storage import JOURNAL, LocalStore, LogStore, open_store
+from poimen.log.storage import INDEX, JOURNAL, LocalStore, LogStore, open_store
 
 SCHEMA = pa.schema([
     ("seq", pa.int64()), ("run_id", pa.string()), ("level", pa.string()), ("kind", pa.string()),
@@ -45,7 +48,9 @@ SCHEMA = pa.schema([
     ("attrs", pa.string()), ("prev_hash", pa.string()), ("hash", pa.string()),
 ])
 INDEX_GENESIS = hashlib.sha256(b"poimen-index").hexdigest()
-INDEX = "index.jsonl"
+# A whole-log write redone this many times, each after another writer's commit, gives up: the log is that busy.
+SESSION_ATTEMPTS = 8
+T = TypeVar("T")
 
 
 def parquet_bytes(events: list[Event]) -> bytes:
@@ -162,7 +167,12 @@ class RunJournal:
             closing = [self.events[-1]]
         else:
             closing = self.append(drafts)
-        self.log._seal(self.run_id, self.events)
+        try:
+            self.log._seal(self.run_id, self.events)
+        except SessionConflict:
+            self.log._drop_unindexed(self.run_id, self._lines)  # the session is redone, under a new run if need be
+            self._claim.close()
+            raise
         self.log.store.journal_drop(self.run_id, self._lines)
         self.close()
         return closing
@@ -181,7 +191,9 @@ class RunJournal:
 
 class EventLog:
     """The log under one root (a folder, ``file://``, ``s3://`` or ``gs://``). Reading needs no lock; writing happens
-    inside ``writer()``: an exclusive session by default, or a shared one for writers of runs (each run claimed alone)."""
+    inside ``writer()``: an exclusive session by default, or a shared one for writers of runs (each run claimed alone).
+    A read-modify-write of the whole log goes through ``exclusive()``, which redoes it when an object store's
+    optimistic session loses to another writer."""
 
     def __init__(self, root: str | Path, store: LogStore | None = None):
         self.store = store or open_store(root)
@@ -197,6 +209,36 @@ class EventLog:
         self.scheme_for: Callable[[str], int] = lambda _run_id: SCHEME
 
     # -- writing -----------------------------------------------------------
+    def exclusive(self, body: Callable[["EventLog"], T],
+                  session: Callable[[], AbstractContextManager] | None = None) -> T:
+        """Run ``body``, a read-modify-write of the whole log, in an exclusive session (``session``: how to enter one,
+        default ``writer()``), and redo it whole while it loses to other writers.
+
+        Locally the session is ``LOCK`` held exclusive, so ``body`` runs once. On an object store the session is
+        optimistic: another writer's commit after it began makes its own commit fail (``SessionConflict``); its
+        unindexed segment and journal are dropped by then, and ``body`` runs again from a fresh read, after a
+        jittered pause, up to ``SESSION_ATTEMPTS`` times."""
+        enter = session or self.writer
+        for attempt in range(SESSION_ATTEMPTS):
+            try:
+                with enter():
+                    return body(self)
+            except SessionConflict:
+                time.sleep(random.uniform(0, 0.05 * 2 ** min(attempt, 4)))
+        raise LogConflict(f"{self.root}: a whole-log write lost to other writers' commits {SESSION_ATTEMPTS} times "
+                          "in a row; run it again when fewer writers are at work")
+
+    def confirm_exclusive(self) -> None:
+        """``SessionConflict`` unless no other writer has committed since this exclusive session began."""
+        self._require_lock()
+        self.store.confirm_session()
+
+    def _drop_unindexed(self, run_id: str, lines: int | None) -> None:
+        """A session lost its commit: remove the run's segment and journal unless another writer indexed that run."""
+        if run_id not in self._scan(self.store.read(INDEX) or b"")[3]:
+            self.store.delete(f"segments/{run_id}.parquet")
+            self.store.journal_drop(run_id, lines)
+
     @contextmanager
     def writer(self, shared: bool = False) -> Iterator["EventLog"]:
         with self.store.session(shared):
@@ -296,7 +338,8 @@ class EventLog:
 
         The one deliberate replacement of a sealed segment (sealing only ever puts one if absent): the store's
         ``replace``, which a local log does atomically (temp file, fsync, rename), so a crash leaves the old segment
-        or the new one, never half of each; an object store refuses it (``mem forget`` needs a local log).
+        or the new one, never half of each. An object store puts it only if still at the version this exclusive
+        session read (``SessionConflict`` otherwise).
         """
         self._require_lock()
         self.store.replace(f"segments/{run_id}.parquet", data)
