@@ -69,7 +69,8 @@ class ReadService:
             engine = self.engine()
         except PoimenError:
             engine = None  # an index from before the unit projections: the hits still stand, without lines
-        return [hit_shape(h, engine.lines_near(text, {h.sha}, k=lines) if engine is not None else None) for h in hits]
+        return [hit_shape(h, engine.lines_near(text, explained_by(h), k=lines) if engine is not None else None)
+                for h in hits]
 
     def context(self, question: str, budget: int = 2000) -> Shape:
         return context_shape(self.engine().context(question, budget))
@@ -114,3 +115,13 @@ class ReadService:
             self.engine()
         except PoimenError:
             pass  # lookup still works; context and ask will say what is missing
+
+
+def explained_by(hit) -> set[str]:
+    """What a hit's lines are drawn from: its own text, and for a memory found by a failure signature its evidence
+    chunks too. The signature is in the evidence, not necessarily in a line the memory kept (a memory of the first
+    warnings of a stream can hold the chunk where a later FATAL line names the error): the user should see that line."""
+    if hit.tier == "signature" and hit.kind == "memory":
+        return {hit.sha} | {p.sha for p in hit.evidence}
+    return {hit.sha}
+
