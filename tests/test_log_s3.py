@@ -169,6 +169,32 @@ def test_a_writer_killed_between_segment_put_and_commit_leaves_a_verifiable_log_
     assert report.ok and not report.notes and not log.journals(), (report.problems, report.notes)
 
 
+def test_a_batch_of_runs_drops_its_sealed_journals_together_and_leaves_none(s3, tmp_path, monkeypatch):
+    """Each seal dropped its journal with a delete request of its own: one request in six of an L1 run. The journals
+    of the runs a writer seals go together when its session ends, and none is left behind."""
+    from poimen.log.storage import ObjectStore
+
+    calls: list[int] = []
+    original = ObjectStore._flush_retired
+
+    def counted(self):
+        calls.append(len(self._retired))
+        return original(self)
+
+    monkeypatch.setattr(ObjectStore, "_flush_retired", counted)
+    deletes: list[int] = []
+    store_type = type(open_store(s3.uri("probe")))
+    inner = store_type._delete_keys
+    monkeypatch.setattr(store_type, "_delete_keys", lambda self, keys: (deletes.append(len(keys)), inner(self, keys)))
+    root = s3.uri("batched")
+    build(root, sources(tmp_path / "src", 6))
+    log = EventLog(root)
+    assert len(log.index()) == 12  # 6 loop runs and 6 stream records
+    assert log.store.journal_ids() == []
+    assert len(deletes) == 1 and deletes[0] == sum(calls)  # every sealed run's turns, in one delete
+    assert verify(root).ok
+
+
 def test_put_if_absent_creates_once_and_never_overwrites(s3):
     """The store's create condition (S3 If-None-Match: *, GCS ifGenerationMatch=0), which segments and journal turns
     rely on: a second create loses and leaves the first bytes."""

@@ -40,6 +40,7 @@ import fcntl
 import hashlib
 import os
 import random
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
@@ -52,6 +53,7 @@ from poimen.errors import LogConflict, LogLocked, PoimenError, RunBusy, SessionC
 
 JOURNAL = "journal"
 INDEX = "index.jsonl"
+RETIRE_BATCH = 1000  # journal turns deleted in one request at most (S3's DeleteObjects limit)
 COMMIT_ATTEMPTS = 64  # a loser re-reads and retries; 64 lost races in a row means something else is wrong
 
 Update = Callable[[bytes], "bytes | None"]  # current object bytes -> bytes to append (None: nothing to commit)
@@ -126,6 +128,11 @@ class LogStore(ABC):
     @abstractmethod
     def journal_cut(self, run_id: str, good: int) -> None:
         """Cut a torn last line (only a local journal can have one: each object-store turn is put whole)."""
+
+    def journal_retire(self, run_id: str, lines: int) -> None:
+        """Drop the journal of a run this writer has just sealed. It may go later, within the writer's session: a
+        sealed run's leftover journal is only noted by ``verify`` and dropped by the next writer's session."""
+        self.journal_drop(run_id, lines)
 
     @abstractmethod
     def journal_drop(self, run_id: str, lines: int | None = None) -> None:
@@ -315,6 +322,10 @@ class ObjectStore(LogStore):
         # from them (a stale start costs a 412 and a re-read), not from a GET (every request is a round trip).
         self._committed: dict[str, tuple[bytes, str]] = {}
         self._exclusive: _Session | None = None  # the open exclusive session, if any
+        # Turns of journals whose runs this writer sealed, deleted together (``journal_retire``): one delete request
+        # per seal was a sixth of an L1 run's requests.
+        self._retired: list[str] = []
+        self._retired_lock = threading.Lock()
 
     # -- what each object store supplies ------------------------------------------------
     @abstractmethod
@@ -418,6 +429,19 @@ class ObjectStore(LogStore):
         if keys:
             self._delete_keys(keys)
 
+    def journal_retire(self, run_id: str, lines: int) -> None:
+        with self._retired_lock:
+            self._retired += [self._key(self._turn(run_id, n)) for n in range(lines)]
+            full = len(self._retired) >= RETIRE_BATCH
+        if full:
+            self._flush_retired()
+
+    def _flush_retired(self) -> None:
+        with self._retired_lock:
+            keys, self._retired = self._retired, []
+        if keys:
+            self._delete_keys(keys)
+
     def claim(self, run_id: str, wait: bool = False):
         # No lease to wait on: two writers of one run collide on a turn's put-if-absent instead, and the loser
         # cannot tell a live winner from a dead one, so it stops (RunBusy) and a later --resume finishes the run.
@@ -428,7 +452,10 @@ class ObjectStore(LogStore):
         """Shared: nothing to hold (runs are claimed by their turns' puts). Exclusive: an optimistic session that
         starts from the index as it is now (one GET: its bytes and version)."""
         if shared:
-            yield
+            try:
+                yield
+            finally:
+                self._flush_retired()
             return
         if self._exclusive is not None:
             raise PoimenError(f"{self.uri}: an exclusive session is already open on this log in this writer")
@@ -437,6 +464,7 @@ class ObjectStore(LogStore):
             yield
         finally:
             self._exclusive = None
+            self._flush_retired()
 
     def replace(self, name: str, data: bytes) -> None:
         """Put only if the object is still at the version this exclusive session read (S3 ``If-Match``, GCS

@@ -173,7 +173,7 @@ class RunJournal:
             self.log._drop_unindexed(self.run_id, self._lines)  # the session is redone, under a new run if need be
             self._claim.close()
             raise
-        self.log.store.journal_drop(self.run_id, self._lines)
+        self.log.store.journal_retire(self.run_id, self._lines)
         self.close()
         return closing
 
