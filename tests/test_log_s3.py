@@ -434,3 +434,16 @@ def test_poimen_home_naming_an_object_store_is_refused_in_one_line(monkeypatch, 
     assert len(out.splitlines()) == 1 and not (tmp_path / "s3:").exists(), out
     monkeypatch.setenv("POIMEN_HOME", "file:///tmp/poimen-home")
     assert default_root() == Path("/tmp/poimen-home")
+
+
+@pytest.mark.parametrize("server", [LocalS3, LocalGCS], ids=["s3", "gs"])
+def test_a_local_server_stops_on_sigterm_even_when_its_parent_ignores_sigterm(server):
+    import signal
+
+    before = signal.signal(signal.SIGTERM, signal.SIG_IGN)  # inherited across exec, as one offline pytest run had it
+    try:
+        with server() as s:
+            pass
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert s.process.returncode == -signal.SIGTERM  # stopped by terminate, not killed after its 10 s grace

@@ -30,7 +30,7 @@ from functools import partial
 from http import HTTPStatus
 from http.server import HTTPServer
 
-from poimen.testing.local_server import BUCKET, LocalServer
+from poimen.testing.local_server import BUCKET, LocalServer, serving
 
 
 def environment(url: str) -> dict[str, str]:
@@ -141,4 +141,5 @@ def serve(bucket: str) -> None:
 
 
 if __name__ == "__main__":
+    serving()
     serve(sys.argv[1] if len(sys.argv) > 1 else BUCKET)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import threading
 
-from poimen.testing.local_server import LocalServer
+from poimen.testing.local_server import LocalServer, serving
 
 
 def credentials(url: str) -> dict[str, str]:
@@ -59,5 +59,6 @@ def serve() -> None:
 
 
 if __name__ == "__main__":
+    serving()
     os.environ.update(credentials(""))
     serve()
