@@ -204,13 +204,16 @@ async def run_loop(
         raise SourceChanged(stream.id, 0, f"names run {run_id[:16]}, but the journal being resumed is run "
                                           f"{sink.run_id[:16]}")
     base = {"level": str(level), "model_id": model_id}
-    if not sink.events:  # off the event loop like every turn: on object storage a put is a round trip
-        await _io(sink.append, [EventDraft(kind=EventKind.RUN_START, **base, attrs=P.RunStart(
+    # A new run's run_start reaches the journal with its first turn, in one write: a journal of run_start alone
+    # held nothing a resume needs (it is re-derived from the same inputs), and on object storage it cost a put.
+    opening: list[EventDraft] = []
+    if not sink.events:
+        opening = [EventDraft(kind=EventKind.RUN_START, **base, attrs=P.RunStart(
             query_id=query.id, query_text=query.text, query_sha=query.sha, store=query.store,
             stream_id=stream.id, stream_sha=stream.sha, chunks=len(stream.chunk_shas),
             config=asdict(cfg), use_exit_gate=use_exit, prompt_template_sha=load("gate").sha,
             constrain=fmt.mode if fmt else None, grammar_sha=fmt.sha if fmt else None,
-        ).to_attrs())])
+        ).to_attrs())]
     state = _replay(sink.events)
     pending: asyncio.Future | None = None
     try:
@@ -259,14 +262,15 @@ async def run_loop(
             # flight, which resume asks again, exactly as if the crash had come during its model call.
             if pending is not None:
                 await pending
-            pending = asyncio.ensure_future(_io(sink.append, drafts))
+            pending = asyncio.ensure_future(_io(sink.append, opening + drafts))  # off the event loop: a put is a round trip
+            opening = []
             state.turn = t
             if on_turn:
                 on_turn(t, bool(reply and reply.update and drafts[-1].kind == EventKind.MEMORY), state.memory_tokens)
     finally:
         if pending is not None:
             await pending
-    await _io(sink.seal, [EventDraft(kind=EventKind.RUN_END, **base, turn=state.turn, sha=state.memory_sha, text=state.memory,
+    await _io(sink.seal, opening + [EventDraft(kind=EventKind.RUN_END, **base, turn=state.turn, sha=state.memory_sha, text=state.memory,
                           attrs=P.RunEnd(state.turn, state.used, state.memory_sha, state.exited,
                                          state.parse_failures, state.over_budget).to_attrs())])
     return RunOutcome(run_id, level, query.id, stream.id, "sealed", state.turn, state.used,

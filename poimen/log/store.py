@@ -151,9 +151,12 @@ class RunJournal:
     def resumed(self) -> bool:
         return bool(self.events)
 
-    def append(self, drafts: list[EventDraft]) -> list[Event]:
+    def _place(self, drafts: list[EventDraft]) -> list[Event]:
         prev = self.events[-1].hash if self.events else genesis(self.run_id, self.scheme)
-        placed = chain(drafts, self.run_id, start_seq=len(self.events), prev_hash=prev, scheme=self.scheme)
+        return chain(drafts, self.run_id, start_seq=len(self.events), prev_hash=prev, scheme=self.scheme)
+
+    def append(self, drafts: list[EventDraft]) -> list[Event]:
+        placed = self._place(drafts)
         line = json.dumps([e.to_row() for e in placed], ensure_ascii=False, separators=(",", ":")) + "\n"
         self.log.store.journal_append(self.run_id, self._lines, line.encode("utf-8"))
         self._lines += 1
@@ -161,18 +164,33 @@ class RunJournal:
         return placed
 
     def seal(self, drafts: list[EventDraft]) -> list[Event]:
-        """Append the closing events, put the immutable segment, commit it to the index, drop the journal."""
+        """Chain the closing events after the journal's, put the immutable segment, commit it to the index, drop the
+        journal.
+
+        A run with journaled turns (a loop run) seals its closing events into the segment only: they are derived
+        from those turns (a loop's ``run_end`` from its replayed state), so a writer killed while sealing leaves the
+        journal a resume reads exactly as before the seal, that resume derives the same closing events, and its
+        put replaces the unindexed segment with the same bytes. This saves a journal write (an fsync, or a put on
+        object storage) per run. A run with no turn yet (a whole short run, ``append_run``) journals them first:
+        its journal is what tells ``verify`` that an unindexed segment is a seal cut short, not a deleted index
+        line, and what a resume finishes.
+        """
         if self.events and self.events[-1].kind == "run_end":
-            # Killed while sealing: the journal already holds run_end; finish the seal, never close a run twice.
-            closing = [self.events[-1]]
+            # Killed while sealing a run that journaled its closing events: finish that seal, never close it twice.
+            closing, whole = [self.events[-1]], self.events
+        elif self.events:
+            closing = self._place(drafts)
+            whole = self.events + closing
         else:
             closing = self.append(drafts)
+            whole = self.events
         try:
-            self.log._seal(self.run_id, self.events)
+            self.log._seal(self.run_id, whole)
         except SessionConflict:
             self.log._drop_unindexed(self.run_id, self._lines)  # the session is redone, under a new run if need be
             self._claim.close()
             raise
+        self.events = whole
         self.log.store.journal_retire(self.run_id, self._lines)
         self.close()
         return closing

@@ -1,0 +1,85 @@
+"""A run's journal holds its turns, one whole write per turn; the run's opening rides with its first turn and its
+closing goes into the segment only. A writer killed while sealing leaves a journal that resumes to the same bytes."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from helpers import QUERY, chunks, reply
+
+from poimen.llm.client import ScriptedClient
+from poimen.log.store import EventLog
+from poimen.log.verify import verify
+from poimen.loop import LoopConfig, Stream, run_id_for, run_loop
+from poimen.rematerialize import as_draft
+
+SCRIPT = [reply("no"), reply("yes", "The ingress chart set client_max_body_size to 1m."), reply("no"), reply("no")]
+
+
+def _loop(log: EventLog, stream: Stream):
+    client = ScriptedClient(list(SCRIPT))
+    with log.writer():
+        journal = log.open_run(run_id_for("L1", QUERY, stream, LoopConfig(), client.model_id))
+        try:
+            return asyncio.run(run_loop("L1", QUERY, stream, client, journal))
+        finally:
+            journal.close()
+
+
+def _segment(log: EventLog, run_id: str) -> bytes:
+    return log.store.read(f"segments/{run_id}.parquet")
+
+
+@pytest.fixture
+def stream() -> Stream:
+    return Stream.of("a.log", chunks(4, source="a.log"))
+
+
+def test_a_runs_journal_is_one_write_per_turn_with_run_start_in_the_first(tmp_path, stream, monkeypatch):
+    log = EventLog(tmp_path / "log")
+    lines: list[bytes] = []
+    original = log.store.journal_append
+    monkeypatch.setattr(log.store, "journal_append", lambda rid, n, line: (lines.append(line), original(rid, n, line)))
+    outcome = _loop(log, stream)
+    assert len(lines) == 4  # four turns; no write for run_start alone, none for run_end
+    assert lines[0].startswith(b'[{"seq":0') and b'"kind":"run_start"' in lines[0] and b'"kind":"gate"' in lines[0]
+    assert not any(b'"kind":"run_end"' in line for line in lines)
+    events = log.run_events(outcome.run_id)
+    assert [e.kind for e in events][0] == "run_start" and events[-1].kind == "run_end"
+
+
+def test_killed_while_sealing_the_journal_resumes_to_the_same_segment(tmp_path, stream, monkeypatch):
+    whole = EventLog(tmp_path / "whole")
+    run_id = _loop(whole, stream).run_id
+    log = EventLog(tmp_path / "log")
+
+    def die(self, rid, events):
+        raise SystemExit("killed between the last turn and the seal")
+
+    with monkeypatch.context() as m:
+        m.setattr(EventLog, "_seal", die)
+        with pytest.raises(SystemExit):
+            _loop(log, stream)
+    left = log.journal_events(run_id)
+    assert [e.turn for e in left if e.kind == "gate"] == [1, 2, 3, 4] and left[-1].kind != "run_end"
+    assert verify(log.root).ok and not log.is_sealed(run_id)
+    _loop(log, stream)  # the resume: every turn is there, so it only derives run_end and seals
+    assert _segment(log, run_id) == _segment(whole, run_id)
+    assert not log.journal_events(run_id) and verify(log.root).ok
+
+
+def test_a_journal_that_already_holds_run_end_is_sealed_once(tmp_path, stream):
+    """Writers before this one journaled run_end before sealing; a journal they left that way still finishes."""
+    whole = EventLog(tmp_path / "whole")
+    run_id = _loop(whole, stream).run_id
+    events = whole.run_events(run_id)
+    log = EventLog(tmp_path / "log")
+    with log.writer():
+        journal = log.open_run(run_id)
+        journal.append([as_draft(e) for e in events])
+        journal.close()
+    _loop(log, stream)
+    assert _segment(log, run_id) == _segment(whole, run_id)
+    assert [e.kind for e in log.run_events(run_id)].count("run_end") == 1
