@@ -83,3 +83,20 @@ def test_a_journal_that_already_holds_run_end_is_sealed_once(tmp_path, stream):
     _loop(log, stream)
     assert _segment(log, run_id) == _segment(whole, run_id)
     assert [e.kind for e in log.run_events(run_id)].count("run_end") == 1
+
+
+def test_a_local_segment_reaches_the_disk_before_its_name(tmp_path, monkeypatch):
+    """put_if_absent fsyncs the temp file's bytes before linking the segment's name: after a power cut an index
+    line (fsynced next) must never name a segment whose bytes were lost."""
+    import os
+
+    from poimen.log.storage import LocalStore
+
+    calls: list[str] = []
+    real_fsync, real_link = os.fsync, os.link
+    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append("fsync " + os.readlink(f"/proc/self/fd/{fd}")),
+                                                  real_fsync(fd))[1])
+    monkeypatch.setattr(os, "link", lambda a, b: (calls.append(f"link {b}"), real_link(a, b))[1])
+    assert LocalStore(tmp_path).put_if_absent("segments/r.parquet", b"bytes")
+    link = next(i for i, c in enumerate(calls) if c.startswith("link"))
+    assert any(c.endswith(".r.parquet.%d.tmp" % os.getpid()) for c in calls[:link]), calls

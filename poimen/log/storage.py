@@ -157,6 +157,18 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def _durable_temp(path: Path, data: bytes) -> Path:
+    """``data`` written and fsynced under a temp name beside ``path``, ready to be renamed or linked into place (a
+    name must never reach the disk before its bytes do)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with tmp.open("wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return tmp
+
+
 def _flock(fh, mode: int) -> bool:
     try:
         fcntl.flock(fh.fileno(), mode)
@@ -187,13 +199,7 @@ class LocalStore(LogStore):
 
     def put(self, name: str, data: bytes) -> None:
         path = self.root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        with tmp.open("wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        tmp.replace(path)
+        _durable_temp(path, data).replace(path)
         _fsync_dir(path.parent)
 
     def replace(self, name: str, data: bytes) -> None:
@@ -211,9 +217,7 @@ class LocalStore(LogStore):
 
     def put_if_absent(self, name: str, data: bytes) -> bool:
         path = self.root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(data)
+        tmp = _durable_temp(path, data)  # its bytes on disk before its name: an index line may name it next
         try:
             os.link(tmp, path)  # O_EXCL semantics with whole content: the name appears only with all its bytes
         except FileExistsError:
