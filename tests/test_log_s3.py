@@ -160,7 +160,11 @@ def test_a_writer_killed_between_segment_put_and_commit_leaves_a_verifiable_log_
     assert report.ok, report.problems
     assert any("killed while sealing" in note for note in report.notes), report.notes
     put_not_committed = set(log.store.names("segments", ".parquet")) - {e["file"][9:] for e in log.index()}
-    assert len(put_not_committed) == 1  # the segment is there, its index line is not: nobody reads it
+    # The segment is there, its index line is not: nobody reads it. A seal in another thread (the stream records are
+    # sealed beside the loops) may have put its segment before the kill too; each such one is a noted, resumable seal.
+    assert put_not_committed
+    for name in put_not_committed:
+        assert any(f"run {name[:16]} was killed while sealing" in note for note in report.notes), (name, report.notes)
     code, out = run_mem([*argv, "--resume"], tmp_path / "resume.out", s3.env)
     assert code == 0, out
     build(tmp_path / "local", files)
