@@ -12,12 +12,14 @@ it outscores on its own merit by ``DISPLACE_MARGIN`` (``offline._displace``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 
 from poimen.gate_parser import parse_gate_reply
 from poimen.llm import offline
 from poimen.prompts import render
-from poimen.relevance import DISPLACE_MARGIN, Scorer, severity
+from poimen.relevance import DISPLACE_MARGIN, Scorer, asks_for_failures, severity
 from poimen.tokens import count_tokens
 
 ERRORS = "Which errors occurred in the ledger service?"
@@ -107,8 +109,15 @@ def test_a_question_not_after_failures_scores_and_selects_as_without_the_failure
     kept = read(ACTIVITY, chunks)
     errors = read(ERRORS, chunks)
     monkeypatch.setattr(sc, "failure_bonus", 0.0)
-    assert read(ACTIVITY, chunks) == kept  # no severity, no failure bonus: the same selection
+    monkeypatch.setattr("poimen.relevance.DISPLACE_MARGIN", float("inf"))
+    assert read(ACTIVITY, chunks) == kept  # no severity, no failure bonus, no displacement: the same selection
     assert read(ERRORS, chunks) != errors  # while the failure question's does depend on it
+
+
+@dataclass(frozen=True)
+class TableQuery:
+    expanded: bool
+    failure: bool
 
 
 class TableScorer:
@@ -119,10 +128,10 @@ class TableScorer:
         self.fused, self.merit = fused, merit
 
     def query(self, question: str, memory=()):
-        return "fused" if memory else "merit"
+        return TableQuery(bool(memory), asks_for_failures(question))
 
     def score(self, q, texts, neighbours=False, headings=None):
-        return [(self.fused if q == "fused" else self.merit)[t] for t in texts]
+        return [(self.fused if q.expanded else self.merit)[t] for t in texts]
 
 
 ALIKE, ALIKE_TOO, DISTINCT, NEW = (" ".join([word] * 30) for word in ("ledger", "cache", "store", "pool"))  # 31 tokens each
@@ -136,6 +145,9 @@ def test_a_full_memory_lets_go_of_the_weakest_line_on_its_own_merit():
     budget = 3 * (count_tokens(NEW) + 1)  # room for three of the four
     _, chosen = offline._select(TableScorer(fused, merit), ERRORS, old, old, [NEW], [""], 0.95, budget)
     assert sorted(u[3] for u in chosen) == sorted([ALIKE, DISTINCT, NEW])  # not the distinct line (lowest fused score)
+    # A question not after failures keeps the fused order: on prose the expansion bridges a second hop.
+    _, chosen = offline._select(TableScorer(fused, merit), ACTIVITY, old, old, [NEW], [""], 0.95, budget)
+    assert sorted(u[3] for u in chosen) == sorted([ALIKE, ALIKE_TOO, NEW])
 
 
 def test_a_unit_below_the_bar_displaces_only_lines_it_clearly_outscores():

@@ -58,11 +58,12 @@
 ``THRESHOLD`` (the score a unit needs for the offline gate to keep it),
 ``FILL_MARGIN`` (how much that bar rises as the memory fills) and
 ``DISPLACE_MARGIN`` (by how much a unit below that bar must beat, on its own
-merit, each line it pushes out of a full memory) were chosen on a
-dev split: ``python -m bench.calibrate`` sweeps each over HotpotQA
+merit, each line it pushes out of a full memory; for failure questions only)
+come from ``python -m bench.calibrate``: it sweeps the first two over HotpotQA
 items disjoint from the benchmark's (questions 70–99; the benchmark reads the
 first 25–50) and takes the highest value that costs at most 0.03
-supporting-fact retention (see that module for the rule and the sweep).
+supporting-fact retention, and the third over loghub logs (see that module for
+the rules and the sweeps).
 
 Near-duplicates share a ``dedup_key`` (lower case, numbers and hex masked,
 spaces collapsed): the gate keeps one unit per key, the context builder one
@@ -99,7 +100,7 @@ BRIDGE_NAMES = 8  # the memory's heaviest names that can bridge
 HEADING_WEIGHT = 0.25  # what a unit's section heading adds to its lexical share counts this much (bench.calibrate --heading)
 FAILURE_BONUS = 0.15
 FILL_MARGIN = 0.3  # how much the gate's bar rises as the memory fills (chosen by bench.calibrate's rule)
-DISPLACE_MARGIN = 0.15  # a chunk unit takes a kept line's place only by outscoring it by this much (bench.calibrate --displace)
+DISPLACE_MARGIN = 0.15  # one severity grade: how much a unit below the bar must beat a line by, on own merit (bench.calibrate --displace)
 THRESHOLD = 0.65  # chosen by bench.calibrate on its HotpotQA dev split (its docstring has the sweep)
 SCORER_VERSION = "fused-11"  # fused-7: headings; fused-8: word lists; fused-9: bare level markers are no failures; fused-10: a line opening in **bold** is no bullet; fused-11: failure lines graded by severity, a full memory gives way
 FACET_MASS = 3.0  # a facet's lexical share counts in full only when its words weigh at least this much together
