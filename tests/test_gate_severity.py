@@ -134,7 +134,7 @@ class TableScorer:
         return [(self.fused if q.expanded else self.merit)[t] for t in texts]
 
 
-ALIKE, ALIKE_TOO, DISTINCT, NEW = (" ".join([word] * 30) for word in ("ledger", "cache", "store", "pool"))  # 31 tokens each
+ALIKE, ALIKE_TOO, DISTINCT, NEW = ("WARN " + " ".join([word] * 30) for word in ("ledger", "cache", "store", "pool"))
 
 
 def test_a_full_memory_lets_go_of_the_weakest_line_on_its_own_merit():
@@ -145,9 +145,15 @@ def test_a_full_memory_lets_go_of_the_weakest_line_on_its_own_merit():
     budget = 3 * (count_tokens(NEW) + 1)  # room for three of the four
     _, chosen = offline._select(TableScorer(fused, merit), ERRORS, old, old, [NEW], [""], 0.95, budget)
     assert sorted(u[3] for u in chosen) == sorted([ALIKE, DISTINCT, NEW])  # not the distinct line (lowest fused score)
-    # A question not after failures keeps the fused order: on prose the expansion bridges a second hop.
+    # A question not after failures keeps the fused order: on prose the expansion bridges a second hop ...
     _, chosen = offline._select(TableScorer(fused, merit), ACTIVITY, old, old, [NEW], [""], 0.95, budget)
     assert sorted(u[3] for u in chosen) == sorted([ALIKE, ALIKE_TOO, NEW])
+    # ... and so does one in failure words over lines that are no failures ("which tornado killed the most people?").
+    prose = {t: t.removeprefix("WARN ") for t in fused}
+    table = TableScorer({prose[t]: v for t, v in fused.items()}, {prose[t]: v for t, v in merit.items()})
+    lines = [prose[t] for t in old]
+    _, chosen = offline._select(table, ERRORS, lines, lines, [prose[NEW]], [""], 0.95, budget)
+    assert sorted(u[3] for u in chosen) == sorted(prose[t] for t in (ALIKE, ALIKE_TOO, NEW))
 
 
 def test_a_unit_below_the_bar_displaces_only_lines_it_clearly_outscores():

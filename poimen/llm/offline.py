@@ -163,12 +163,13 @@ def _select(sc, question: str, context: list[str], old_lines: list[str], units: 
     section ``headings``) above ``bar``, best first within ``budget``, then any units below the bar that take a
     weaker line's place (``_displace``), as (score, age, position, text) with age 0 for the memory, 1 for the chunk.
 
-    Best first by fused score while all fit. For a question after failures, when they do not, the lines that
-    leave are the weakest on their own merit (``_merit``), and units below the bar may displace. Only there: log
-    lines stand alone, where on prose the memory's expansion terms bridge a second hop that its own merit would
-    drop (``python -m bench.calibrate --displace``: at a 256-token memory on the dev split, the two cost 0.016
-    and 0.034 more supporting-fact retention on HotpotQA questions)."""
-    from poimen.relevance import THRESHOLD, dedup_key
+    Best first by fused score while all fit. For a question after failures over failure lines, when they do not,
+    the lines that leave are the weakest on their own merit (``_merit``), and failure lines below the bar may
+    displace. Only there: log lines stand alone, where on prose the memory's expansion terms bridge a second hop
+    that its own merit would drop (``python -m bench.calibrate --displace``: at a 256-token memory on the dev split,
+    the two cost 0.016 and 0.017 more supporting-fact retention on HotpotQA questions), and "which tornado killed
+    the most people?" asks after failures in words only."""
+    from poimen.relevance import THRESHOLD, dedup_key, severity
 
     q = sc.query(question, context)
     unit_scores = sc.score(q, units, neighbours=True, headings=headings)
@@ -183,7 +184,8 @@ def _select(sc, question: str, context: list[str], old_lines: list[str], units: 
             if floor <= s < top and key not in keys:
                 keys.add(key)
                 into.append((float(s), 1, i, unit))
-    full = q.failure and sum(map(_cost, pool)) > budget
+    below = [u for u in below if severity(u[3])]
+    full = q.failure and any(severity(u[3]) for u in pool) and sum(map(_cost, pool)) > budget
     rank = _merit(sc, question, pool) if full else {u[1:3]: u[0] for u in pool}
     chosen, used = [], 0
     for unit in sorted(pool, key=lambda u: (-rank[u[1:3]], u[1], u[2])):
