@@ -3,6 +3,7 @@
     python -m bench.calibrate            # prints a table and the best threshold; writes bench/out/calibrate.json
     python -m bench.calibrate --bridge   # the same for the name-bridge weight at 112K; bench/out/calibrate-bridge.json
     python -m bench.calibrate --margin   # the same for the fill margin at 112K; bench/out/calibrate-margin.json
+    python -m bench.calibrate --displace # the displacement margin on loghub logs; bench/out/calibrate-displace.json
 
 Dev split: HotpotQA questions ``DEV_START`` to ``DEV_START + DEV_ITEMS`` of the
 sample (the sample holds 100; the benchmark reads the first 25–50, so the last 30 are dev), built as RULER-HQA documents at
@@ -37,6 +38,18 @@ title adds to its lexical share) was swept on the same dev questions at 112K tok
 (fused-7 scorer, with sentences no longer cut after "Dr." or "Ann B."): 0 → P 0.356 /
 retention 0.803; 0.25 → 0.356 / 0.819; 0.5 → 0.356 / 0.819; 1.0 → 0.358 / 0.819.
 The bridge's rule chose 0.25 (the smallest weight with the best retention).
+
+The displacement margin (``relevance.DISPLACE_MARGIN``, ``--displace``: by how much a unit below the raised bar
+must beat, on its own merit, each line it pushes out of a full memory) acts for questions after failures only.
+Swept first on this HotpotQA dev split at 112K with a 256-token memory (so that it fills; fused-11 before the
+narrowing): main P 0.407 / retention 0.669; own-merit eviction alone 0.398 / 0.653; with displacement at margin
+0.30 the same, 0.15 → 0.385 / 0.636, 0 → 0.366 / 0.619. On prose both cost retention (the memory's expansion terms
+bridge a second hop that its own merit would drop), so both act for failure questions only, and HotpotQA and
+LoCoMo choose exactly as before. Then swept on the error query over the loghub samples with standard levels
+(graded recall of WARN-or-worse events, ``severe_recall``): BGL 0.088, HDFS 1.000, OpenStack 1.000, Zookeeper
+0.923 at every margin from 0 to none (no memory changes), so the sweep cannot choose (``choose_displace``) and
+the margin stays at one severity grade at equal relevance, 0.15. The held-out Hadoop sample: 0.800 at margins 0
+and 0.05, 0.733 from 0.10 up and with no displacement (its FATAL line gets in by its severity grade either way).
 """
 
 from __future__ import annotations
@@ -47,6 +60,7 @@ import sys
 from pathlib import Path
 
 from bench import hotpot_data
+from bench.loghub import DATA as LOGHUB
 from poimen import relevance
 from poimen.chunking import iter_chunks, source_id
 from poimen.domain import Level, Query
@@ -72,6 +86,10 @@ def _set_threshold(tau: float) -> None:
 
 def _set_fill_margin(margin: float) -> None:
     relevance.FILL_MARGIN = margin
+
+
+def _set_displace_margin(margin: float) -> None:
+    relevance.DISPLACE_MARGIN = margin
 
 
 def _set_bridge_weight(weight: float) -> None:
@@ -140,14 +158,82 @@ def choose_bridge(rows: list[dict], key: str = "bridge_weight") -> float:
 
 
 MARGIN_GRID = (0.0, 0.15, 0.30)
+DISPLACE_GRID = (0.0, 0.05, 0.10, 0.15, 0.30, float("inf"))  # inf: no unit below the bar ever displaces a line
+# Displacement acts for questions after failures only, so it is swept on logs: the loghub samples whose lines carry
+# the standard levels (WARN and worse), the Hadoop one (where the problem was seen) held out as the check.
+DISPLACE_SYSTEMS, DISPLACE_HELD_OUT = ("BGL", "HDFS", "OpenStack", "Zookeeper"), ("Hadoop",)
+LOG_QUERY = "Which errors occurred and what component failed?"
+LEVEL_GRADE = {"WARN": 1.0, "WARNING": 1.0, "ERROR": 1.5, "SEVERE": 1.5, "FATAL": 2.0, "CRITICAL": 2.0}
+
+
+def severe_recall(system: str, memory: str) -> float:
+    """The share of the sample's WARN-or-worse events (loghub's own EventId and Level columns) that the memory
+    holds a line of, each event weighing its level's grade: a memory that keeps the FATAL events scores more than
+    one that keeps as many warnings."""
+    import csv
+
+    folder = LOGHUB / system
+    rows = list(csv.DictReader((folder / f"{system}_2k.log_structured.csv").open(encoding="utf-8")))
+    raw = (folder / f"{system}_2k.log").read_text(encoding="utf-8", errors="replace").splitlines()
+    event = {line.strip(): row["EventId"] for line, row in zip(raw, rows)}
+    grade = {row["EventId"]: LEVEL_GRADE[row["Level"]] for row in rows if row["Level"] in LEVEL_GRADE}
+    held = {event.get(line.strip()) for line in memory.splitlines()} & grade.keys()
+    return sum(grade[e] for e in held) / sum(grade.values())
+
+
+def sweep_logs(systems, grid=DISPLACE_GRID, budget: int = 1024) -> list[dict]:
+    """Graded severe-event recall of the error query's final memory over each loghub sample, per margin."""
+    client = ScriptedClient([offline.respond], model_id="poimen/extractive-dev", repeat_last=True)
+    streams = {s: Stream.of(s, list(iter_chunks(LOGHUB / s / f"{s}_2k.log"))) for s in systems}
+    rows = []
+    for margin in grid:
+        _set_displace_margin(margin)
+        row = {"displace_margin": margin}
+        for system, stream in streams.items():
+            outcome = asyncio.run(run_loop(Level.L1, Query(f"dev-{system}", LOG_QUERY), stream, client, ListSink(),
+                                           LoopConfig(memory_budget=budget)))
+            row[system] = severe_recall(system, outcome.final_memory)
+            row[f"{system} opens"] = outcome.chunks_used
+        row["recall"] = sum(row[s] for s in systems) / len(systems)
+        row["opens"] = sum(row[f"{s} opens"] for s in systems)
+        rows.append(row)
+        print(f"  displace_margin {margin:.2f}: " + ", ".join(f"{s} {row[s]:.3f} ({row[s + ' opens']} opens)"
+                                                          for s in systems), file=sys.stderr)
+    return rows
+
+
+def choose_displace(rows: list[dict]) -> float | None:
+    """The largest margin whose severe recall is within RECALL_GIVE of the best (displacement rewrites a memory,
+    so it should take only the places it clearly earns), or None when no margin changes a dev memory: then the
+    sweep has nothing to say, and ``relevance.DISPLACE_MARGIN`` keeps its reasoned value."""
+    if len({(r["recall"], r["opens"]) for r in rows}) == 1:
+        return None
+    best = max(r["recall"] for r in rows)
+    return max(r["displace_margin"] for r in rows if r["recall"] >= best - RECALL_GIVE)
+
+
+RECALL_GIVE = 0.02
 HEADING_GRID = (0.0, 0.25, 0.5, 1.0)
 
 
+MODES = ("--bridge", "--margin", "--heading", "--displace")
+
+
 def main() -> None:
-    mode = next((a.lstrip("-") for a in sys.argv[1:] if a in ("--bridge", "--margin", "--heading")), "threshold")
+    unknown = [a for a in sys.argv[1:] if a not in MODES]
+    if unknown:
+        raise SystemExit(f"bench.calibrate: unknown argument {unknown[0]!r} (modes: none for the threshold, "
+                         f"{', '.join(MODES)}; see the module docstring)")
+    mode = next((a.lstrip("-") for a in sys.argv[1:]), "threshold")
     tokens = DEV_TOKENS if mode == "threshold" else BRIDGE_TOKENS
-    items = dev_items(tokens=tokens)
-    if mode == "bridge":
+    items = dev_items(tokens=tokens) if mode != "displace" else []
+    if mode == "displace":
+        rows = sweep_logs(DISPLACE_SYSTEMS)
+        chosen = choose_displace(rows)
+        for row in rows:  # the held-out sample at each margin, beside (not in) the recall the rule reads
+            held = sweep_logs(DISPLACE_HELD_OUT, (row["displace_margin"],))[0]
+            row.update({s: held[s] for s in DISPLACE_HELD_OUT})
+    elif mode == "bridge":
         rows = sweep(items, BRIDGE_GRID, setting=_set_bridge_weight, name="bridge_weight")
         chosen = choose_bridge(rows)
     elif mode == "heading":  # the bridge's rule: the best retention within PRECISION_GIVE of no headings
@@ -161,8 +247,12 @@ def main() -> None:
         chosen = choose(rows)
     out = OUT if mode == "threshold" else OUT.with_name(f"calibrate-{mode}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"dev": {"start": DEV_START, "items": DEV_ITEMS, "seed": DEV_SEED, "tokens": tokens},
-                               "rows": rows, "chosen": chosen}, indent=2))
+    dev = ({"systems": DISPLACE_SYSTEMS, "held_out": DISPLACE_HELD_OUT, "query": LOG_QUERY} if mode == "displace" else
+           {"start": DEV_START, "items": DEV_ITEMS, "seed": DEV_SEED, "tokens": tokens})
+    out.write_text(json.dumps({"dev": dev, "rows": rows, "chosen": chosen}, indent=2))
+    if chosen is None:
+        print(f"no {mode} margin chosen: no value changes a dev memory (see choose_displace)")
+        return
     print(f"chosen {mode.replace('bridge', 'bridge weight').replace('margin', 'fill margin').replace('heading', 'heading weight')}: {chosen}")
 
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from poimen.context_lines import Context, ContextLine, Origin
 from poimen.errors import IndexMissing, PoimenError
-from poimen.relevance import (FAILURE_STEMS, NEIGHBOUR_WEIGHT, SYNONYMS, Scorer, dedup_key, looks_like_failure,
+from poimen.relevance import (FAILURE_STEMS, NEIGHBOUR_WEIGHT, SYNONYMS, Scorer, dedup_key, severity,
                               states_a_failure, synonyms, unit_terms)
 from poimen.tokens import count_tokens
 
@@ -93,7 +93,7 @@ class ContextEngine:
         for r in rows:
             if r["kind"] == "memory" and r["evidence_sha"]:
                 self.chunk_of[index[r["text"]]].add(r["evidence_sha"])
-        self.failure = np.array([looks_like_failure(t) for t in self.texts], dtype=np.float32)
+        self.severity = np.array([severity(t) for t in self.texts], dtype=np.float32)
         self.stated_failures = [i for i, t in enumerate(self.texts) if states_a_failure(t)]
         self.keys = [dedup_key(t) for t in self.texts]
         self.repeats = defaultdict(int)
@@ -193,7 +193,7 @@ class ContextEngine:
                 lexical = np.minimum(1.0, lexical / part.total)
             return lexical
 
-        scores = sc.combine(q, lambda part: self.vectors @ part.vector, share, self.failure)
+        scores = sc.combine(q, lambda part: self.vectors @ part.vector, share, self.severity)
         has_prev = self.previous >= 0
         mixed = scores.copy()
         mixed[has_prev] += NEIGHBOUR_WEIGHT * scores[self.previous[has_prev]]

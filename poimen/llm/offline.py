@@ -116,9 +116,13 @@ def gate(system: str, user: str) -> str:
 
     The memory is a ranked reservoir of whole units (lines, chat turns,
     sentences of prose): its lines and the chunk's units that reach
-    ``THRESHOLD`` compete by fused score (older lines win ties), and the gate
-    opens only when a new unit earns a place — which may push out a weaker old
-    line rather than leave a full memory frozen. A unit whose ``dedup_key`` the
+    the bar compete by fused score (older lines win ties), and the gate opens
+    only when a new unit earns a place — which may push out a weaker old line
+    rather than leave a full memory frozen. The bar is ``THRESHOLD``, raised by
+    ``FILL_MARGIN`` as the memory fills; for a question after failures, the line
+    that leaves a full memory is the weakest on its own merit, and a unit below
+    the bar may still take a weaker line's place (``_select``, ``_displace``).
+    A unit whose ``dedup_key`` the
     memory (or an earlier unit of the chunk) already holds is not added again.
     Units are copied whole or not at all; the engine never writes a word.
     """
@@ -156,27 +160,82 @@ def gate(system: str, user: str) -> str:
 def _select(sc, question: str, context: list[str], old_lines: list[str], units: list[str], headings: list[str],
             bar: float, budget: int):
     """The query (expanded by ``context``) and the memory it chooses: old lines and chunk units (under their
-    section ``headings``) above ``bar``, best first within ``budget``, as (score, age, position, text) with age 0
-    for the memory, 1 for the chunk."""
-    from poimen.relevance import dedup_key
+    section ``headings``) above ``bar``, best first within ``budget``, then any units below the bar that take a
+    weaker line's place (``_displace``), as (score, age, position, text) with age 0 for the memory, 1 for the chunk.
+
+    Best first by fused score while all fit. For a question after failures over failure lines, when they do not,
+    the lines that leave are the weakest on their own merit (``_merit``), and failure lines below the bar may
+    displace. Only there: log lines stand alone, where on prose the memory's expansion terms bridge a second hop
+    that its own merit would drop (``python -m bench.calibrate --displace``: at a 256-token memory on the dev split,
+    the two cost 0.016 and 0.017 more supporting-fact retention on HotpotQA questions), and "which tornado killed
+    the most people?" asks after failures in words only."""
+    from poimen.relevance import THRESHOLD, dedup_key, severity
 
     q = sc.query(question, context)
     unit_scores = sc.score(q, units, neighbours=True, headings=headings)
     old_scores = sc.score(q, old_lines)
     keys = {dedup_key(line) for line in old_lines}
     pool = [(float(s), 0, j, line) for j, (line, s) in enumerate(zip(old_lines, old_scores))]
-    for i, (unit, s) in enumerate(zip(units, unit_scores)):
-        key = dedup_key(unit)
-        if s >= bar and key not in keys:
-            keys.add(key)
-            pool.append((float(s), 1, i, unit))
+    below: list = []
+    tiers = ((bar, float("inf"), pool), (THRESHOLD, bar, below))[:2 if q.failure else 1]
+    for floor, top, into in tiers:  # the bar's units claim their keys first
+        for i, (unit, s) in enumerate(zip(units, unit_scores)):
+            key = dedup_key(unit)
+            if floor <= s < top and key not in keys:
+                keys.add(key)
+                into.append((float(s), 1, i, unit))
+    below = [u for u in below if severity(u[3])]
+    full = q.failure and any(severity(u[3]) for u in pool) and sum(map(_cost, pool)) > budget
+    rank = _merit(sc, question, pool) if full else {u[1:3]: u[0] for u in pool}
     chosen, used = [], 0
-    for unit in sorted(pool, key=lambda u: (-u[0], u[1], u[2])):
-        cost = count_tokens(unit[3]) + 1
-        if used + cost <= budget:
+    for unit in sorted(pool, key=lambda u: (-rank[u[1:3]], u[1], u[2])):
+        if used + _cost(unit) <= budget:
             chosen.append(unit)
-            used += cost
-    return q, chosen
+            used += _cost(unit)
+    return q, _displace(sc, question, chosen, below, budget - used)
+
+
+def _cost(unit: tuple) -> int:
+    return count_tokens(unit[3]) + 1
+
+
+def _merit(sc, question: str, units: list) -> dict[tuple[int, int], float]:
+    """Each unit's own merit by (age, position): its score for the question alone, no memory expansion, no neighbour.
+
+    What a full memory keeps is decided on this, not on the fused scores: a kept line holds the very terms the
+    memory expands the query with, and a chunk unit inherits its neighbour's score, so on those a memory's
+    look-alikes (three lines of one incident) lift each other above a different, worse failure.
+    """
+    scores = sc.score(sc.query(question), [u[3] for u in units])
+    return {u[1:3]: float(s) for u, s in zip(units, scores)}
+
+
+def _displace(sc, question: str, kept: list, below: list, free: int) -> list:
+    """``kept`` after the units of ``below`` (chunk units between ``THRESHOLD`` and the bar) that cannot fit in
+    the ``free`` tokens left have taken the place of weaker lines.
+
+    The bar rises as the memory fills, so that a long stream's tail of look-alikes stops churning it; but then a
+    full memory of warnings shut out a later fatal error. Such a unit takes the place of the weakest lines it
+    needs gone when its own merit (``_merit``) beats each of theirs by ``DISPLACE_MARGIN``. Best first (ties by
+    position); a line out stays out.
+    """
+    from poimen.relevance import DISPLACE_MARGIN
+
+    below = sorted((u for u in below if _cost(u) > free), key=lambda u: (-u[0], u[2]))
+    if not below or not kept:
+        return kept
+    merit = _merit(sc, question, kept + below)
+    weakest = sorted(kept, key=lambda u: (merit[u[1:3]], -u[1], -u[2]))  # who would lose a tie goes first
+    for unit in below:
+        need, k = _cost(unit) - free, 0
+        while need > 0 and k < len(weakest) and merit[weakest[k][1:3]] + DISPLACE_MARGIN <= merit[unit[1:3]]:
+            need -= _cost(weakest[k])
+            k += 1
+        if need <= 0:
+            kept = [u for u in kept if u not in weakest[:k]] + [unit]
+            del weakest[:k]
+            free = -need
+    return kept
 
 
 ANSWER_LINES = 3

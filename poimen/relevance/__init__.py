@@ -45,19 +45,25 @@
 - For a query that asks for failures (failure words or a signature poimen
   knows, and no "how was it fixed"/"what caused it" intent) a unit that looks
   like a failure — an error log level, an exception, a trace frame, an HTTP
-  error status — gets ``FAILURE_BONUS``, and one that *states* a failure (not a
-  bare stack frame) holds the query's failure words: a ``WARNING`` line answers
-  "which errors occurred?" though it never says "error".
+  error status — gets ``FAILURE_BONUS`` times its ``severity`` (1 for a warning,
+  ``ERROR_SEVERITY`` for an error or an exception, ``FATAL_SEVERITY`` for a fatal
+  level or a killed process), and one that *states* a failure (not a bare stack
+  frame) holds the query's failure words: a ``WARNING`` line answers "which
+  errors occurred?" though it never says "error", and a FATAL line outranks a
+  WARN line that matches the question as well.
 - Neighbour mixing (dialogue and logs): a unit inherits ``NEIGHBOUR_WEIGHT`` of
   the score of the unit before it, so an answer turn right after a matching
   question turn rises with it.
 
-``THRESHOLD`` (the score a unit needs for the offline gate to keep it), and
-``FILL_MARGIN`` (how much that bar rises as the memory fills), were chosen on a
-dev split: ``python -m bench.calibrate`` sweeps it over HotpotQA
+``THRESHOLD`` (the score a unit needs for the offline gate to keep it),
+``FILL_MARGIN`` (how much that bar rises as the memory fills) and
+``DISPLACE_MARGIN`` (by how much a unit below that bar must beat, on its own
+merit, each line it pushes out of a full memory; for failure questions only)
+come from ``python -m bench.calibrate``: it sweeps the first two over HotpotQA
 items disjoint from the benchmark's (questions 70–99; the benchmark reads the
-first 25–50) and takes the highest threshold that costs at most 0.03
-supporting-fact retention (see that module for the rule and the sweep).
+first 25–50) and takes the highest value that costs at most 0.03
+supporting-fact retention, and the third over loghub logs (see that module for
+the rules and the sweeps).
 
 Near-duplicates share a ``dedup_key`` (lower case, numbers and hex masked,
 spaces collapsed): the gate keeps one unit per key, the context builder one
@@ -75,15 +81,15 @@ import numpy as np
 
 from poimen.relevance.terms import (EMBED_CHARS, FAILURE_STEMS, NUMBER_WEIGHT, SYNONYMS, asks_for_failures, lexical_share, matched_weight,
                                     dedup_key, embedding_text, facets, is_failure_query, is_identifier,
-                                    looks_like_failure, name_phrases, query_terms, rarity, states_a_failure, stem, synonyms,
-                                    unit_terms)
+                                    looks_like_failure, name_phrases, query_terms, rarity, severity, states_a_failure, stem,
+                                    synonyms, unit_terms)
 from poimen.relevance.units import (HEADLINE_CHARS, MAX_UNIT_TOKENS, RECORD_MAX_TOKENS, Outline, Unit, headline, split_units,
                                     split_units_under, titles_only)
 
 __all__ = ["EMBED_CHARS", "FAILURE_STEMS", "HEADLINE_CHARS", "MAX_UNIT_TOKENS", "NUMBER_WEIGHT", "Outline", "RECORD_MAX_TOKENS", "SYNONYMS",
            "Scorer", "ScoredQuery", "Unit", "asks_for_failures", "dedup_key", "embed_texts", "embedding_text",
            "facets", "headline", "is_failure_query", "is_identifier", "lexical_share", "looks_like_failure", "query_terms", "rarity",
-           "split_units", "split_units_under", "states_a_failure", "stem", "synonyms", "titles_only", "unit_terms"]
+           "severity", "split_units", "split_units_under", "states_a_failure", "stem", "synonyms", "titles_only", "unit_terms"]
 
 LEXICAL_WEIGHT = 0.75
 NEIGHBOUR_WEIGHT = 0.15
@@ -94,8 +100,9 @@ BRIDGE_NAMES = 8  # the memory's heaviest names that can bridge
 HEADING_WEIGHT = 0.25  # what a unit's section heading adds to its lexical share counts this much (bench.calibrate --heading)
 FAILURE_BONUS = 0.15
 FILL_MARGIN = 0.3  # how much the gate's bar rises as the memory fills (chosen by bench.calibrate's rule)
+DISPLACE_MARGIN = 0.15  # one severity grade: how much a unit below the bar must beat a line by, on own merit (bench.calibrate --displace)
 THRESHOLD = 0.65  # chosen by bench.calibrate on its HotpotQA dev split (its docstring has the sweep)
-SCORER_VERSION = "fused-10"  # fused-7: headings; fused-8: word lists; fused-9: bare level markers are no failures; fused-10: a line opening in **bold** is no bullet
+SCORER_VERSION = "fused-11"  # fused-7: headings; fused-8: word lists; fused-9: bare level markers are no failures; fused-10: a line opening in **bold** is no bullet; fused-11: failure lines graded by severity, a full memory gives way
 FACET_MASS = 3.0  # a facet's lexical share counts in full only when its words weigh at least this much together
 
 
@@ -204,12 +211,13 @@ class Scorer:
         return (matched_weight(q.terms, have) + sum(w for t, w in q.expansion.items() if t in have)
                 + sum(w for stems, w in q.bridges if stems <= have))
 
-    def combine(self, q: ScoredQuery, cosine, share, failure_mask: np.ndarray) -> np.ndarray:
+    def combine(self, q: ScoredQuery, cosine, share, severities: np.ndarray) -> np.ndarray:
         """The fused score from per-part cosines and lexical shares (``cosine(part)``, ``share(part)`` -> arrays).
 
         Each part — the whole question, then each facet — scores cos + LEXICAL_WEIGHT · share (a facet's
-        share scaled down when its words weigh less than FACET_MASS), plus FAILURE_BONUS for failure-looking
-        units when that part asks for failures; a unit keeps its best part.
+        share scaled down when its words weigh less than FACET_MASS), plus FAILURE_BONUS times each unit's
+        ``severity`` (0 for a unit that looks like no failure) when that part asks for failures; a unit keeps
+        its best part.
         """
         best = None
         for part, mass in ((q, 0.0), *((f, FACET_MASS) for f in q.facets)):
@@ -218,7 +226,7 @@ class Scorer:
                 lexical = lexical * (part.total / mass)
             scores = cosine(part) + self.lexical_weight * lexical
             if part.failure and self.failure_bonus:
-                scores = scores + self.failure_bonus * failure_mask
+                scores = scores + self.failure_bonus * severities
             best = scores if best is None else np.maximum(best, scores)
         return best.astype(np.float32)
 
@@ -230,7 +238,7 @@ class Scorer:
             return np.zeros(0, dtype=np.float32)
         heads = list(headings) if headings is not None else [""] * len(units)
         vectors = self.vectors(list(units))
-        mask = np.array([looks_like_failure(u) for u in units], dtype=np.float32)
+        mask = np.array([severity(u) for u in units], dtype=np.float32)
         scores = self.combine(q, lambda part: vectors @ part.vector,
                               lambda part: np.array([self.lexical(part, u, h) for u, h in zip(units, heads)],
                                                     dtype=np.float32), mask)

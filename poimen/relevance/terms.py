@@ -27,10 +27,14 @@ _MASK = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]*\d[0-9a-f]*\b|\d+", re.I)
 _FAILURE_WORDS = frozenset("""error errors fail fails failed failing failure failures exception exceptions crash crashed
     crashes incident incidents outage outages broken warning warnings warn fatal cause caused causes root fix fixed
     fixes bug bugs problem problems wrong down timeout timeouts oom killed panic traceback trace stack""".split())
-_FAILURE_UNIT = re.compile(
-    r"\b(WARN(?:ING)?|ERROR|ERR|FATAL|CRIT(?:ICAL)?|SEVERE|PANIC|EMERG|ALERT)\b|Traceback \(most recent|"
-    r"\b[A-Z]\w*(?:Exception|Error)\b|^\s*at [\w$.]+\(|\bHTTP/\d(?:\.\d)? [45]\d\d\b|\b(?:OOMKilled|CrashLoopBackOff|"
-    r"segfault|Segmentation fault|exit code [1-9]\d*|errno)\b", re.M)
+# The shapes of a failure, by how bad each says it is (``severity``): a log level word; a killed process; an error
+# without a level (a traceback, an exception class, a 5xx, a failed exit); a warning's shapes (a frame, a 4xx).
+_LEVEL_WORDS = r"\b(?:WARN(?:ING)?|ERROR|ERR|FATAL|CRIT(?:ICAL)?|SEVERE|PANIC|EMERG|ALERT)\b"
+_KILLED_SHAPES = r"\b(?:OOMKilled|segfault|Segmentation fault)\b"
+_ERROR_SHAPES = (r"Traceback \(most recent|\b[A-Z]\w*(?:Exception|Error)\b|\bHTTP/\d(?:\.\d)? 5\d\d\b|"
+                 r"\b(?:CrashLoopBackOff|exit code [1-9]\d*|errno)\b")
+_WARNING_SHAPES = r"^\s*at [\w$.]+\(|\bHTTP/\d(?:\.\d)? 4\d\d\b"
+_FAILURE_UNIT = re.compile("|".join((_LEVEL_WORDS, _KILLED_SHAPES, _ERROR_SHAPES, _WARNING_SHAPES)), re.M)
 
 
 @functools.cache
@@ -162,7 +166,7 @@ def is_failure_query(text: str) -> bool:
     return bool(words & _FAILURE_WORDS) or bool(_FAILURE_UNIT.search(text)) or bool(extract_signatures(text))
 
 
-_LEVEL = re.compile(r"\b(?:WARN(?:ING)?|ERROR|ERR|FATAL|CRIT(?:ICAL)?|SEVERE|PANIC|EMERG|ALERT)\b")
+_LEVEL = re.compile(_LEVEL_WORDS)
 _CONTENT_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
@@ -171,6 +175,33 @@ def looks_like_failure(unit: str) -> bool:
     its level: Maven's bare ``[ERROR]`` and ``[ERROR] ^`` lines and a test runner's ``<<< ERROR!`` name no failure, and
     taken as failures they won a failure query's bonus and failure words over the lines that state one."""
     return bool(_FAILURE_UNIT.search(unit)) and bool(_CONTENT_WORD.search(_LEVEL.sub(" ", unit)))
+
+
+# How bad a failure-looking unit is, for a question after failures: a warning (or a bare frame, a 4xx) weighs 1,
+# an error, an exception or a failed exit ERROR_SEVERITY, a fatal level or a killed process FATAL_SEVERITY. The
+# line's own level says it when it has one (the first level word: "WARN … status: ERROR" is a warning, and a
+# WARN line naming an IOException is one its logger chose to survive); a line without a level goes by its shape.
+ERROR_SEVERITY = 1.5
+FATAL_SEVERITY = 2.0
+_LEVEL_SEVERITY = {"WARN": 1.0, "WARNING": 1.0, "ERROR": ERROR_SEVERITY, "ERR": ERROR_SEVERITY,
+                   "SEVERE": ERROR_SEVERITY, "FATAL": FATAL_SEVERITY, "CRIT": FATAL_SEVERITY,
+                   "CRITICAL": FATAL_SEVERITY, "PANIC": FATAL_SEVERITY, "EMERG": FATAL_SEVERITY, "ALERT": FATAL_SEVERITY}
+_KILLED = re.compile(_KILLED_SHAPES)
+_ERROR_SHAPE = re.compile(_ERROR_SHAPES)
+
+
+def severity(unit: str) -> float:
+    """0 for a unit that does not look like a failure, else its grade (1 warning, ``ERROR_SEVERITY``,
+    ``FATAL_SEVERITY``): the scorer's failure bonus is scaled by it, so for "which errors occurred?" a FATAL line
+    outranks a WARN line that matches the question as well, and a later, worse failure can displace a warning."""
+    if not looks_like_failure(unit):
+        return 0.0
+    level = _LEVEL.search(unit)
+    if level:
+        return _LEVEL_SEVERITY[level.group(0)]
+    if _KILLED.search(unit):
+        return FATAL_SEVERITY
+    return ERROR_SEVERITY if _ERROR_SHAPE.search(unit) else 1.0
 
 
 _FRAME = re.compile(r"^\s*(?:at [\w$.<>]+\(|File \"|\.\.\. \d+ more|[\w./-]+\.\w+:\d+)")
