@@ -29,6 +29,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -133,6 +134,19 @@ def parse_journal(raw: bytes, path: Path | str) -> tuple[list[Event], int, str |
     return events, good, None
 
 
+@dataclass
+class _Pending:
+    """One sealed segment's index line, waiting for a group commit."""
+
+    run_id: str
+    name: str
+    digest: str
+    events: int
+    last_hash: str
+    done: bool = False
+    error: BaseException | None = None
+
+
 class RunJournal:
     """The live journal of one run, claimed by this writer until it is sealed or closed: append whole turns, then seal."""
 
@@ -221,6 +235,8 @@ class EventLog:
         self.index_path = self.store.where(INDEX)
         self._writing = 0
         self._index_lock = threading.Lock()  # runs seal from worker threads; the index cache is theirs in turn
+        self._queue_lock = threading.Lock()
+        self._queued: list[_Pending] = []  # index lines waiting for the next commit (``_commit``)
         self._scanned: tuple[int, int, str, frozenset[str]] = (0, 0, INDEX_GENESIS, frozenset())
         self._journals: frozenset[str] | None = None  # the journals the writer session listed when it began
         # The hash scheme a new run is written in; a full rebuild sets it to each stored run's own scheme.
@@ -332,20 +348,45 @@ class EventLog:
         return self._scanned
 
     def _commit(self, run_id: str, name: str, digest: str, events: list[Event]) -> None:
-        """Append the segment's index line as the one committer of the moment; a run already indexed is not again."""
-        def line(raw: bytes) -> bytes | None:
-            _, n, prev, ids = self._scan(raw)
-            if run_id in ids:
-                return None
-            entry = {
-                "n": n, "run_id": run_id, "file": name,
-                "file_sha256": digest, "events": len(events), "last_hash": events[-1].hash, "prev": prev,
-            }
-            entry["hash"] = index_entry_hash(entry)
-            return (canonical_json(entry) + "\n").encode()
+        """Append the segment's index line as the one committer of the moment; a run already indexed is not again.
 
+        Seals that finish together commit together (group commit): each queues its line, and whichever takes the
+        index lock appends every queued line in one write, one fsync locally and one conditional put on an object
+        store; the others find theirs done when they get the lock. Loops started together end together, and their
+        seals used to queue for one fsync each. A failed commit fails every seal in it: none of their lines is in.
+        """
+        mine = _Pending(run_id, name, digest, len(events), events[-1].hash)
+        with self._queue_lock:
+            self._queued.append(mine)
         with self._index_lock:
-            self.store.commit(INDEX, line)
+            if not mine.done:
+                with self._queue_lock:
+                    batch, self._queued = self._queued, []
+                try:
+                    self.store.commit(INDEX, lambda raw: self._index_lines(raw, batch))
+                except BaseException as exc:
+                    for pending in batch:
+                        pending.error = exc
+                finally:
+                    for pending in batch:
+                        pending.done = True
+        if mine.error is not None:
+            raise mine.error
+
+    def _index_lines(self, raw: bytes, batch: list["_Pending"]) -> bytes | None:
+        """The index lines ``batch`` appends to the index bytes ``raw``: each chained to the one before it, none for a
+        run the index already holds."""
+        _, n, prev, ids = self._scan(raw)
+        lines = []
+        for p in batch:
+            if p.run_id in ids:
+                continue
+            entry = {"n": n, "run_id": p.run_id, "file": p.name, "file_sha256": p.digest, "events": p.events,
+                     "last_hash": p.last_hash, "prev": prev}
+            entry["hash"] = prev = index_entry_hash(entry)
+            lines.append(canonical_json(entry) + "\n")
+            n, ids = n + 1, ids | {p.run_id}
+        return "".join(lines).encode() or None
 
     def carry(self, run_id: str, events: list[Event]) -> None:
         """Seal another log's run as it stands, hashes and all (a full rebuild copying what it cannot re-derive)."""
@@ -373,7 +414,11 @@ class EventLog:
             journal.close()
             raise LogCorrupt(f"{self.root}: run {run_id} already has a journal")
         # A journal that ends in run_end was killed while sealing (its whole run is one append): finish that seal.
-        return journal.seal(drafts)
+        try:
+            return journal.seal(drafts)
+        except BaseException:
+            journal.close()  # the journal stays for a resume; the claim must not outlive the failed seal
+            raise
 
     # -- reading -----------------------------------------------------------
     def index(self) -> list[dict]:
