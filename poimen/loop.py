@@ -216,6 +216,7 @@ async def run_loop(
         ).to_attrs())]
     state = _replay(sink.events)
     pending: asyncio.Future | None = None
+    closing: list[EventDraft] = []  # the last turn's events, sealed with run_end
     try:
         for chunk in _skip(stream.open(), state.turn):
             if state.exited:
@@ -257,20 +258,27 @@ async def run_loop(
                     state.memory, state.memory_sha, state.used = reply.memory, sha256_text(reply.memory), state.used + 1
                     state.memory_tokens = candidate_tokens
                 state.exited = acted
-            # The journal write (with its fsync) runs off the event loop and overlaps the next turn's model
-            # call; turns still reach the journal whole and in order, and a crash loses at most the turn in
-            # flight, which resume asks again, exactly as if the crash had come during its model call.
-            if pending is not None:
-                await pending
-            pending = asyncio.ensure_future(_io(sink.append, opening + drafts))  # off the event loop: a put is a round trip
-            opening = []
             state.turn = t
+            if state.exited or t == len(stream.chunk_shas):
+                # The last turn goes into the segment with run_end, not into the journal first: the seal follows
+                # at once, and a writer killed before it has committed loses only this turn, which the resume asks
+                # again, exactly as if the kill had come during its model call. Runs started together end
+                # together, so this saves a burst of journal writes (fsyncs, or puts) just when every run seals.
+                opening, closing = [], opening + drafts
+            else:
+                # The journal write (with its fsync) runs off the event loop and overlaps the next turn's model
+                # call; turns still reach the journal whole and in order, and a crash loses at most the turn in
+                # flight, which resume asks again, exactly as if the crash had come during its model call.
+                if pending is not None:
+                    await pending
+                pending = asyncio.ensure_future(_io(sink.append, opening + drafts))  # off the event loop: a put is a round trip
+                opening = []
             if on_turn:
                 on_turn(t, bool(reply and reply.update and drafts[-1].kind == EventKind.MEMORY), state.memory_tokens)
     finally:
         if pending is not None:
             await pending
-    await _io(sink.seal, opening + [EventDraft(kind=EventKind.RUN_END, **base, turn=state.turn, sha=state.memory_sha, text=state.memory,
+    await _io(sink.seal, opening + closing + [EventDraft(kind=EventKind.RUN_END, **base, turn=state.turn, sha=state.memory_sha, text=state.memory,
                           attrs=P.RunEnd(state.turn, state.used, state.memory_sha, state.exited,
                                          state.parse_failures, state.over_budget).to_attrs())])
     return RunOutcome(run_id, level, query.id, stream.id, "sealed", state.turn, state.used,
