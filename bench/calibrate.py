@@ -163,7 +163,8 @@ DISPLACE_GRID = (0.0, 0.05, 0.10, 0.15, 0.30, float("inf"))  # inf: no unit belo
 # the standard levels (WARN and worse), the Hadoop one (where the problem was seen) held out as the check.
 DISPLACE_SYSTEMS, DISPLACE_HELD_OUT = ("BGL", "HDFS", "OpenStack", "Zookeeper"), ("Hadoop",)
 LOG_QUERY = "Which errors occurred and what component failed?"
-LEVEL_GRADE = {"WARN": 1.0, "WARNING": 1.0, "ERROR": 1.5, "SEVERE": 1.5, "FATAL": 2.0, "CRITICAL": 2.0}
+LEVEL_GRADE = {"WARN": 1.0, "WARNING": 1.0, "ERROR": 1.5, "SEVERE": 1.5, "FATAL": 2.0, "CRITICAL": 2.0,
+               "warn": 1.0, "error": 1.5, "W": 1.0, "E": 1.5, "F": 2.0}  # Apache's and Android logcat's Level columns
 
 
 def severe_recall(system: str, memory: str) -> float:

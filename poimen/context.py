@@ -24,12 +24,12 @@ and ``source#chunk:line``. ``mem context``, ``mem ask`` and the archival tier of
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
 
-from poimen.context_lines import Context, ContextLine, Origin
+from poimen.context_lines import Context, ContextLine, HitLines, Origin
 from poimen.errors import IndexMissing, PoimenError
 from poimen.relevance import (FAILURE_STEMS, NEIGHBOUR_WEIGHT, SYNONYMS, Scorer, dedup_key, severity,
                               states_a_failure, synonyms, unit_terms)
@@ -260,21 +260,60 @@ class ContextEngine:
             out.tokens += cost
         return out
 
-    def lines_near(self, question: str, shas: set[str], k: int = 4, proximity: float = 0.5,
-                   scale: float = 6.0) -> list[ContextLine]:
-        """The ``k`` lines of the given memories/chunks that best explain a hit: fused score plus closeness in
-        the stream to the unit that matches ``question`` best (the failure itself, for a raw error); the best
-        line, then the best cause line and the best fix line, then the rest."""
+    def hit_lines(self, question: str, owners: list[set[str]], k: int = 4) -> list[HitLines]:
+        """The lines each hit of a lookup shows, hits in rank order, ``owners[n]`` the shas hit n+1 draws from.
+
+        What a person reading the hits needs is each line once. A hit shows its ``k`` best distinct lines
+        (``_distinct_lines``: near-duplicates, the same line with other numbers or ids as ``dedup_key`` has it,
+        are one line marked ×n), less those a higher hit already shows: a chunk that is a memory's evidence, or
+        one template repeated over many chunks, would otherwise print the same lines under every hit, and one
+        incident would be read once per hit. What is left out is counted against the hit that showed it
+        (``HitLines.shown_above``), so the reader still learns that this hit holds that incident; a hit whose
+        best lines were all shown above shows no line, only that note. Its next-best lines are not promoted in
+        their place: they would make a repeat look like new material, and they rank below what the hit is about."""
+        shown: dict[str, int] = {}  # dedup key -> the (1-based) hit that showed it
+        out = []
+        for n, shas in enumerate(owners, start=1):
+            best = self._distinct_lines(question, shas, k)
+            above = Counter(shown[self.keys[i]] for _, i, _ in best if self.keys[i] in shown)
+            lines = tuple(self._hit_line(i, s, shas, times) for s, i, times in best if self.keys[i] not in shown)
+            shown.update({self.keys[i]: n for _, i, _ in best if self.keys[i] not in shown})
+            out.append(HitLines(lines, tuple(sorted(above.items()))))
+        return out
+
+    def _distinct_lines(self, question: str, shas: set[str], k: int) -> list[tuple[float, int, int]]:
+        """(score, candidate, how many of the hit's lines it stands for) of the ``k`` best lines of the given
+        memories/chunks that are not near-duplicates of a better one: a chunk of one template repeated (a retry
+        loop's 'ERROR IN CONTACTING RM.' every two seconds) is one line ×n, not k copies of it."""
+        ranked = self._ranked_lines(question, shas)
+        times = Counter(self.keys[i] for _, i in ranked)
+        best: dict[str, tuple[float, int, int]] = {}
+        for s, i in ranked:
+            if len(best) == k:
+                break
+            best.setdefault(self.keys[i], (s, i, times[self.keys[i]]))
+        return list(best.values())
+
+    def _hit_line(self, i: int, score: float, shas: set[str], repeats: int = 1) -> ContextLine:
+        """Candidate ``i`` as a hit's line, the hit's own origin first: under a chunk hit a line a memory also kept
+        is tagged with that chunk, where the hit found it, not with the memory (a hit of its own, or not found)."""
+        origins = tuple(sorted(self.origins[i], key=lambda o: o.sha not in shas))
+        return ContextLine(self.texts[i], score, origins, repeats)
+
+    def _ranked_lines(self, question: str, shas: set[str], proximity: float = 0.5,
+                      scale: float = 6.0) -> list[tuple[float, int]]:
+        """(score, candidate) of the lines of the given memories/chunks, in the order a hit shows them: fused score
+        plus closeness in the stream to the unit that matches ``question`` best (the failure itself, for a raw
+        error); the best line, then the best cause line and the best fix line, then the rest.
+
+        Only lines that the given memories or chunks hold: a chunk hit shows its own chunk, not what memories
+        kept from its stream. Those memory lines are the memory's to show, under the memory's own hit (it also
+        ranks for the question if they matter), and adding them to every chunk of the stream printed the same
+        memory lines under each chunk hit, hiding what the chunk itself says."""
         scores = self.scores(question)
         members = [i for i, os_ in enumerate(self.origins) if any(o.sha in shas for o in os_)]
         if not members:
             return []
-        # A chunk hit also offers what the memories kept from its stream: the cause or fix of a failure often
-        # comes a few messages after it, in a later chunk, and a memory line is the distilled form of that.
-        chunk_sources = {o.source for i in members for o in self.origins[i] if o.sha in shas and o.kind != "memory"}
-        if chunk_sources:
-            members = sorted(set(members) | {i for i, os_ in enumerate(self.origins)
-                                             if any(o.kind == "memory" and o.source in chunk_sources for o in os_)})
         stream_pos = self._stream_positions()
         sources = {stream_pos[i][0] for i in members if i in stream_pos}
         anchors = [i for i in stream_pos if stream_pos[i][0] in sources]
@@ -293,8 +332,7 @@ class ContextEngine:
             best = next(((s, i) for s, i in ranked if unit_terms(self.texts[i]) & group), None)
             if best and best not in picked:
                 picked.append(best)
-        picked += [t for t in ranked if t not in picked]
-        return [ContextLine(self.texts[i], s, tuple(self.origins[i])) for s, i in picked[:k]]
+        return picked + [t for t in ranked if t not in picked]
 
     def _stream_positions(self) -> dict[int, tuple[str, int]]:
         """Candidate -> (source, ordinal of its first occurrence among that source's L0 units)."""

@@ -100,6 +100,19 @@ class ContextLine:
         return [o for o in self.origins if o.kind == "memory"]
 
 
+@dataclass(frozen=True)
+class HitLines:
+    """The lines a lookup hit shows, and the ones it leaves out because a higher hit showed them already."""
+
+    lines: tuple[ContextLine, ...]
+    shown_above: tuple[tuple[int, int], ...] = ()  # (the 1-based hit that showed them, how many), by hit
+
+    def note(self) -> str:
+        """'2 lines shown above under hit 1', or '' when nothing was left out."""
+        parts = [f"{m} line{'s' if m > 1 else ''} shown above under hit {n}" for n, m in self.shown_above]
+        return "; ".join(parts)
+
+
 @dataclass
 class Context:
     question: str

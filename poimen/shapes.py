@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, fields
 from typing import Any
 
-from poimen.context_lines import Context, ContextLine, Origin
+from poimen.context_lines import Context, ContextLine, HitLines, Origin
 from poimen.index.hits import Hit, Provenance
 
 Shape = dict[str, Any]
@@ -26,19 +26,24 @@ def line_from(d: Shape) -> ContextLine:
     return ContextLine(d["text"], d["score"], tuple(Origin(**o) for o in d["origins"]), d["repeats"])
 
 
-def hit_shape(hit: Hit, lines: list[ContextLine] | None = None) -> Shape:
-    """A hit with its provenance; ``lines``: the hit's lines that match best (None when the index has no units)."""
-    return {**asdict(hit), "lines": None if lines is None else [line_shape(x) for x in lines]}
+def hit_shape(hit: Hit, shown: HitLines | None = None) -> Shape:
+    """A hit with its provenance; ``lines``: the hit's lines that match best, less those a higher hit shows, and
+    ``shown_above``: [hit number, lines] for each higher hit that showed some of them (``ContextEngine.hit_lines``);
+    ``lines`` is None when the index has no units."""
+    return {**asdict(hit), "lines": None if shown is None else [line_shape(x) for x in shown.lines],
+            "shown_above": [] if shown is None else [list(pair) for pair in shown.shown_above]}
 
 
-def hit_from(d: Shape) -> tuple[Hit, list[ContextLine] | None]:
+def hit_from(d: Shape) -> tuple[Hit, HitLines | None]:
     names = {f.name for f in fields(Hit)}
     kw = {k: v for k, v in d.items() if k in names}
     kw["evidence"] = tuple(Provenance(**p) for p in d["evidence"])
     kw["via"], kw["signature_keys"] = tuple(d.get("via", ())), tuple(d.get("signature_keys", ()))
     kw["ranks"] = tuple(tuple(r) for r in d.get("ranks", ()))
     lines = d.get("lines")
-    return Hit(**kw), None if lines is None else [line_from(x) for x in lines]
+    if lines is None:
+        return Hit(**kw), None
+    return Hit(**kw), HitLines(tuple(line_from(x) for x in lines), tuple((n, m) for n, m in d["shown_above"]))
 
 
 def context_shape(ctx: Context) -> Shape:

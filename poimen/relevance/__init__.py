@@ -44,7 +44,9 @@
   (copied without its heading) is scored by what it says.
 - For a query that asks for failures (failure words or a signature poimen
   knows, and no "how was it fixed"/"what caused it" intent) a unit that looks
-  like a failure — an error log level, an exception, a trace frame, an HTTP
+  like a failure — a log level (upper case anywhere, or in a format's own
+  place: ``[error]``, logcat's ``E``, ``level=error``, ``"level":"warn"``,
+  glog's ``E0312``, ``<3>``), an exception, a trace frame, an HTTP
   error status — gets ``FAILURE_BONUS`` times its ``severity`` (1 for a warning,
   ``ERROR_SEVERITY`` for an error or an exception, ``FATAL_SEVERITY`` for a fatal
   level or a killed process), and one that *states* a failure (not a bare stack
@@ -102,7 +104,7 @@ FAILURE_BONUS = 0.15
 FILL_MARGIN = 0.3  # how much the gate's bar rises as the memory fills (chosen by bench.calibrate's rule)
 DISPLACE_MARGIN = 0.15  # one severity grade: how much a unit below the bar must beat a line by, on own merit (bench.calibrate --displace)
 THRESHOLD = 0.65  # chosen by bench.calibrate on its HotpotQA dev split (its docstring has the sweep)
-SCORER_VERSION = "fused-11"  # fused-7: headings; fused-8: word lists; fused-9: bare level markers are no failures; fused-10: a line opening in **bold** is no bullet; fused-11: failure lines graded by severity, a full memory gives way
+SCORER_VERSION = "fused-12"  # fused-7: headings; fused-8: word lists; fused-9: bare level markers are no failures; fused-10: a line opening in **bold** is no bullet; fused-11: failure lines graded by severity, a full memory gives way; fused-12: levels in bracketed, logcat, logfmt/JSON, glog and <n> shapes
 FACET_MASS = 3.0  # a facet's lexical share counts in full only when its words weigh at least this much together
 
 

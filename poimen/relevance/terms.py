@@ -27,9 +27,27 @@ _MASK = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]*\d[0-9a-f]*\b|\d+", re.I)
 _FAILURE_WORDS = frozenset("""error errors fail fails failed failing failure failures exception exceptions crash crashed
     crashes incident incidents outage outages broken warning warnings warn fatal cause caused causes root fix fixed
     fixes bug bugs problem problems wrong down timeout timeouts oom killed panic traceback trace stack""".split())
-# The shapes of a failure, by how bad each says it is (``severity``): a log level word; a killed process; an error
+# The shapes of a failure, by how bad each says it is (``severity``): a log level; a killed process; an error
 # without a level (a traceback, an exception class, a 5xx, a failed exit); a warning's shapes (a frame, a 4xx).
-_LEVEL_WORDS = r"\b(?:WARN(?:ING)?|ERROR|ERR|FATAL|CRIT(?:ICAL)?|SEVERE|PANIC|EMERG|ALERT)\b"
+# A level is a level word where a log format puts one, each shape capturing the word: upper case anywhere (WARN,
+# [ERROR], ERROR:); any case only in a level's own markup — bracketed as Apache and nginx write it ([error], [warn],
+# [crit]), a logfmt or JSON level field (level=error, "level": "warn"), a command's lower-case "error: " opening a
+# line (git, cargo, npm); a single letter only in a level column: Android logcat's (after date, time, pid and tid,
+# or E/Tag(pid): opening a line) and glog/klog's (E0312 10:15:30 opening a line); a kernel or sd-daemon priority
+# <0> to <4> opening a line. Prose ("an error in judgement", "E. coli") has none of these shapes.
+_LEVEL_NAMES = r"WARN(?:ING)?|ERROR|ERR|FATAL|CRIT(?:ICAL)?|SEVERE|PANIC|EMERG|ALERT"
+_LOGCAT_TIME = r"(?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d\.\d+"
+_LEVEL_WORDS = "|".join((
+    rf"\b({_LEVEL_NAMES})\b",
+    rf"\[(?i:({_LEVEL_NAMES}))\]",
+    rf"\b(?:level|lvl|severity)=\"?(?i:({_LEVEL_NAMES}))\b",
+    rf"\"(?:level|lvl|severity)\"\s*:\s*\"(?i:({_LEVEL_NAMES}))\"",
+    rf"^{_LOGCAT_TIME}\s+\d+\s+\d+\s+([WEF])\s",
+    rf"^(?:{_LOGCAT_TIME}\s+)?([WEF])/[^\s(:]+\s*(?:\(\s*\d+\))?:",
+    r"^([WEF])\d{4} \d\d:\d\d:\d\d",
+    r"^(error|fatal|warning):\s",
+    r"^<([0-4])>",
+))
 _KILLED_SHAPES = r"\b(?:OOMKilled|segfault|Segmentation fault)\b"
 _ERROR_SHAPES = (r"Traceback \(most recent|\b[A-Z]\w*(?:Exception|Error)\b|\bHTTP/\d(?:\.\d)? 5\d\d\b|"
                  r"\b(?:CrashLoopBackOff|exit code [1-9]\d*|errno)\b")
@@ -166,7 +184,7 @@ def is_failure_query(text: str) -> bool:
     return bool(words & _FAILURE_WORDS) or bool(_FAILURE_UNIT.search(text)) or bool(extract_signatures(text))
 
 
-_LEVEL = re.compile(_LEVEL_WORDS)
+_LEVEL = re.compile(_LEVEL_WORDS, re.M)
 _CONTENT_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
@@ -180,12 +198,15 @@ def looks_like_failure(unit: str) -> bool:
 # How bad a failure-looking unit is, for a question after failures: a warning (or a bare frame, a 4xx) weighs 1,
 # an error, an exception or a failed exit ERROR_SEVERITY, a fatal level or a killed process FATAL_SEVERITY. The
 # line's own level says it when it has one (the first level word: "WARN … status: ERROR" is a warning, and a
-# WARN line naming an IOException is one its logger chose to survive); a line without a level goes by its shape.
+# WARN line naming an IOException is one its logger chose to survive; logcat's "E/AndroidRuntime: FATAL EXCEPTION" is
+# an error by its E, as its logger graded it); a line without a level goes by its shape.
 ERROR_SEVERITY = 1.5
 FATAL_SEVERITY = 2.0
 _LEVEL_SEVERITY = {"WARN": 1.0, "WARNING": 1.0, "ERROR": ERROR_SEVERITY, "ERR": ERROR_SEVERITY,
                    "SEVERE": ERROR_SEVERITY, "FATAL": FATAL_SEVERITY, "CRIT": FATAL_SEVERITY,
-                   "CRITICAL": FATAL_SEVERITY, "PANIC": FATAL_SEVERITY, "EMERG": FATAL_SEVERITY, "ALERT": FATAL_SEVERITY}
+                   "CRITICAL": FATAL_SEVERITY, "PANIC": FATAL_SEVERITY, "EMERG": FATAL_SEVERITY, "ALERT": FATAL_SEVERITY,
+                   "W": 1.0, "E": ERROR_SEVERITY, "F": FATAL_SEVERITY,  # logcat's letters
+                   "4": 1.0, "3": ERROR_SEVERITY, "2": FATAL_SEVERITY, "1": FATAL_SEVERITY, "0": FATAL_SEVERITY}  # <n>
 _KILLED = re.compile(_KILLED_SHAPES)
 _ERROR_SHAPE = re.compile(_ERROR_SHAPES)
 
@@ -198,7 +219,7 @@ def severity(unit: str) -> float:
         return 0.0
     level = _LEVEL.search(unit)
     if level:
-        return _LEVEL_SEVERITY[level.group(0)]
+        return _LEVEL_SEVERITY[next(word for word in level.groups() if word).upper()]
     if _KILLED.search(unit):
         return FATAL_SEVERITY
     return ERROR_SEVERITY if _ERROR_SHAPE.search(unit) else 1.0

@@ -63,14 +63,17 @@ class ReadService:
         return self._engine
 
     def lookup(self, text: str, k: int = 10, explain: bool = False, lines: int = 4) -> list[Shape]:
-        """Hits for ``text``, each with its ``lines`` best-matching lines (None: an index without units)."""
+        """Hits for ``text``, each with its ``lines`` best-matching lines that no higher hit shows (None: an index
+        without units)."""
         hits = self.index().search(text, k, explain)
         try:
             engine = self.engine()
         except PoimenError:
             engine = None  # an index from before the unit projections: the hits still stand, without lines
-        return [hit_shape(h, engine.lines_near(text, explained_by(h), k=lines) if engine is not None else None)
-                for h in hits]
+        if engine is None:
+            return [hit_shape(h) for h in hits]
+        shown = engine.hit_lines(text, [explained_by(h) for h in hits], k=lines)
+        return [hit_shape(h, s) for h, s in zip(hits, shown)]
 
     def context(self, question: str, budget: int = 2000) -> Shape:
         return context_shape(self.engine().context(question, budget))
