@@ -93,3 +93,15 @@ def test_a_failed_group_commit_fails_every_seal_in_it_and_indexes_none(tmp_path)
         for i in range(1, N):
             log.append_run(f"run-{i:02d}", _drafts(i))  # the resume finishes each seal
     assert sorted(log.sealed_run_ids()) == [f"run-{i:02d}" for i in range(N)] and verify(log.root).ok
+
+
+def test_is_sealed_sees_another_writers_commit_after_an_earlier_look(tmp_path):
+    """``is_sealed`` parses only the index lines added since its last look: a run another writer (another EventLog
+    on the same root) seals after a first look is found sealed at the next, and one never sealed stays unsealed."""
+    mine, other = EventLog(tmp_path / "log"), EventLog(tmp_path / "log")
+    with mine.writer(shared=True):
+        mine.append_run("run-00", _drafts(0))
+        assert mine.is_sealed("run-00") and not mine.is_sealed("run-01")
+        with other.writer(shared=True):
+            other.append_run("run-01", _drafts(1))
+        assert mine.is_sealed("run-01") and mine.is_sealed("run-00") and not mine.is_sealed("run-02")

@@ -99,6 +99,24 @@ def index_entry_hash(entry: dict) -> str:
     return hashlib.sha256((entry["prev"] + "\n" + canonical_json(body)).encode()).hexdigest()
 
 
+# (bytes read, entries, last hash, run ids) of an index read so far.
+IndexScan = tuple[int, int, str, frozenset[str]]
+NO_SCAN: IndexScan = (0, 0, INDEX_GENESIS, frozenset())
+
+
+def scan_index(raw: bytes, known: IndexScan = NO_SCAN) -> IndexScan:
+    """The scan of the index bytes ``raw``, parsing only what ``known`` (an earlier scan of the same index) has not
+    read: the index only grows by whole lines, so a scan needs just the lines added since."""
+    done, n, last, ids = known
+    if len(raw) < done:  # not the index we read before (replaced under us): read it whole
+        done, n, last, ids = NO_SCAN
+    complete = raw[: raw.rfind(b"\n") + 1]
+    new = [json.loads(line) for line in complete[done:].splitlines() if line.strip()]
+    if new:
+        n, last, ids = n + len(new), new[-1]["hash"], ids | {e["run_id"] for e in new}
+    return (len(complete), n, last, ids)
+
+
 def run_scheme(run_id: str, events: list[Event]) -> int | None:
     """The hash scheme of a run's events (None for no events, or a first event on no genesis of the run)."""
     return scheme_of(run_id, events[0].prev_hash) if events else None
@@ -237,7 +255,9 @@ class EventLog:
         self._index_lock = threading.Lock()  # runs seal from worker threads; the index cache is theirs in turn
         self._queue_lock = threading.Lock()
         self._queued: list[_Pending] = []  # index lines waiting for the next commit (``_commit``)
-        self._scanned: tuple[int, int, str, frozenset[str]] = (0, 0, INDEX_GENESIS, frozenset())
+        self._scanned: IndexScan = NO_SCAN
+        self._seen_lock = threading.Lock()
+        self._seen: IndexScan = NO_SCAN  # ``is_sealed``'s own scan
         self._journals: frozenset[str] | None = None  # the journals the writer session listed when it began
         # The hash scheme a new run is written in; a full rebuild sets it to each stored run's own scheme.
         self.scheme_for: Callable[[str], int] = lambda _run_id: SCHEME
@@ -335,16 +355,9 @@ class EventLog:
             self.store.put(name, parquet_bytes(events))
         self._commit(run_id, name, digest, events)
 
-    def _scan(self, raw: bytes) -> tuple[int, int, str, frozenset[str]]:
-        """(bytes read, entries, last hash, run ids) of the index bytes ``raw``, reading only what is new."""
-        done, n, last, ids = self._scanned
-        if len(raw) < done:  # not the index we read before (replaced under us): read it whole
-            done, n, last, ids = 0, 0, INDEX_GENESIS, frozenset()
-        complete = raw[: raw.rfind(b"\n") + 1]
-        new = [json.loads(line) for line in complete[done:].splitlines() if line.strip()]
-        if new:
-            n, last, ids = n + len(new), new[-1]["hash"], ids | {e["run_id"] for e in new}
-        self._scanned = (len(complete), n, last, ids)
+    def _scan(self, raw: bytes) -> IndexScan:
+        """The committers' scan of the index bytes ``raw`` (under the index lock), reading only what is new."""
+        self._scanned = scan_index(raw, self._scanned)
         return self._scanned
 
     def _commit(self, run_id: str, name: str, digest: str, events: list[Event]) -> None:
@@ -431,7 +444,13 @@ class EventLog:
         return [e["run_id"] for e in self.index()]
 
     def is_sealed(self, run_id: str) -> bool:
-        return run_id in set(self.sealed_run_ids()) and self.store.exists(f"segments/{run_id}.parquet")
+        """Whether ``run_id`` is indexed and its segment there. The index is read whole (another writer may have
+        committed since) but parsed only past what this log parsed before: a build asks once per run, and parsing
+        the whole index each time made a build of n runs cost n² line parses."""
+        with self._seen_lock:  # not the index lock: a look must not wait for a commit (a round trip on S3)
+            self._seen = scan_index(self.store.read(INDEX) or b"", self._seen)
+            ids = self._seen[3]
+        return run_id in ids and self.store.exists(f"segments/{run_id}.parquet")
 
     def run_events(self, run_id: str) -> list[Event]:
         return self.read_segment(f"segments/{run_id}.parquet")
