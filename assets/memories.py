@@ -9,6 +9,7 @@ from assets.metadata import gate_timeline, outcome_counts, run_stats, sealed_eve
 from poimen.chunk_store import CHUNK_DIR, stored_stream
 from poimen.chunking import source_id
 from poimen.core import RunRequest, RunResult, run_loops
+from poimen.loop import FINISHED
 from poimen.errors import SourceError
 from poimen.log.forgotten import forgotten
 from poimen.progress import RunProgress
@@ -46,7 +47,7 @@ def run_level(context, level: str, corpus: CorpusResource, event_log: EventLogRe
 
 def require_finished(result: RunResult) -> None:
     """Fail loudly on runs that did not finish (a re-materialization resumes them)."""
-    unfinished = [o for o in result.outcomes if o.status not in ("sealed", "skipped")]
+    unfinished = [o for o in result.outcomes if o.status not in FINISHED]
     if unfinished:
         raise dg.Failure(
             description=f"{len(unfinished)} runs did not finish (re-materialize to resume them): " + "; ".join(o.error for o in unfinished[:5]),

@@ -10,7 +10,7 @@ from pathlib import Path
 from poimen.domain import Level, Query
 from poimen.llm.client import ModelClient, ModelConfig, client_for
 from poimen.log.store import EventLog
-from poimen.loop import LoopConfig, RunOutcome, Stream
+from poimen.loop import FINISHED, LoopConfig, RunOutcome, Stream
 from poimen.queries import adhoc_query, load_queries
 from poimen.chunking import sources_root
 from poimen.runner import RunPlan, execute, l2_stream, open_sources
@@ -44,7 +44,7 @@ class RunResult:
 
     @property
     def ok(self) -> bool:
-        return not self.source_errors and all(o.status in ("sealed", "skipped") for o in self.outcomes)
+        return not self.source_errors and all(o.status in FINISHED for o in self.outcomes)
 
 
 def plan_runs(req: RunRequest, log: EventLog) -> tuple[list[RunPlan], list[str]]:

@@ -47,6 +47,16 @@ class SessionConflict(LogConflict):
     the session began, so what it read is stale; ``EventLog.exclusive`` drops its unindexed writes and redoes it."""
 
 
+class RunForgotten(PoimenError):
+    """A ``mem forget`` committed while this run was being written, and names what the run read (its source, a chunk
+    or memory it took in, or its journal): the run is dropped, not sealed, and nothing of it is kept."""
+
+    def __init__(self, run_id: str, root: str, forget_run: str):
+        super().__init__(f"{root}: run {run_id[:16]} read what {forget_run} forgot while it ran; it was dropped, "
+                         "not sealed")
+        self.run_id, self.root, self.forget_run = run_id, root, forget_run
+
+
 class LogCorrupt(PoimenError):
     """The event log fails verification; the message names the first bad event."""
 

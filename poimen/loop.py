@@ -106,13 +106,19 @@ def run_id_for(level: Level, query: Query, stream: Stream, cfg: LoopConfig, mode
     return sha256_json(inputs)
 
 
+# The statuses of a run that needs nothing more: sealed now, found sealed, or dropped because a forget overtook it.
+FINISHED = ("sealed", "skipped", "forgotten")
+
+
 @dataclass
 class RunOutcome:
     run_id: str
     level: Level
     query_id: str
     stream_id: str
-    status: str  # "sealed" | "skipped" (already sealed) | "interrupted" (model unavailable)
+    # "sealed" | "skipped" (already sealed) | "interrupted" (model unavailable) | "unfinished" | "forgotten" (a forget
+    # committed while it ran names what it read: dropped, not sealed; nothing to resume)
+    status: str
     chunks_seen: int = 0
     chunks_used: int = 0
     final_memory: str = ""

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from poimen.chunking import DEFAULT_MAX_TOKENS, iter_chunks, source_id, sources_root
 from poimen.domain import Chunk, Level, Query
-from poimen.errors import ModelUnavailable, RunBusy, RunInterrupted, SourceError
+from poimen.errors import ModelUnavailable, RunBusy, RunForgotten, RunInterrupted, SourceError
 from poimen.llm.client import ModelClient
 from poimen.log.payloads import RunEnd
 from poimen.log.forgotten import forgotten
@@ -162,6 +162,9 @@ async def execute(
             except RunBusy as exc:  # on object storage: another writer put one of this run's turns first; it is theirs
                 outcome.status, outcome.problem = "unfinished", exc
                 return outcome
+            except RunForgotten as exc:  # a forget on another machine overtook it: dropped, as the forget wants
+                outcome.status, outcome.problem = "forgotten", exc
+                return outcome
             finally:
                 journal.close()
 
@@ -172,5 +175,12 @@ async def execute(
 
 
 def record_streams(log: EventLog, streams: Sequence[Stream], sealed: frozenset[str]) -> list[str]:
-    """Record each L0 stream as its own sealed run (``record_stream``), one after another; their run ids."""
-    return [record_stream(log, s.id, list(s.open()), sealed) for s in streams]
+    """Record each L0 stream as its own sealed run (``record_stream``), one after another; their run ids (less any
+    a forget committed meanwhile dropped)."""
+    recorded = []
+    for s in streams:
+        try:
+            recorded.append(record_stream(log, s.id, list(s.open()), sealed))
+        except RunForgotten:  # forgotten on another machine while this batch ran: the record is dropped, as it should be
+            continue
+    return recorded

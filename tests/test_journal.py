@@ -75,7 +75,7 @@ def test_killed_while_sealing_the_journal_resumes_to_the_same_segment(tmp_path, 
     run_id = _loop(whole, stream).run_id
     log = EventLog(tmp_path / "log")
 
-    def die(self, rid, events):
+    def die(self, rid, events, **how):
         raise SystemExit("killed between the last turn and the seal")
 
     with monkeypatch.context() as m:

@@ -9,6 +9,7 @@ since the storage changes where bytes go, never which bytes. Concurrent writers 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -451,3 +452,44 @@ def test_a_local_server_stops_on_sigterm_even_when_its_parent_ignores_sigterm(se
     finally:
         signal.signal(signal.SIGTERM, before)
     assert s.process.returncode == -signal.SIGTERM  # stopped by terminate, not killed after its 10 s grace
+
+
+def test_a_run_in_flight_when_a_forget_commits_is_dropped_not_sealed(s3, tmp_path):
+    """The forget fence. Another machine's writer began its session and journaled a turn of a run over incident-00;
+    then a forget of incident-00 committed (dropping that journal); then the writer seals. An object store has no
+    lease the forget could hold it off with, so the run's own commit checks for forgets committed since its session
+    began: the run is dropped (``RunForgotten``), no segment or journal of it is left, the forgotten text is nowhere
+    on the store, and the log verifies. A run over the other source, sealed in the same session, is sealed."""
+    from poimen.errors import RunForgotten
+    from poimen.rematerialize import as_draft
+
+    root = s3.uri("forget-fence")
+    files = sources(tmp_path / "src", 1)
+    files.append(tmp_path / "src" / "incident-01.md")  # no text in common with incident-00 (the fence goes by sha)
+    files[1].write_text("# Incident 1\n\nService shard-1 was affected.\n\nThe nightly backup job ran out of disk on "
+                        "the replica; rotating the WAL archive freed 40 GB and the job finished.\n")
+    build(root, files)
+    early = EventLog(tmp_path / "in-flight")  # the runs the other machine is making, byte for byte
+    build(early.root, files, query="Which service was affected?")
+    in_flight = {json.loads(e.attrs)["stream_id"]: e.run_id for e in early.events()
+                 if e.kind == "run_start" and json.loads(e.attrs).get("kind", "loop") == "loop"}
+    log = EventLog(root)
+    with log.writer(shared=True):
+        journals = {}
+        for source, run_id in in_flight.items():
+            events = early.run_events(run_id)
+            drafts = [as_draft(e) for e in events]
+            first = sum(d.kind == "run_start" or d.turn == 1 for d in drafts)  # run_start and the first turn
+            journals[source] = (log.open_run(run_id), drafts[first:])
+            journals[source][0].append(drafts[:first])
+        report = forget_module.forget(root, forget_module.Target(source="incident-00.md"), by="test")
+        dropped, kept = journals["incident-00.md"], journals["incident-01.md"]
+        with pytest.raises(RunForgotten, match=report.forget_run[:16]):
+            dropped[0].seal(dropped[1])
+        kept[0].seal(kept[1])
+    sealed = set(log.sealed_run_ids())
+    assert in_flight["incident-00.md"] not in sealed and in_flight["incident-01.md"] in sealed
+    assert not log.store.exists(f"segments/{in_flight['incident-00.md']}.parquet")
+    assert in_flight["incident-00.md"] not in log.store.journal_ids()
+    assert unique(0) not in store_bytes(log) and unique(1) in store_bytes(log)
+    assert mem_verify(root)[0] == 0

@@ -16,9 +16,7 @@ from dataclasses import dataclass, field
 
 from poimen.domain import EventKind
 from poimen.log.payloads import Forget
-from poimen.log.store import EventLog
-
-FORGET_PREFIX = "forget-"
+from poimen.log.store import FORGET_PREFIX, EventLog
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 Layout under the log root::
 
     LOCK                        writer sessions (flock): shared by writers of runs, exclusive for whole-log writers
-    journal/<run_id>.jsonl      one line per resolved turn, appended with fsync (on S3: one object per turn)
+    journal/<run_id>.jsonl      one line per resolved turn but the last (sealed with run_end), appended with fsync
+                                (on S3: one object per turn)
     segments/<run_id>.parquet   sealed runs: written to a temp name, fsynced, renamed (on S3: one put)
     index.jsonl                 the sealed segments, in order, hash-chained; appended by one committer at a time
 
@@ -38,7 +39,7 @@ import pyarrow.parquet as pq
 
 from poimen._env import default_root  # noqa: F401  (re-exported: the log's folder)
 from poimen.domain import canonical_json
-from poimen.errors import LogConflict, LogCorrupt, SessionConflict
+from poimen.errors import LogConflict, LogCorrupt, RunForgotten, SessionConflict
 from poimen.log.events import COLUMNS, SCHEME, Event, EventDraft, chain, genesis, scheme_of
 from poimen.log.storage import INDEX, JOURNAL, LocalStore, LogStore, open_store
 
@@ -49,6 +50,7 @@ SCHEMA = pa.schema([
     ("attrs", pa.string()), ("prev_hash", pa.string()), ("hash", pa.string()),
 ])
 INDEX_GENESIS = hashlib.sha256(b"poimen-index").hexdigest()
+FORGET_PREFIX = "forget-"  # a forget's run id (``poimen.log.forgotten``)
 # A whole-log write redone this many times, each after another writer's commit, gives up: the log is that busy.
 SESSION_ATTEMPTS = 8
 T = TypeVar("T")
@@ -161,8 +163,43 @@ class _Pending:
     digest: str
     events: int
     last_hash: str
+    # What the run read, for the forget fence (``EventLog._forgets_since``): None for a run not fenced (one carried
+    # as it stands by a rebuild, a forget's own run).
+    read: "_Read | None" = None
     done: bool = False
     error: BaseException | None = None
+
+
+@dataclass(frozen=True)
+class _Read:
+    """What a run took in: the shas of its events and their parents, and the stream it read."""
+
+    shas: frozenset[str]
+    stream: str
+
+    @classmethod
+    def of(cls, events: list[Event]) -> "_Read":
+        shas = {e.sha for e in events if e.sha} | {p for e in events for p in e.parents}
+        start = next((json.loads(e.attrs) for e in events if e.kind == "run_start" and e.attrs), {})
+        return cls(frozenset(shas), start.get("stream_id", ""))
+
+
+@dataclass(frozen=True)
+class _ForgetFence:
+    """What one forget removed, as a run's commit checks it: the journals it dropped, the shas and streams it forgot."""
+
+    run_id: str
+    journals: frozenset[str]
+    shas: frozenset[str]
+    streams: frozenset[str]
+
+    @classmethod
+    def of(cls, run_id: str, events: list[Event]) -> "_ForgetFence":
+        records = [json.loads(e.attrs) for e in events if e.kind == "forget"]
+        return cls(run_id, *(frozenset(x for r in records for x in r.get(key, ())) for key in ("journals", "shas", "streams")))
+
+    def names(self, run_id: str, read: _Read) -> bool:
+        return run_id in self.journals or bool(read.shas & self.shas) or read.stream in self.streams
 
 
 class RunJournal:
@@ -217,9 +254,11 @@ class RunJournal:
             closing = self.append(drafts)
             whole = self.events
         try:
-            self.log._seal(self.run_id, whole)
-        except SessionConflict:
-            self.log._drop_unindexed(self.run_id, self._lines)  # the session is redone, under a new run if need be
+            self.log._seal(self.run_id, whole, fenced=True)
+        except (SessionConflict, RunForgotten):
+            # A lost session is redone, under a new run if need be; a run a forget overtook must leave nothing of
+            # what it read: its segment and its journal go.
+            self.log._drop_unindexed(self.run_id, self._lines)
             self._claim.close()
             raise
         self.events = whole
@@ -258,6 +297,8 @@ class EventLog:
         self._scanned: IndexScan = NO_SCAN
         self._seen_lock = threading.Lock()
         self._seen: IndexScan = NO_SCAN  # ``is_sealed``'s own scan
+        self._fence_from: int | None = None  # the index's length when the outermost writer session began
+        self._fences: dict[str, _ForgetFence] = {}
         self._journals: frozenset[str] | None = None  # the journals the writer session listed when it began
         # The hash scheme a new run is written in; a full rebuild sets it to each stored run's own scheme.
         self.scheme_for: Callable[[str], int] = lambda _run_id: SCHEME
@@ -289,7 +330,9 @@ class EventLog:
 
     def _drop_unindexed(self, run_id: str, lines: int | None) -> None:
         """A session lost its commit: remove the run's segment and journal unless another writer indexed that run."""
-        if run_id not in self._scan(self.store.read(INDEX) or b"")[3]:
+        with self._index_lock:
+            indexed = run_id in self._scan(self.store.read(INDEX) or b"")[3]
+        if not indexed:
             self.store.delete(f"segments/{run_id}.parquet")
             self.store.journal_drop(run_id, lines)
 
@@ -306,7 +349,10 @@ class EventLog:
     def _drop_sealed_journals(self) -> None:
         """A writer killed after committing a segment but before removing its journal left it behind: remove it.
         The journals of unsealed runs are remembered (``journals_at_start``)."""
-        sealed = set(self.sealed_run_ids())
+        scan = scan_index(self.store.read(INDEX) or b"")
+        if not self._writing:  # the outermost session: forgets committed from here on are fenced (``_forgets_since``)
+            self._fence_from = scan[0]
+        sealed = set(scan[3])
         journals = set(self.store.journal_ids())
         for run_id in journals & sealed:
             self.store.journal_drop(run_id)
@@ -346,21 +392,23 @@ class EventLog:
         raw = self.store.journal_read(run_id) or b""
         return parse_journal(raw, self.store.where(f"{JOURNAL}/{run_id}.jsonl"))[0]
 
-    def _seal(self, run_id: str, events: list[Event]) -> None:
+    def _seal(self, run_id: str, events: list[Event], fenced: bool = False) -> None:
+        """Put the run's segment and commit it; ``fenced``: not if a forget committed since this writer session began
+        names what the run read (``RunForgotten``)."""
         self._require_lock()
         name = f"segments/{run_id}.parquet"
         digest, created = put_segment(self.store, name, events)
         if not created and run_id not in self._scan(self.store.read(INDEX) or b"")[3]:
             # Left by a writer killed before its commit, so nobody reads it: this seal's bytes replace it.
             self.store.put(name, parquet_bytes(events))
-        self._commit(run_id, name, digest, events)
+        self._commit(run_id, name, digest, events, fenced)
 
     def _scan(self, raw: bytes) -> IndexScan:
         """The committers' scan of the index bytes ``raw`` (under the index lock), reading only what is new."""
         self._scanned = scan_index(raw, self._scanned)
         return self._scanned
 
-    def _commit(self, run_id: str, name: str, digest: str, events: list[Event]) -> None:
+    def _commit(self, run_id: str, name: str, digest: str, events: list[Event], fenced: bool = False) -> None:
         """Append the segment's index line as the one committer of the moment; a run already indexed is not again.
 
         Seals that finish together commit together (group commit): each queues its line, and whichever takes the
@@ -368,7 +416,8 @@ class EventLog:
         store; the others find theirs done when they get the lock. Loops started together end together, and their
         seals used to queue for one fsync each. A failed commit fails every seal in it: none of their lines is in.
         """
-        mine = _Pending(run_id, name, digest, len(events), events[-1].hash)
+        read = _Read.of(events) if fenced and not run_id.startswith(FORGET_PREFIX) else None
+        mine = _Pending(run_id, name, digest, len(events), events[-1].hash, read)
         with self._queue_lock:
             self._queued.append(mine)
         with self._index_lock:
@@ -390,9 +439,15 @@ class EventLog:
         """The index lines ``batch`` appends to the index bytes ``raw``: each chained to the one before it, none for a
         run the index already holds."""
         _, n, prev, ids = self._scan(raw)
+        forgets = self._forgets_since(raw)
         lines = []
         for p in batch:
+            p.error = None  # an object store retries the commit on newer bytes: judge each run again on those
             if p.run_id in ids:
+                continue
+            overtaken = next((f for f in forgets if p.read is not None and f.names(p.run_id, p.read)), None)
+            if overtaken is not None:
+                p.error = RunForgotten(p.run_id, str(self.root), overtaken.run_id)
                 continue
             entry = {"n": n, "run_id": p.run_id, "file": p.name, "file_sha256": p.digest, "events": p.events,
                      "last_hash": p.last_hash, "prev": prev}
@@ -400,6 +455,27 @@ class EventLog:
             lines.append(canonical_json(entry) + "\n")
             n, ids = n + 1, ids | {p.run_id}
         return "".join(lines).encode() or None
+
+    def _forgets_since(self, raw: bytes) -> list["_ForgetFence"]:
+        """The forgets in the index bytes ``raw`` committed since this writer session began (the fence).
+
+        A forget on another machine cannot hold off a run in flight there: an object store has no lease to wait on.
+        So the run's own commit checks: a forget committed after its writer session began that names what the run
+        read (its journal, which the forget dropped; a sha it took in; its stream) means the run read text that is
+        now forgotten, and it is dropped instead of sealed. The commit is conditional on the index bytes it read, so
+        a forget committed after this check makes the commit retry and check again; one committed before the run's
+        writer session began is the runner's to honour (it skips forgotten streams and chunks)."""
+        if self._fence_from is None:
+            return []
+        complete = raw[: raw.rfind(b"\n") + 1]
+        found = []
+        for line in complete[self._fence_from:].splitlines():
+            run_id = json.loads(line)["run_id"] if line.strip() else ""
+            if run_id.startswith(FORGET_PREFIX):
+                if run_id not in self._fences:
+                    self._fences[run_id] = _ForgetFence.of(run_id, self.run_events(run_id))
+                found.append(self._fences[run_id])
+        return found
 
     def carry(self, run_id: str, events: list[Event]) -> None:
         """Seal another log's run as it stands, hashes and all (a full rebuild copying what it cannot re-derive)."""

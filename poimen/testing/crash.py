@@ -51,8 +51,8 @@ def _arm(kill_at: str) -> None:
     elif kill_at == "after_index_line":
         original_seal = store.EventLog._seal
 
-        def seal_then_die(self, run_id, events):
-            original_seal(self, run_id, events)
+        def seal_then_die(self, run_id, events, **how):
+            original_seal(self, run_id, events, **how)
             _die()
 
         store.EventLog._seal = seal_then_die
