@@ -119,6 +119,11 @@ def scan_index(raw: bytes, known: IndexScan = NO_SCAN) -> IndexScan:
     return (len(complete), n, last, ids)
 
 
+def forget_runs(ids: frozenset[str]) -> frozenset[str]:
+    """The forget runs among the run ids ``ids``."""
+    return frozenset(i for i in ids if i.startswith(FORGET_PREFIX))
+
+
 def run_scheme(run_id: str, events: list[Event]) -> int | None:
     """The hash scheme of a run's events (None for no events, or a first event on no genesis of the run)."""
     return scheme_of(run_id, events[0].prev_hash) if events else None
@@ -297,7 +302,7 @@ class EventLog:
         self._scanned: IndexScan = NO_SCAN
         self._seen_lock = threading.Lock()
         self._seen: IndexScan = NO_SCAN  # ``is_sealed``'s own scan
-        self._fence_from: int | None = None  # the index's length when the outermost writer session began
+        self._forgets_at_start: frozenset[str] | None = None  # forget runs indexed when the writer session began
         self._fences: dict[str, _ForgetFence] = {}
         self._journals: frozenset[str] | None = None  # the journals the writer session listed when it began
         # The hash scheme a new run is written in; a full rebuild sets it to each stored run's own scheme.
@@ -351,7 +356,7 @@ class EventLog:
         The journals of unsealed runs are remembered (``journals_at_start``)."""
         scan = scan_index(self.store.read(INDEX) or b"")
         if not self._writing:  # the outermost session: forgets committed from here on are fenced (``_forgets_since``)
-            self._fence_from = scan[0]
+            self._forgets_at_start = forget_runs(scan[3])
         sealed = set(scan[3])
         journals = set(self.store.journal_ids())
         for run_id in journals & sealed:
@@ -439,7 +444,7 @@ class EventLog:
         """The index lines ``batch`` appends to the index bytes ``raw``: each chained to the one before it, none for a
         run the index already holds."""
         _, n, prev, ids = self._scan(raw)
-        forgets = self._forgets_since(raw)
+        forgets = self._forgets_since(ids)
         lines = []
         for p in batch:
             p.error = None  # an object store retries the commit on newer bytes: judge each run again on those
@@ -456,25 +461,23 @@ class EventLog:
             n, ids = n + 1, ids | {p.run_id}
         return "".join(lines).encode() or None
 
-    def _forgets_since(self, raw: bytes) -> list["_ForgetFence"]:
-        """The forgets in the index bytes ``raw`` committed since this writer session began (the fence).
+    def _forgets_since(self, ids: frozenset[str]) -> list["_ForgetFence"]:
+        """The forgets among the indexed runs ``ids`` committed since this writer session began (the fence).
 
         A forget on another machine cannot hold off a run in flight there: an object store has no lease to wait on.
         So the run's own commit checks: a forget committed after its writer session began that names what the run
         read (its journal, which the forget dropped; a sha it took in; its stream) means the run read text that is
         now forgotten, and it is dropped instead of sealed. The commit is conditional on the index bytes it read, so
         a forget committed after this check makes the commit retry and check again; one committed before the run's
-        writer session began is the runner's to honour (it skips forgotten streams and chunks)."""
-        if self._fence_from is None:
+        writer session began is the runner's to honour (it skips forgotten streams and chunks). ``ids`` is the
+        committers' incremental scan, so the check parses no index line of its own."""
+        if self._forgets_at_start is None:
             return []
-        complete = raw[: raw.rfind(b"\n") + 1]
         found = []
-        for line in complete[self._fence_from:].splitlines():
-            run_id = json.loads(line)["run_id"] if line.strip() else ""
-            if run_id.startswith(FORGET_PREFIX):
-                if run_id not in self._fences:
-                    self._fences[run_id] = _ForgetFence.of(run_id, self.run_events(run_id))
-                found.append(self._fences[run_id])
+        for run_id in sorted(forget_runs(ids) - self._forgets_at_start):
+            if run_id not in self._fences:
+                self._fences[run_id] = _ForgetFence.of(run_id, self.run_events(run_id))
+            found.append(self._fences[run_id])
         return found
 
     def carry(self, run_id: str, events: list[Event]) -> None:
