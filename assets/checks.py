@@ -99,9 +99,12 @@ def rebuild_matches(report: RebuildReport) -> Verdict:
     return Verdict(report.ok, "rebuild matches the manifest" if report.ok else f"rebuild differs: {first or report.notes}", meta)
 
 
-def _result(verdict: Verdict, severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR) -> dg.AssetCheckResult:
+def _result(verdict: Verdict, severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR,
+            spec: dg.AssetCheckSpec | None = None) -> dg.AssetCheckResult:
+    """``verdict`` as Dagster's check result; ``spec`` names it where one step yields several (a multi-asset check)."""
     metadata = {k: dg.MetadataValue.md(v) if isinstance(v, str) and "\n" in v else v for k, v in verdict.metadata.items()}
-    return dg.AssetCheckResult(passed=verdict.passed, severity=severity, description=verdict.description, metadata=metadata)
+    return dg.AssetCheckResult(passed=verdict.passed, severity=severity, description=verdict.description, metadata=metadata,
+                               check_name=spec.name if spec else None, asset_key=spec.asset_key if spec else None)
 
 
 def _level_runs(log: EventLog, level: str) -> list[Run]:
@@ -109,15 +112,24 @@ def _level_runs(log: EventLog, level: str) -> list[Run]:
     return loop_runs(read_runs(log), level)
 
 
-@dg.asset_check(asset=l1_memories, description="L1 gates open on under 30% of chunks (warn: a gate open on most "
-                 "chunks is not choosing, and its memory drifts toward a summary of everything read).")
-def l1_acceptance_rate(event_log: EventLogResource) -> dg.AssetCheckResult:
-    return _result(acceptance_within(_level_runs(event_log.log(), Level.L1.value)), dg.AssetCheckSeverity.WARN)
+# Each L1 check: its spec, its validator over the level's runs, the severity of a failure.
+L1_CHECKS = [
+    (dg.AssetCheckSpec("l1_acceptance_rate", asset=l1_memories, description="L1 gates open on under 30% of chunks (warn: "
+                      "a gate open on most chunks is not choosing, and its memory drifts toward a summary of everything "
+                      "read)."), acceptance_within, dg.AssetCheckSeverity.WARN),
+    (dg.AssetCheckSpec("l1_memory_budget", asset=l1_memories, description="No L1 memory is over its run's token budget."),
+     memories_within_budget, dg.AssetCheckSeverity.ERROR),
+]
 
 
-@dg.asset_check(asset=l1_memories, description="No L1 memory is over its run's token budget.")
-def l1_memory_budget(event_log: EventLogResource) -> dg.AssetCheckResult:
-    return _result(memories_within_budget(_level_runs(event_log.log(), Level.L1.value)))
+@dg.multi_asset_check(specs=[spec for spec, _, _ in L1_CHECKS], can_subset=True, name="l1_checks",
+                      description="The L1 checks over one read of the level's runs: one step, not one per check (on "
+                                  "the multiprocess executor each step is a process of its own).")
+def l1_checks(context: dg.AssetCheckExecutionContext, event_log: EventLogResource) -> Iterable[dg.AssetCheckResult]:
+    runs = _level_runs(event_log.log(), Level.L1.value)
+    for spec, validator, severity in L1_CHECKS:
+        if spec.key in context.selected_asset_check_keys:
+            yield _result(validator(runs), severity, spec)
 
 
 @dg.asset_check(asset=l2_memories, description="No L2 memory is over its run's token budget.")
@@ -141,4 +153,4 @@ def rebuild_hashes_match(event_log: EventLogResource, embedder: EmbedderResource
                                                    manifest_root=event_log.path)))
 
 
-CHECKS = [l1_acceptance_rate, l1_memory_budget, l2_memory_budget, log_integrity_check, rebuild_hashes_match]
+CHECKS = [l1_checks, l2_memory_budget, log_integrity_check, rebuild_hashes_match]

@@ -157,7 +157,9 @@ def test_rebuild_job_matches_then_names_rows_when_the_embedder_changes(tmp_path,
     resources = make_resources(tmp_path, corpus)
     build = full_build(resources)
     assert build.success
-    assert all(c.passed for c in build.get_asset_check_evaluations() if c.check_name != "l1_acceptance_rate")
+    checks = build.get_asset_check_evaluations()
+    assert {c.check_name for c in checks} >= {"l1_acceptance_rate", "l1_memory_budget", "l2_memory_budget"}
+    assert all(c.passed for c in checks if c.check_name != "l1_acceptance_rate")
     projections = tmp_path / "log" / "projections"
     before = {p.name: p.read_bytes() for p in sorted(projections.glob("*.parquet"))}
     assert set(LOOP_TABLES) <= {n.removesuffix(".parquet") for n in before}

@@ -186,3 +186,15 @@ def test_a_pipeline_log_on_an_object_store_without_a_work_dir_is_refused_in_one_
     assert "\n" not in str(err.value)
     assert EventLogResource(root="gs://team/log", work_dir="/tmp/w").path == Path("/tmp/w")
     assert EventLogResource(root="file:///tmp/l").path == Path("/tmp/l") == EventLogResource(root="/tmp/l").log_root
+
+
+def test_the_l1_checks_run_as_one_step_over_one_read_of_the_log():
+    """On the multiprocess executor every step is a process that opens the instance and reads the log: the two L1
+    checks share one (a multi-asset check)."""
+    job = make_definitions(executor="multiprocess", shards=SHARDS).resolve_job_def("full_build")
+    steps = set(job.graph.node_names())
+    assert "l1_checks" in steps
+    assert not {"l1_memories_l1_acceptance_rate", "l1_memories_l1_memory_budget"} & steps
+    from assets.checks import l1_checks
+
+    assert {k.name for k in l1_checks.check_keys} == {"l1_acceptance_rate", "l1_memory_budget"}
