@@ -35,6 +35,8 @@ from poimen.relevance import Scorer, is_failure_query, looks_like_failure, sever
     ("W0502 10:00:01.123456       1 warnings.go:70] policy/v1beta1 PodSecurityPolicy is deprecated", 1.0),
     ("fatal: unable to access 'https://git.example.org/repo.git/': Could not resolve host", 2.0),
     ("error: failed to push some refs to 'origin'", 1.5),
+    ("Error: connect ECONNREFUSED 127.0.0.1:5432", 1.5),  # cobra and Node CLIs capitalise it
+    ("Fatal: could not open the state file /var/lib/app/state.json", 2.0),
     ("<3>usb 1-1: device descriptor read/64, error -71", 1.5),
     ("<4>nouveau 0000:01:00.0: fifo: SCHED_ERROR 0a", 1.0),
     ("<2>Kernel panic - not syncing: Attempted to kill init!", 2.0),
@@ -59,6 +61,7 @@ def test_a_level_in_its_format_position_is_a_failure_line_of_its_grade(line, gra
     "I0502 10:00:01.123456       1 leaderelection.go:248] attempting to acquire leader lease",
     "<6>usb 1-1: new high-speed USB device number 2 using xhci_hcd",
     "[Sun Dec 04 04:47:44 2005] [notice] workerEnv.init() ok /etc/httpd/conf/workers2.properties",
+    "Warning: do not run the migration on the primary during business hours.",  # a document's admonition
 ])
 def test_prose_and_quieter_levels_are_no_failure_lines(line):
     assert not looks_like_failure(line) and severity(line) == 0.0
