@@ -307,6 +307,8 @@ def test_info_lines_give_no_template():
     ('time=2024-05-02T10:00:01Z level=error msg="ledger unreachable" attempt=3',
      'log:level=error msg="ledger unreachable" attempt=<NUM>'),
     ('{"time":"2024-05-02T10:00:01Z","level":"fatal","msg":"cannot bind"}', 'log:"level":"fatal","msg":"cannot bind"}'),
+    ('{"level":50,"time":1714644001811,"pid":4121,"msg":"ledger unreachable"}',
+     'log:"level":<NUM>,"time":<NUM>,"pid":<NUM>,"msg":"ledger unreachable"}'),  # pino's number for error
 ])
 def test_an_error_level_in_any_shape_the_scorer_reads_keys_a_template(line, key):
     """Signature extraction reads levels with the scorer's recogniser (``poimen.line_levels``): a logcat E line or
