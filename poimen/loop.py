@@ -223,8 +223,12 @@ async def run_loop(
     state = _replay(sink.events)
     pending: asyncio.Future | None = None
     closing: list[EventDraft] = []  # the last turn's events, sealed with run_end
+    # The loop owns the reader it opens: a source's reader holds its file open, and a loop that stops early (the
+    # exit gate, a model or journal error) closes it here rather than leave it to whenever the generator is collected
+    # (never promptly once a traceback or a caller still refers to it, and then with a ResourceWarning).
+    chunks = _skip(stream.open(), state.turn)
     try:
-        for chunk in _skip(stream.open(), state.turn):
+        for chunk in chunks:
             if state.exited:
                 break
             t = state.turn + 1
@@ -282,6 +286,9 @@ async def run_loop(
             if on_turn:
                 on_turn(t, bool(reply and reply.update and drafts[-1].kind == EventKind.MEMORY), state.memory_tokens)
     finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
         if pending is not None:
             await pending
     await _io(sink.seal, opening + closing + [EventDraft(kind=EventKind.RUN_END, **base, turn=state.turn, sha=state.memory_sha, text=state.memory,

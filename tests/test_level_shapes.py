@@ -31,10 +31,16 @@ from poimen.relevance import Scorer, is_failure_query, looks_like_failure, sever
     ('{"time":"2024-05-02T10:00:01Z","level":"error","msg":"ledger unreachable"}', 1.5),
     ('{"level": "fatal", "msg": "cannot bind :8080"}', 2.0),
     ('{"severity": "WARNING", "message": "quota at 91%"}', 1.0),
+    ('{"level":50,"time":1714644001811,"pid":4121,"hostname":"api-1","msg":"ledger unreachable"}', 1.5),  # pino
+    ('{"level":60,"time":1714644001811,"msg":"cannot bind :8080"}', 2.0),
+    ('{"name":"api","hostname":"web-1","pid":4121,"level":40,"msg":"slow flush","v":0}', 1.0),  # bunyan
+    ('{"level": 50, "msg": "ledger unreachable"}', 1.5),
     ("E0502 10:00:01.123456       1 reflector.go:138] failed to list *v1.Pod: connection refused", 1.5),
     ("W0502 10:00:01.123456       1 warnings.go:70] policy/v1beta1 PodSecurityPolicy is deprecated", 1.0),
     ("fatal: unable to access 'https://git.example.org/repo.git/': Could not resolve host", 2.0),
     ("error: failed to push some refs to 'origin'", 1.5),
+    ("Error: connect ECONNREFUSED 127.0.0.1:5432", 1.5),  # cobra and Node CLIs capitalise it
+    ("Fatal: could not open the state file /var/lib/app/state.json", 2.0),
     ("<3>usb 1-1: device descriptor read/64, error -71", 1.5),
     ("<4>nouveau 0000:01:00.0: fifo: SCHED_ERROR 0a", 1.0),
     ("<2>Kernel panic - not syncing: Attempted to kill init!", 2.0),
@@ -56,15 +62,25 @@ def test_a_level_in_its_format_position_is_a_failure_line_of_its_grade(line, gra
     "I/ActivityManager( 1702): Displayed com.example/.Main: +512ms",
     'time=2024-05-02T10:00:01Z level=info msg="ledger reachable"',
     '{"level":"debug","msg":"flush"}',
+    '{"level":30,"time":1714644001811,"pid":4121,"hostname":"api-1","msg":"request completed"}',
+    '{"level":20,"msg":"flush"}',
+    '{"level":10,"msg":"enter handler"}',
+    "The boss waits at level 50; at level 60 the gate opens.",  # a number in prose is no level
+    'level=50 msg="ledger reachable"',  # nor in a logfmt field: pino's numbers are JSON
+    '{"level":55,"msg":"ledger reachable"}',
+    '{"level":500,"msg":"ledger reachable"}',
+    '{"level":50.5,"msg":"ledger reachable"}',
+    '{"level":"50","msg":"ledger reachable"}',
     "I0502 10:00:01.123456       1 leaderelection.go:248] attempting to acquire leader lease",
     "<6>usb 1-1: new high-speed USB device number 2 using xhci_hcd",
     "[Sun Dec 04 04:47:44 2005] [notice] workerEnv.init() ok /etc/httpd/conf/workers2.properties",
+    "Warning: do not run the migration on the primary during business hours.",  # a document's admonition
 ])
 def test_prose_and_quieter_levels_are_no_failure_lines(line):
     assert not looks_like_failure(line) and severity(line) == 0.0
 
 
-@pytest.mark.parametrize("marker", ["[error]", "level=error", '{"level":"error"}', "<3>"])
+@pytest.mark.parametrize("marker", ["[error]", "level=error", '{"level":"error"}', '{"level":50}', "<3>"])
 def test_a_level_field_alone_says_no_failure(marker):
     assert not looks_like_failure(marker)
 

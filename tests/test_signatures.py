@@ -299,6 +299,35 @@ def test_info_lines_give_no_template():
     assert [s for s in extract_signatures(log) if s.kind == "template"] == []
 
 
+@pytest.mark.parametrize(("line", "key"), [
+    ("E/ActivityManager( 1702): ANR in com.example.app (pid 4121)",
+     "log:E/ActivityManager( <NUM>): ANR in com.example.app (pid <NUM>)"),
+    ("05-02 10:00:01.811  1702  2395 E KeyguardUpdateMonitor: sim state read failed",
+     "log:E KeyguardUpdateMonitor: sim state read failed"),
+    ('time=2024-05-02T10:00:01Z level=error msg="ledger unreachable" attempt=3',
+     'log:level=error msg="ledger unreachable" attempt=<NUM>'),
+    ('{"time":"2024-05-02T10:00:01Z","level":"fatal","msg":"cannot bind"}', 'log:"level":"fatal","msg":"cannot bind"}'),
+    ('{"level":50,"time":1714644001811,"pid":4121,"msg":"ledger unreachable"}',
+     'log:"level":<NUM>,"time":<NUM>,"pid":<NUM>,"msg":"ledger unreachable"}'),  # pino's number for error
+])
+def test_an_error_level_in_any_shape_the_scorer_reads_keys_a_template(line, key):
+    """Signature extraction reads levels with the scorer's recogniser (``poimen.line_levels``): a logcat E line or
+    a level=error field is an error line, keyed from its level on, without the time and ids in front."""
+    assert signature_keys(line) == [key]
+
+
+@pytest.mark.parametrize("line", [
+    "I/ActivityManager( 1702): Start proc failed for activity com.example/.Main uid=10057",
+    "05-02 10:00:01.811  1702  2395 I ActivityManager: Start proc failed uid=10057",
+    'time=2024-05-02T10:00:01Z level=info msg="health probe failed" attempt=1',
+    '{"time":"2024-05-02T10:00:01Z","level":"debug","msg":"health probe failed"}',
+    "2024-03-01T12:00:02Z INFO  retrying after failed health probe attempt=1",
+])
+def test_a_quiet_level_in_any_shape_keys_no_template(line):
+    """A log line (key=value fields) saying "failed" is keyed unless its own level is a quiet one, in any shape."""
+    assert [s for s in extract_signatures(line) if s.kind == "template"] == []
+
+
 def test_error_lines_become_stable_templates():
     first = "2024-03-01T12:00:00Z ERROR [pool-3-thread-7] db.pool: Failed to connect to 10.0.0.5:5432 after 3 retries (req=9f8e7d6c5b4a)"
     second = "2024-06-11T08:09:10Z ERROR [pool-1-thread-2] db.pool: Failed to connect to 10.2.9.1:5433 after 5 retries (req=0a1b2c3d4e5f)"

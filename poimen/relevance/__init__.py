@@ -104,7 +104,7 @@ FAILURE_BONUS = 0.15
 FILL_MARGIN = 0.3  # how much the gate's bar rises as the memory fills (chosen by bench.calibrate's rule)
 DISPLACE_MARGIN = 0.15  # one severity grade: how much a unit below the bar must beat a line by, on own merit (bench.calibrate --displace)
 THRESHOLD = 0.65  # chosen by bench.calibrate on its HotpotQA dev split (its docstring has the sweep)
-SCORER_VERSION = "fused-12"  # fused-7: headings; fused-8: word lists; fused-9: bare level markers are no failures; fused-10: a line opening in **bold** is no bullet; fused-11: failure lines graded by severity, a full memory gives way; fused-12: levels in bracketed, logcat, logfmt/JSON, glog and <n> shapes
+SCORER_VERSION = "fused-14"  # fused-7: headings; fused-8: word lists; fused-9: bare level markers are no failures; fused-10: a line opening in **bold** is no bullet; fused-11: failure lines graded by severity, a full memory gives way; fused-12: levels in bracketed, logcat, logfmt/JSON, glog and <n> shapes; fused-13: "Error: " and "Fatal: " opening a line; fused-14: pino/bunyan "level":50
 FACET_MASS = 3.0  # a facet's lexical share counts in full only when its words weigh at least this much together
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import re
 
+from poimen.line_levels import ERROR_SEVERITY, FAILURE_LEVELS, FATAL_SEVERITY, first_failure_level, without_failure_levels
 from poimen.text import STOPWORDS
 
 NUMBER_WEIGHT = 5.0  # a bare number (a status code, a count) is specific, but less than a named identifier
@@ -27,32 +28,14 @@ _MASK = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]*\d[0-9a-f]*\b|\d+", re.I)
 _FAILURE_WORDS = frozenset("""error errors fail fails failed failing failure failures exception exceptions crash crashed
     crashes incident incidents outage outages broken warning warnings warn fatal cause caused causes root fix fixed
     fixes bug bugs problem problems wrong down timeout timeouts oom killed panic traceback trace stack""".split())
-# The shapes of a failure, by how bad each says it is (``severity``): a log level; a killed process; an error
-# without a level (a traceback, an exception class, a 5xx, a failed exit); a warning's shapes (a frame, a 4xx).
-# A level is a level word where a log format puts one, each shape capturing the word: upper case anywhere (WARN,
-# [ERROR], ERROR:); any case only in a level's own markup — bracketed as Apache and nginx write it ([error], [warn],
-# [crit]), a logfmt or JSON level field (level=error, "level": "warn"), a command's lower-case "error: " opening a
-# line (git, cargo, npm); a single letter only in a level column: Android logcat's (after date, time, pid and tid,
-# or E/Tag(pid): opening a line) and glog/klog's (E0312 10:15:30 opening a line); a kernel or sd-daemon priority
-# <0> to <4> opening a line. Prose ("an error in judgement", "E. coli") has none of these shapes.
-_LEVEL_NAMES = r"WARN(?:ING)?|ERROR|ERR|FATAL|CRIT(?:ICAL)?|SEVERE|PANIC|EMERG|ALERT"
-_LOGCAT_TIME = r"(?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d\.\d+"
-_LEVEL_WORDS = "|".join((
-    rf"\b({_LEVEL_NAMES})\b",
-    rf"\[(?i:({_LEVEL_NAMES}))\]",
-    rf"\b(?:level|lvl|severity)=\"?(?i:({_LEVEL_NAMES}))\b",
-    rf"\"(?:level|lvl|severity)\"\s*:\s*\"(?i:({_LEVEL_NAMES}))\"",
-    rf"^{_LOGCAT_TIME}\s+\d+\s+\d+\s+([WEF])\s",
-    rf"^(?:{_LOGCAT_TIME}\s+)?([WEF])/[^\s(:]+\s*(?:\(\s*\d+\))?:",
-    r"^([WEF])\d{4} \d\d:\d\d:\d\d",
-    r"^(error|fatal|warning):\s",
-    r"^<([0-4])>",
-))
+# The shapes of a failure, by how bad each says it is (``severity``): a log level (``poimen.line_levels``); a killed
+# process; an error without a level (a traceback, an exception class, a 5xx, a failed exit); a warning's shapes (a
+# frame, a 4xx).
 _KILLED_SHAPES = r"\b(?:OOMKilled|segfault|Segmentation fault)\b"
 _ERROR_SHAPES = (r"Traceback \(most recent|\b[A-Z]\w*(?:Exception|Error)\b|\bHTTP/\d(?:\.\d)? 5\d\d\b|"
                  r"\b(?:CrashLoopBackOff|exit code [1-9]\d*|errno)\b")
 _WARNING_SHAPES = r"^\s*at [\w$.]+\(|\bHTTP/\d(?:\.\d)? 4\d\d\b"
-_FAILURE_UNIT = re.compile("|".join((_LEVEL_WORDS, _KILLED_SHAPES, _ERROR_SHAPES, _WARNING_SHAPES)), re.M)
+_FAILURE_UNIT = re.compile("|".join((FAILURE_LEVELS, _KILLED_SHAPES, _ERROR_SHAPES, _WARNING_SHAPES)), re.M)
 
 
 @functools.cache
@@ -184,7 +167,6 @@ def is_failure_query(text: str) -> bool:
     return bool(words & _FAILURE_WORDS) or bool(_FAILURE_UNIT.search(text)) or bool(extract_signatures(text))
 
 
-_LEVEL = re.compile(_LEVEL_WORDS, re.M)
 _CONTENT_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
@@ -192,7 +174,7 @@ def looks_like_failure(unit: str) -> bool:
     """A unit shaped like a failure (a level, an exception, a frame, an HTTP error, a pod reason) that says more than
     its level: Maven's bare ``[ERROR]`` and ``[ERROR] ^`` lines and a test runner's ``<<< ERROR!`` name no failure, and
     taken as failures they won a failure query's bonus and failure words over the lines that state one."""
-    return bool(_FAILURE_UNIT.search(unit)) and bool(_CONTENT_WORD.search(_LEVEL.sub(" ", unit)))
+    return bool(_FAILURE_UNIT.search(unit)) and bool(_CONTENT_WORD.search(without_failure_levels(unit)))
 
 
 # How bad a failure-looking unit is, for a question after failures: a warning (or a bare frame, a 4xx) weighs 1,
@@ -200,13 +182,6 @@ def looks_like_failure(unit: str) -> bool:
 # line's own level says it when it has one (the first level word: "WARN … status: ERROR" is a warning, and a
 # WARN line naming an IOException is one its logger chose to survive; logcat's "E/AndroidRuntime: FATAL EXCEPTION" is
 # an error by its E, as its logger graded it); a line without a level goes by its shape.
-ERROR_SEVERITY = 1.5
-FATAL_SEVERITY = 2.0
-_LEVEL_SEVERITY = {"WARN": 1.0, "WARNING": 1.0, "ERROR": ERROR_SEVERITY, "ERR": ERROR_SEVERITY,
-                   "SEVERE": ERROR_SEVERITY, "FATAL": FATAL_SEVERITY, "CRIT": FATAL_SEVERITY,
-                   "CRITICAL": FATAL_SEVERITY, "PANIC": FATAL_SEVERITY, "EMERG": FATAL_SEVERITY, "ALERT": FATAL_SEVERITY,
-                   "W": 1.0, "E": ERROR_SEVERITY, "F": FATAL_SEVERITY,  # logcat's letters
-                   "4": 1.0, "3": ERROR_SEVERITY, "2": FATAL_SEVERITY, "1": FATAL_SEVERITY, "0": FATAL_SEVERITY}  # <n>
 _KILLED = re.compile(_KILLED_SHAPES)
 _ERROR_SHAPE = re.compile(_ERROR_SHAPES)
 
@@ -217,9 +192,9 @@ def severity(unit: str) -> float:
     outranks a WARN line that matches the question as well, and a later, worse failure can displace a warning."""
     if not looks_like_failure(unit):
         return 0.0
-    level = _LEVEL.search(unit)
+    level = first_failure_level(unit)
     if level:
-        return _LEVEL_SEVERITY[next(word for word in level.groups() if word).upper()]
+        return level.grade
     if _KILLED.search(unit):
         return FATAL_SEVERITY
     return ERROR_SEVERITY if _ERROR_SHAPE.search(unit) else 1.0

@@ -28,10 +28,11 @@ from __future__ import annotations
 import math
 import re
 
+from poimen.line_levels import without_failure_levels
+
 MIN_STREAMS = 3
 GENERIC_SHARE = 0.01
 _PLACEHOLDER = re.compile(r"<\*>|<[A-Z]+>")
-_LEVEL_WORD = re.compile(r"\b(?:ERROR|ERR|FATAL|CRITICAL|CRIT|SEVERE|PANIC|EMERG|ALERT|error|fatal|crit|alert|emerg)\b")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 
 
@@ -46,7 +47,7 @@ def has_shape(key: str, kind: str) -> bool:
     template that is its level alone; True for every other key."""
     body = key.split(":", 1)[1] if ":" in key else key
     if kind == "template":
-        return bool(_WORD.search(_LEVEL_WORD.sub("", _PLACEHOLDER.sub("", body))))
+        return bool(_WORD.search(without_failure_levels(_PLACEHOLDER.sub("", body))))
     if kind != "exception" or "@" in body:
         return True  # frames name where it failed
     if ": " not in body:

@@ -1,30 +1,22 @@
 """Error-level log lines reduced to drain3 templates.
 
-A line qualifies when it carries an error level (ERROR, FATAL, CRITICAL,
-nginx's ``[error]``, klog's ``E0312``, git's ``fatal:``) or, when it looks like
-a log line at all, says ``failed`` / ``Exception``. A line with an explicit
-INFO/DEBUG/TRACE level never qualifies, and prose ("the deploy failed
-because…") is not a log line. The template starts at the level word, so the
-timestamp and host in front of it never reach the key.
+A line qualifies when it states an error level or worse in any shape
+``poimen.line_levels`` reads (ERROR, FATAL, nginx's ``[error]``, logcat's
+``E/Tag:``, ``level=error``, klog's ``E0312``, git's ``fatal:``) or, when it
+looks like a log line at all, says ``failed`` / ``Exception``. A line that
+states a quiet level (INFO, DEBUG, logcat's ``I/``, ``level=info``) never
+qualifies that way, and prose ("the deploy failed because…") is not a log
+line. The template starts at the level's markup, so the timestamp and host in
+front of it never reach the key.
 """
 
 from __future__ import annotations
 
 import re
 
+from poimen.line_levels import ERROR_SEVERITY, line_levels
 from poimen.signatures.masking import span, template
 
-_LEVEL = re.compile(
-    r"\b(?:ERROR|ERR|FATAL|CRITICAL|CRIT|SEVERE|PANIC|EMERG|ALERT)\b"
-    r"|\[(?:error|crit|alert|emerg|fatal)\]"
-    r"|\blevel\"?[=:]\s*\"?(?:error|fatal|critical|crit|panic)\b"
-    r"|^(?:error|fatal|Error|Fatal):\s"
-    r"|^[EF]\d{4} \d{2}:\d{2}:\d{2}"
-)
-_QUIET = re.compile(
-    r"\b(?:INFO|DEBUG|TRACE|NOTICE)\b|\[(?:info|debug|notice)\]|\blevel\"?[=:]\s*\"?(?:info|debug|trace)\b"
-    r"|^[ID]\d{4} \d{2}:\d{2}:\d{2}"
-)
 _FAILURE_WORD = re.compile(r"\b(?:[Ff]ailed|FAILED|[Ff]ailure)\b|Exception\b")
 # What makes a line a log line rather than prose: a timestamp in front, a
 # bracketed prefix, a "program[pid]:" prefix, or key=value fields.
@@ -43,10 +35,12 @@ def _template_start(line: str) -> int | None:
     """Where the template begins in ``line``, or None if the line is not an error line."""
     if _FRAME_LINE.match(line):
         return None
-    level = _LEVEL.search(line)
-    if level:
-        return None if _TRACE_AFTER_LEVEL.match(line[level.end():]) else level.start()
-    if _QUIET.search(line) or not _FAILURE_WORD.search(line) or not _LOGLIKE.search(line):
+    levels = list(line_levels(line))
+    error = next((level for level in levels if level.grade >= ERROR_SEVERITY), None)
+    if error:
+        return None if _TRACE_AFTER_LEVEL.match(line[error.end:]) else error.start
+    quiet = any(not level.grade for level in levels)
+    if quiet or not _FAILURE_WORD.search(line) or not _LOGLIKE.search(line):
         return None
     return 0
 
