@@ -165,7 +165,7 @@ def tools_section(cfg: Config, assets: Path) -> dict:
         try:
             import inspect
 
-            quick = {"cap": 500} if cfg.quick and "cap" in inspect.signature(dups.run).parameters else {}
+            quick = {"cap": 250} if cfg.quick and "cap" in inspect.signature(dups.run).parameters else {}
             h = dups.run(cfg.data_dir / "hadoop_dups.json", **quick)
             label = f"Hadoop duplicates ({h.get('pairs', '?')} pairs over {h.get('corpus', {}).get('reports', '?')} reports)"
             if isinstance(h.get("modes"), dict):
@@ -194,7 +194,7 @@ def tools_section(cfg: Config, assets: Path) -> dict:
 def speed_section(cfg: Config, assets: Path) -> dict:
     from bench import speed
 
-    return speed.section(speed.run(cfg.data_dir, cfg.progress))
+    return speed.section(speed.run(cfg.data_dir, cfg.progress, quick=cfg.quick))
 
 
 def scale_section(cfg: Config, assets: Path) -> dict:

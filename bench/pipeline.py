@@ -111,9 +111,9 @@ def peak_rss(workdir: Path, target_tokens: int = 1_000_000) -> dict:
     return {"bytes": path.stat().st_size, "tokens": tokens, **child}
 
 
-def run(out_path: Path = Path("bench/out/pipeline.json")) -> dict:
+def run(out_path: Path = Path("bench/out/pipeline.json"), rss_tokens: int = 1_000_000) -> dict:
     with tempfile.TemporaryDirectory(prefix="poimen-pipeline-") as tmp:
-        result = {"build": build_and_rebuild(Path(tmp)), "rss": peak_rss(Path(tmp))}
+        result = {"build": build_and_rebuild(Path(tmp)), "rss": peak_rss(Path(tmp), rss_tokens)}
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     out_path.write_text(json.dumps(result, indent=2) + "\n")
