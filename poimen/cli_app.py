@@ -93,12 +93,16 @@ def run(
     memory_budget: int = typer.Option(1024, min=16, help="Token budget of a memory."),
     root: Optional[Path] = RootOpt,
     no_index: bool = NoIndexOpt,
+    no_cache: bool = typer.Option(False, "--no-cache", help="Ask the model every time: no model reply is read "
+                                  "from or written to <log>/cache/llm."),
 ) -> None:
     """Read sources with the gated loop, record every turn in the event log, and project the sealed runs
     into the index (so lookup, sql and ask see them at once).
 
     A stream is named by its path relative to the sources root (--root, else the folder the sources share),
-    so a/app.log and b/app.log stay two streams.
+    so a/app.log and b/app.log stay two streams. A model's replies are cached in <log>/cache/llm by prompt
+    (not the offline engine's, nor for a log on s3:// or gs://): a resumed or rebuilt run asks it only
+    for what it has not answered; `mem forget` scrubs the cache with the log.
 
     Examples:
       mem run --queries examples/queries.yaml examples/sources/*
@@ -112,7 +116,8 @@ def run(
         fail(f"--level {level}: expected L1 or L2")
     req = RunRequest(root=_root(log), sources=list(sources or []), query=query, queries=queries, level=level,
                      model=model, api_base=api_base, timeout=timeout, constrain=constrain, use_exit_gate=use_exit_gate, resume=resume,
-                     concurrency=concurrency, chunk_tokens=max_tokens, memory_budget=memory_budget, sources_root=root)
+                     concurrency=concurrency, chunk_tokens=max_tokens, memory_budget=memory_budget, sources_root=root,
+                     cache_replies=not no_cache)
     with run_progress(err) as (on_start, on_turn):
         try:
             result = run_loops(req, on_start=on_start, on_turn=on_turn)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from poimen.domain import Level, Query
-from poimen.llm.client import ModelClient, ModelConfig, client_for
+from poimen.llm.client import ModelClient, ModelConfig, client_for, reply_cache
 from poimen.log.store import EventLog
 from poimen.loop import FINISHED, LoopConfig, RunOutcome, Stream
 from poimen.queries import adhoc_query, load_queries
@@ -35,6 +35,7 @@ class RunRequest:
     memory_budget: int = 1024
     sources_root: Path | None = None
     streams: list[Stream] | None = None  # L1 streams already chunked (the Dagster build reads its chunks Parquet)
+    cache_replies: bool = False  # keep the model's replies in the log folder's reply cache (``reply_cache_of``)
 
 
 @dataclass
@@ -60,19 +61,35 @@ def plan_runs(req: RunRequest, log: EventLog) -> tuple[list[RunPlan], list[str]]
     return [RunPlan(Level.L1, q, s) for s in streams for q in qs], errors
 
 
+def reply_cache_of(log: EventLog) -> Path | None:
+    """Where ``mem run`` keeps model replies: ``<log>/cache/llm`` for a local log, so a run killed mid-seal resumes
+    without asking again for its last turn, a log whose events are deleted is rebuilt without paying for a call, and
+    ``mem forget`` (``--work-dir`` defaults to a local log's own folder) scrubs the replies that quote what it removes.
+
+    A log on an object store gets none (None). The command line keeps no local derivative of such a log, neither
+    index nor sources hint: the derivatives live in a work folder named where the log is used (the pipeline's
+    ``EventLogResource(work_dir=...)``, ``mem forget --work-dir``), and ``mem run`` names none. A cache under
+    ``$POIMEN_HOME`` would be a copy of the log's text on whichever machine ran the command, one that no forget of
+    that log is pointed at; without it, a resumed run asks again only for the turns that were in flight.
+    """
+    return reply_cache(log.root) if isinstance(log.root, Path) else None
+
+
 def run_loops(
     req: RunRequest,
     client: ModelClient | None = None,
     on_start: Callable[[int], None] | None = None,
     on_turn: Callable[[RunPlan, int, bool, int], None] | None = None,
 ) -> RunResult:
-    """Plan and execute runs under the log's writer lock. Bad sources are reported and skipped."""
+    """Plan and execute runs under the log's writer lock. Bad sources are reported and skipped. With no ``client``,
+    one is built from the request, caching replies (``cache_replies``) where ``reply_cache_of`` says."""
     if req.level == "L1" and not req.sources and req.streams is None:
         from poimen.errors import PoimenError
 
         raise PoimenError("no sources given (L1 reads source files)")
-    client = client or client_for(ModelConfig(req.model, req.api_base, req.timeout, req.constrain))
     log = EventLog(req.root)
+    cache = reply_cache_of(log) if req.cache_replies else None
+    client = client or client_for(ModelConfig(req.model, req.api_base, req.timeout, req.constrain, cache_dir=cache))
     cfg = LoopConfig(memory_budget=req.memory_budget, use_exit_gate=req.use_exit_gate)
     with log.writer(shared=True):  # writers of other runs may write beside us; each run is claimed alone
         plans, errors = plan_runs(req, log)

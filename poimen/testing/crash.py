@@ -9,7 +9,8 @@ kill is ``SIGKILL`` to that process's pid: no handler runs, nothing is flushed.
 
 ``KILL_AT`` points make the kill exact instead of timed: the child kills itself
 at a named place inside the write path (after a segment's rename, after its
-index line, half way through a journal line).
+index line, half way through a journal line, or as a loop run begins its seal:
+its last turn answered, nothing of that turn written).
 """
 
 from __future__ import annotations
@@ -71,6 +72,15 @@ def _arm(kill_at: str) -> None:
             return original_append(self, drafts)
 
         store.RunJournal.append = append_torn
+    elif kill_at == "before_loop_seal":
+        original_journal_seal = store.RunJournal.seal
+
+        def die_at_loop_seal(self, drafts):
+            if self.events:  # a run with journaled turns: a loop's, not an L0 record's (``append_run``)
+                _die()
+            return original_journal_seal(self, drafts)
+
+        store.RunJournal.seal = die_at_loop_seal
     elif kill_at:
         raise ValueError(f"unknown kill point {kill_at}")
 
