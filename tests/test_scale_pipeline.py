@@ -198,3 +198,19 @@ def test_the_l1_checks_run_as_one_step_over_one_read_of_the_log():
     from assets.checks import l1_checks
 
     assert {k.name for k in l1_checks.check_keys} == {"l1_acceptance_rate", "l1_memory_budget"}
+
+
+def test_the_fork_servers_preload_imports_from_any_working_directory(tmp_path):
+    """The fork server imports its preload modules by name, on Python 3.11 with its own sys.path (it ignores the
+    one it is handed), and swallows an ImportError: launched outside the repository, a preload that only the
+    repository's folder could import was skipped without a word, and every step process imported Dagster, litellm
+    and pandas itself. The code location is installed with the library, so the preload imports from any folder."""
+    import subprocess
+    import sys
+
+    forkserver = execution_config(2)["execution"]["config"]["start_method"]["forkserver"]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    code = "import importlib.util, sys; [importlib.util.find_spec(m).origin for m in sys.argv[1:]]"
+    done = subprocess.run([sys.executable, "-c", code, *forkserver["preload_modules"]], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-600:]
