@@ -26,10 +26,12 @@ import pyarrow.parquet  # noqa: F401
 import upath.core  # noqa: F401  (upath loads its core, and fsspec, on first use: 0.3 s per step process)
 
 import pipelines.scaled  # noqa: F401  (the code location the steps run)
+from pipelines.alembic_scripts import share_migration_scripts
 from poimen.llm.client import warm_litellm
 from poimen.tokens import encoding
 
 encoding()  # the tokenizer, built from its rank file once here rather than once per step process
+share_migration_scripts(warm=True)  # the head of Dagster's migrations, read here rather than 3-4 times per step
 warm_litellm()  # litellm's first completion imports and builds 0.3 s of CPU more; once here, not once per step
 # Everything above is shared with each step process until written; a collection in the child would write to every
 # object it walks (copying its page), so what is here now is moved out of the collector's sight.
