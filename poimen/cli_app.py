@@ -25,7 +25,23 @@ app.add_typer(log_app, name="log")
 out = console()
 err = console(stderr=True)
 
-LogOpt = typer.Option(None, "--log", help="Event log folder (default: $POIMEN_HOME or ./.poimen).")
+
+
+def _local_log(value: str) -> Path:
+    """``--log`` of a command that reads a local log folder (and its index): a path, or a ``file://`` URI.
+
+    A log on an object store is refused by what was typed: read as a path, ``s3://b/p`` became the folder
+    ``s3:/b/p``, and the error named a folder nobody typed and advised a command that cannot read it either."""
+    if value.startswith("file://"):
+        return Path(value[len("file://"):])
+    if "://" in value:
+        raise typer.BadParameter(f"{value}: this command reads a local log folder (copy a log on an object store "
+                                 "to one first: docs/scale.md); only `mem run`, `mem verify` and `mem forget` take "
+                                 "s3:// and gs:// logs")
+    return Path(value)
+
+
+LogOpt = typer.Option(None, "--log", parser=_local_log, help="Event log folder (default: $POIMEN_HOME or ./.poimen).")
 LogUriOpt = typer.Option(None, "--log", help="Event log folder or URI (file://, s3://bucket/prefix, "
                          "gs://bucket/prefix; default: $POIMEN_HOME or ./.poimen).")
 ModelOpt = typer.Option(None, help="litellm model string (default: $POIMEN_MODEL, else poimen/extractive).")
