@@ -20,7 +20,7 @@ def symptom_projections(event_log: EventLogResource, llm: LLMResource) -> dg.Mat
     Empty is a valid answer: a memory that explains no failure gets no symptom vector. Memories already projected by this model are skipped.
     """
     log = event_log.log()
-    client = llm.get_client()
+    client = llm.get_client(event_log.path)
     # Shared, like the loops: a symptom run's id is its memory's sha and the model, so a second writer of one finds
     # it sealed or loses its claim; the exclusive step (writer turn) keeps other pipeline writers out meanwhile.
     with log.writer(shared=True):

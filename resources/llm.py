@@ -19,7 +19,7 @@ class LLMResource(dg.ConfigurableResource):
 
     The offline engine is an honest extractive baseline (relevance scoring and
     sentence selection), not an LLM. A called model's replies are cached on disk
-    by (model id, prompt shas) under ``cache_dir`` (default: ``$POIMEN_HOME/cache/llm``)
+    by (model id, prompt shas) under ``cache_dir`` (default: the event log's work folder's ``cache/llm``)
     so an interrupted build resumes without paying twice; the offline engine's
     are not (``client_for`` says why). Pass the API key as ``dg.EnvVar(...)``;
     it is never written to the log.
@@ -57,13 +57,16 @@ class LLMResource(dg.ConfigurableResource):
     def model_name(self) -> str:
         return self.model or os.environ.get("POIMEN_MODEL") or DEFAULT_MODEL
 
-    def get_client(self) -> ModelClient:
+    def get_client(self, work_dir: Path | None = None) -> ModelClient:
+        """The model client; a called model's replies are cached in ``cache_dir``, else in the reply cache of
+        ``work_dir`` (the event log's work folder, which the assets pass, so `mem forget --work-dir` scrubs the
+        replies with the chunk files and index), else of ``$POIMEN_HOME``."""
         model, api_base, constrain = self.model_name, self.api_base, self.constrain
         if self._server is not None:
             api_base = self._server.api_base
             model = self.model or self._server.model_name
             constrain = constrain or "llamacpp"
-        cache = (Path(self.cache_dir) if self.cache_dir else reply_cache(default_root())) if self.cache else None
+        cache = (Path(self.cache_dir) if self.cache_dir else reply_cache(work_dir or default_root())) if self.cache else None
         return client_for(ModelConfig(model, api_base, self.timeout_seconds, constrain,
                                       self.api_key or os.environ.get("POIMEN_API_KEY"), cache))
 
@@ -81,7 +84,7 @@ class ScriptedLLMResource(LLMResource):
     repeat_last: bool = True
     _client: Optional[ScriptedClient] = PrivateAttr(default=None)
 
-    def get_client(self) -> ModelClient:
+    def get_client(self, work_dir: Path | None = None) -> ModelClient:
         return self._client or ScriptedClient(self.replies, model_id=self.model_name, repeat_last=self.repeat_last)
 
     @classmethod

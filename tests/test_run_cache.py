@@ -145,3 +145,31 @@ def test_a_log_on_an_object_store_leaves_no_cache_on_this_machine(tmp_path, serv
         mem_run(*run_args(s3.uri("cached"), source, server))
     assert server.calls >= 3
     assert not [p for p in tmp_path.rglob("llm") if p.parent.name == "cache"]
+
+
+def test_the_pipeline_keeps_replies_in_the_event_logs_work_folder(tmp_path, server, source):
+    """The pipeline's cache sits where `mem forget --work-dir <the log's work folder>` scrubs it, beside the chunk
+    files and the index, not in $POIMEN_HOME, where no forget of this log would look."""
+    import os
+
+    import dagster as dg
+
+    from pipelines.definitions import make_definitions
+    from resources import CorpusResource, EmbedderResource, EventLogResource, LLMResource, duckdb_resource
+
+    (tmp_path / "reference").mkdir()
+    queries = tmp_path / "queries.yaml"
+    queries.write_text(f"queries:\n  - id: upload\n    text: \"{QUERY}\"\n", encoding="utf-8")
+    resources = {
+        "corpus": CorpusResource(sources=str(source.parent), reference=str(tmp_path / "reference"),
+                                 queries=str(queries), chunk_tokens=40),
+        "event_log": EventLogResource(root=str(tmp_path / "log")),
+        "llm": LLMResource(model="openai/fake-gate", api_base=server.api_base, concurrency=1),
+        "embedder": EmbedderResource(model="hash"),
+        "duckdb": duckdb_resource(tmp_path / "index.duckdb"),
+    }
+    result = make_definitions(resources).resolve_job_def("full_build").execute_in_process(
+        instance=dg.DagsterInstance.ephemeral(), asset_selection=[dg.AssetKey("chunks"), dg.AssetKey("l1_memories")])
+    assert result.success and server.calls >= 3
+    assert len(cached(tmp_path / "log")) == server.calls
+    assert not reply_cache(Path(os.environ["POIMEN_HOME"])).exists()
