@@ -22,6 +22,7 @@ that imitates the reply format cannot change how a reply is parsed.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -101,6 +102,15 @@ def _words(text: str) -> str:
     return " ".join(_WORDS.findall(text.casefold()))
 
 
+@functools.lru_cache(maxsize=16)
+def _instruction_words(system: str) -> tuple[str, tuple[str, ...]]:
+    """The words of a system prompt, spaced for a containment test, and those of each of its lines long enough that
+    an update holding them copied it. A run sends one system prompt on every turn: its words are read once, not on
+    every yes (a quarter of a millisecond of the event loop's time a turn)."""
+    lines = tuple(f" {_words(line)} " for line in system.splitlines() if len(line.strip()) >= ECHO_LINE_CHARS)
+    return f" {_words(system)} ", lines
+
+
 def _reject_non_memory(raw_update: str, memory: str, prompt: Rendered | None) -> None:
     """Raise when a yes-update is not a memory: empty, a placeholder, or an echo of the prompt."""
     if not memory:
@@ -112,11 +122,11 @@ def _reject_non_memory(raw_update: str, memory: str, prompt: Rendered | None) ->
         raise ParseError("update echoes the prompt (its section tags), not a memory")
     if prompt is None:
         return
-    if f" {words} " in f" {_words(prompt.system)} ":
+    whole, lines = _instruction_words(prompt.system)
+    if f" {words} " in whole:
         raise ParseError(f"update copies the instructions (a placeholder), not a memory: {memory[:40]!r}")
-    for line in prompt.system.splitlines():
-        if len(line.strip()) >= ECHO_LINE_CHARS and f" {_words(line)} " in f" {words} ":
-            raise ParseError("update echoes the instructions, not a memory")
+    if any(line in f" {words} " for line in lines):
+        raise ParseError("update echoes the instructions, not a memory")
     question = sections(prompt.user).get("question", "")
     if question and words == _words(question):
         raise ParseError("update echoes the question, not a memory")
