@@ -26,19 +26,20 @@ out = console()
 err = console(stderr=True)
 
 
-
 def _local_log(value: str) -> Path:
-    """``--log`` of a command that reads a local log folder (and its index): a path, or a ``file://`` URI.
+    """``--log`` of a command that reads a local log folder (and its index): a path, or a ``file://`` URI
+    (``local_folder``, as the log itself reads its root).
 
     A log on an object store is refused by what was typed: read as a path, ``s3://b/p`` became the folder
     ``s3:/b/p``, and the error named a folder nobody typed and advised a command that cannot read it either."""
-    if value.startswith("file://"):
-        return Path(value[len("file://"):])
-    if "://" in value:
+    from poimen.log.storage import local_folder
+
+    try:
+        return local_folder(value, "this command")
+    except PoimenError:
         raise typer.BadParameter(f"{value}: this command reads a local log folder (copy a log on an object store "
                                  "to one first: docs/scale.md); only `mem run`, `mem verify` and `mem forget` take "
-                                 "s3:// and gs:// logs")
-    return Path(value)
+                                 "s3:// and gs:// logs") from None
 
 
 LogOpt = typer.Option(None, "--log", parser=_local_log, help="Event log folder (default: $POIMEN_HOME or ./.poimen).")
