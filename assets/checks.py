@@ -15,7 +15,7 @@ from poimen.log.runs import Run, current, loop_runs, read_runs
 from poimen.log.store import EventLog
 from poimen.log.verify import VerifyReport, verify
 from poimen.timeline import markdown_table
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 from resources import WRITER_POOL, EmbedderResource, EventLogResource, writer_step
 
 MEMORY_INDEX = dg.AssetKey("memory_index")

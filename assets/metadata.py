@@ -15,7 +15,7 @@ from poimen.log.payloads import RunStart
 from poimen.log.store import EventLog
 from poimen.loop import RunOutcome
 from poimen.timeline import markdown_table, turn_rows
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 
 TIMELINE_ROWS = 400  # past this a UI table stops being readable; the log keeps everything
 FIRST_LINE = 80  # characters of a memory's first line shown in a timeline row

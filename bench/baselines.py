@@ -45,7 +45,7 @@ import numpy as np
 
 from bench.text import squash
 from bench.locomo_data import CATEGORIES, LoCoMo, QAItem, Turn
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 
 BUDGETS = (500, 2000)
 ContextFn = Callable[[QAItem, int], "str | Sequence[Turn]"]

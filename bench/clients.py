@@ -26,8 +26,8 @@ import time
 from poimen.llm.client import Completion, LiteLLMClient, ModelConfig, OfflineClient, client_for
 from poimen.llm.offline import MODEL_ID
 from poimen.prompts import escape, sections
-from poimen.text import content_terms, split_sentences
-from poimen.tokens import count_tokens
+from poimen.text.words import content_terms, split_sentences
+from poimen.text.tokens import count_tokens
 
 BEST_SENTENCES = 2
 

@@ -79,7 +79,7 @@ from poimen.llm.client import ModelConfig, ScriptedClient, client_for
 from poimen.log.store import EventLog
 from poimen.relevance.units import headline
 from poimen.symptoms import project_log
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 from poimen.testing.gate import scripted_gate
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "bench" / "failures" / "gitbugs_hadoop"

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.text import squash
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 
 DATA_DIR = Path("/work/shared/bench/hotpot")
 QUESTIONS = DATA_DIR / "hipporag_hotpotqa_train.json"

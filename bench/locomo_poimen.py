@@ -67,7 +67,7 @@ from poimen.log.store import EventLog
 from poimen.loop import LoopConfig
 from poimen.relevance import Scorer
 from poimen.runner import RunPlan, execute, source_stream
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 
 TOPICS = (
     ("family", "family, kids, partner and pets"),

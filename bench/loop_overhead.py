@@ -26,7 +26,7 @@ from poimen.llm.client import Completion
 from poimen.log.store import EventLog
 from poimen.loop import ListSink, LoopConfig, Stream, run_loop
 from poimen.runner import RunPlan, execute
-from poimen.tokens import count_tokens, encoding
+from poimen.text.tokens import count_tokens, encoding
 
 QUERY = Query("bench", "What caused the outage and how was it fixed?")
 REPLIES = ["<check>no</check><update></update><next>continue</next>",

@@ -97,7 +97,7 @@ def build_and_rebuild(workdir: Path) -> dict:
 
 
 def peak_rss(workdir: Path, target_tokens: int = 1_000_000) -> dict:
-    from poimen.tokens import count_tokens
+    from poimen.text.tokens import count_tokens
 
     corpus = json.loads(Path("/work/shared/bench/hotpot/hipporag_hotpotqa_train_corpus.json").read_text(encoding="utf-8"))
     block = "\n\n".join(f"{title}\n{''.join(s).strip()}" for title, s in corpus.items())

@@ -28,7 +28,7 @@ import upath.core  # noqa: F401  (upath loads its core, and fsspec, on first use
 import pipelines.scaled  # noqa: F401  (the code location the steps run)
 from pipelines.alembic_scripts import share_migration_scripts
 from poimen.llm.client import warm_litellm
-from poimen.tokens import encoding
+from poimen.text.tokens import encoding
 
 encoding()  # the tokenizer, built from its rank file once here rather than once per step process
 share_migration_scripts(warm=True)  # the head of Dagster's migrations, read here rather than 3-4 times per step

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from poimen.domain import Chunk
 from poimen.errors import ConfigError, SourceError
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 
 DEFAULT_MAX_TOKENS = 5000
 SUFFIXES = {".md": "\n\n", ".txt": "\n\n", ".log": "\n", ".jsonl": "\n"}

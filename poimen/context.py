@@ -33,7 +33,7 @@ from poimen.context_lines import Context, ContextLine, HitLines, Origin
 from poimen.errors import IndexMissing, PoimenError
 from poimen.relevance import (FAILURE_STEMS, NEIGHBOUR_WEIGHT, SYNONYMS, Scorer, dedup_key, severity,
                               states_a_failure, synonyms, unit_terms)
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 
 MEMORY_PRIOR = 0.1
 SIGNATURE_BONUS = 0.3

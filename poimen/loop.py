@@ -26,7 +26,7 @@ from poimen.llm.constrain import ReplyFormat, reply_format
 from poimen.log import payloads as P
 from poimen.log.events import Event, EventDraft
 from poimen.prompts import load, render
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 
 
 @dataclass(frozen=True)

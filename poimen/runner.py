@@ -23,7 +23,7 @@ from poimen.log.runs import loop_runs, read_runs
 from poimen.log.store import EventLog
 from poimen.reference import record_stream
 from poimen.loop import LoopConfig, RunOutcome, Stream, gate_format, run_id_for, run_loop
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 
 
 def source_stream(path: str | Path, max_tokens: int = DEFAULT_MAX_TOKENS, root: Path | None = None) -> Stream:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from poimen.domain import Chunk, Query
 from poimen.loop import Stream
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 
 
 def reply(check: str, update: str = "", nxt: str = "continue") -> str:

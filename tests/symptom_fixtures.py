@@ -27,7 +27,7 @@ from poimen.core import RunRequest, run_loops
 from poimen.llm.client import ScriptedClient
 from poimen.prompts import escape, sections
 from poimen.reference import ingest_reference
-from poimen.text import content_terms
+from poimen.text.words import content_terms
 from poimen.testing.gate import GatePrompt, scripted_gate
 
 SYMPTOM_MODEL = "scripted/symptom-writer-v1"

@@ -12,7 +12,7 @@ from bench import baselines, hotpot_data, locomo_data
 from bench.locomo_data import Conversation, LoCoMo, QAItem, Turn
 from poimen.chunking import iter_chunks
 from poimen.embedding import HashEmbedder
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 
 needs_data = pytest.mark.skipif(
     not (hotpot_data.QUESTIONS.exists() and locomo_data.LOCOMO.exists()), reason="shared benchmark data not mounted"

@@ -6,7 +6,7 @@ import pytest
 
 from poimen.chunking import iter_chunks
 from poimen.errors import SourceError
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 
 
 def write(tmp_path, name, text):

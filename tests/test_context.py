@@ -22,7 +22,7 @@ from poimen.index import build_projections
 from poimen.llm.client import ScriptedClient
 from poimen.llm import offline
 from poimen.relevance import Scorer, dedup_key, split_units
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "incidents"
 CHANNEL = FIXTURES / "channel.jsonl"

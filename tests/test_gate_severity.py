@@ -20,7 +20,7 @@ from poimen.gate_parser import parse_gate_reply
 from poimen.llm import offline
 from poimen.prompts import render
 from poimen.relevance import DISPLACE_MARGIN, Scorer, asks_for_failures, severity
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 
 ERRORS = "Which errors occurred in the ledger service?"
 ACTIVITY = "What did the ledger service do?"

@@ -13,7 +13,7 @@ from poimen.llm.client import ScriptedClient
 from poimen.llm.offline import respond
 from poimen.prompts import render
 from poimen.relevance import Outline, Scorer, split_units, split_units_under
-from poimen.text import split_sentences
+from poimen.text.words import split_sentences
 
 ARTICLE = """Document 7:
 Neighbours

@@ -18,7 +18,7 @@ from poimen.llm.client import ScriptedClient
 from poimen.llm.offline import respond
 from poimen.loop import ListSink, Stream, run_loop
 from poimen.prompts import render, sections
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 
 QUERY = Query("q", "What caused the upload failure, and how was it fixed?")
 INJECTIONS = [

@@ -9,7 +9,7 @@ from poimen.gate_parser import parse_gate_reply
 from poimen.llm import client_for
 from poimen.llm.offline import respond
 from poimen.prompts import render
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 
 Q = "What caused the outage and how was it fixed?"
 

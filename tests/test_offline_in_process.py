@@ -22,7 +22,7 @@ from poimen.embedding import HashEmbedder
 from poimen.llm.client import LiteLLMClient, ModelConfig, OfflineClient, client_for
 from poimen.loop import ListSink, Stream, run_loop
 from poimen.prompts import render
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 
 REPO = Path(__file__).resolve().parent.parent
 QUESTION = "What caused the outage and how was it fixed?"

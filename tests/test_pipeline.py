@@ -27,7 +27,7 @@ from poimen.log.verify import verify
 from poimen.loop import ListSink, LoopConfig, run_loop
 from poimen.queries import load_queries
 from poimen.runner import l2_stream
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 from poimen.testing.gate import GatePrompt, scripted_gate
 from resources import CorpusResource, EmbedderResource, EventLogResource, ScriptedLLMResource, duckdb_resource
 

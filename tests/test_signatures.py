@@ -311,7 +311,7 @@ def test_info_lines_give_no_template():
      'log:"level":<NUM>,"time":<NUM>,"pid":<NUM>,"msg":"ledger unreachable"}'),  # pino's number for error
 ])
 def test_an_error_level_in_any_shape_the_scorer_reads_keys_a_template(line, key):
-    """Signature extraction reads levels with the scorer's recogniser (``poimen.line_levels``): a logcat E line or
+    """Signature extraction reads levels with the scorer's recogniser (``poimen.text.line_levels``): a logcat E line or
     a level=error field is an error line, keyed from its level on, without the time and ids in front."""
     assert signature_keys(line) == [key]
 

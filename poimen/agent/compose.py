@@ -7,7 +7,7 @@ Order and selection:
    last few even when they share no word with the query), rules and facts
    that share a content term with the query, and archival hits;
 3. stop adding lines when the next one would pass the token budget
-   (``poimen.tokens.count_tokens`` of the rendered block); core blocks are
+   (``poimen.text.tokens.count_tokens`` of the rendered block); core blocks are
    never dropped, so a budget smaller than the core gives the core alone.
 
 Relevance is one measure for every store — the rarity-weighted share of the
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from poimen.relevance.terms import lexical_share
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 
 if TYPE_CHECKING:
     from poimen.agent.ports import StoreReader

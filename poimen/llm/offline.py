@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 from poimen.errors import ConfigError
 from poimen.prompts import escape, sections, task_name
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 
 MODEL_ID = "poimen/extractive"
 _BUDGET = re.compile(r"Stay under (\d+) tokens")

@@ -18,7 +18,7 @@ import re
 
 from poimen.prompts import escape, sections
 from poimen.signatures import extract_signatures
-from poimen.text import split_sentences
+from poimen.text.words import split_sentences
 
 _FAILURE = re.compile(
     r"\b(fail\w*|error\w*|exception|crash\w*|refus\w*|time[sd]? ?out|timeout|oom\w*|killed|panic\w*|segfault\w*|"

@@ -8,8 +8,8 @@ from __future__ import annotations
 import functools
 import re
 
-from poimen.line_levels import ERROR_SEVERITY, FAILURE_LEVELS, FATAL_SEVERITY, first_failure_level, without_failure_levels
-from poimen.text import STOPWORDS
+from poimen.text.line_levels import ERROR_SEVERITY, FAILURE_LEVELS, FATAL_SEVERITY, first_failure_level, without_failure_levels
+from poimen.text.words import STOPWORDS
 
 NUMBER_WEIGHT = 5.0  # a bare number (a status code, a count) is specific, but less than a named identifier
 EMBED_CHARS = 1200  # ~256 word pieces, all-MiniLM-L6-v2's limit: a paragraph cut shorter loses its later sentences
@@ -28,7 +28,7 @@ _MASK = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]*\d[0-9a-f]*\b|\d+", re.I)
 _FAILURE_WORDS = frozenset("""error errors fail fails failed failing failure failures exception exceptions crash crashed
     crashes incident incidents outage outages broken warning warnings warn fatal cause caused causes root fix fixed
     fixes bug bugs problem problems wrong down timeout timeouts oom killed panic traceback trace stack""".split())
-# The shapes of a failure, by how bad each says it is (``severity``): a log level (``poimen.line_levels``); a killed
+# The shapes of a failure, by how bad each says it is (``severity``): a log level (``poimen.text.line_levels``); a killed
 # process; an error without a level (a traceback, an exception class, a 5xx, a failed exit); a warning's shapes (a
 # frame, a 4xx).
 _KILLED_SHAPES = r"\b(?:OOMKilled|segfault|Segmentation fault)\b"

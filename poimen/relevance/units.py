@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from poimen.text import sentence_cuts
-from poimen.tokens import count_tokens
+from poimen.text.words import sentence_cuts
+from poimen.text.tokens import count_tokens
 
 MAX_UNIT_TOKENS = 96  # a prose line longer than this is cut into sentences
 RECORD_MAX_TOKENS = 512  # a record (chat turn, log line) is cut only past this: a wall of text, not a message

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import re
 
-from poimen.line_levels import without_failure_levels
+from poimen.text.line_levels import without_failure_levels
 
 MIN_STREAMS = 3
 GENERIC_SHARE = 0.01

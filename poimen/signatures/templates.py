@@ -1,7 +1,7 @@
 """Error-level log lines reduced to drain3 templates.
 
 A line qualifies when it states an error level or worse in any shape
-``poimen.line_levels`` reads (ERROR, FATAL, nginx's ``[error]``, logcat's
+``poimen.text.line_levels`` reads (ERROR, FATAL, nginx's ``[error]``, logcat's
 ``E/Tag:``, ``level=error``, klog's ``E0312``, git's ``fatal:``) or, when it
 looks like a log line at all, says ``failed`` / ``Exception``. A line that
 states a quiet level (INFO, DEBUG, logcat's ``I/``, ``level=info``) never
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from poimen.line_levels import ERROR_SEVERITY, line_levels
+from poimen.text.line_levels import ERROR_SEVERITY, line_levels
 from poimen.signatures.masking import span, template
 
 _FAILURE_WORD = re.compile(r"\b(?:[Ff]ailed|FAILED|[Ff]ailure)\b|Exception\b")

@@ -1,0 +1,1 @@
+"""Text: tokens (tiktoken), words and sentences, log-line levels."""
