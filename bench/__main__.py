@@ -90,7 +90,7 @@ _EMBEDDERS: dict[Path, object] = {}  # one model per cache folder: the sections 
 def _embedder(cfg: Config):
     if cfg.embedder is not None:
         return cfg.embedder
-    from poimen.embedding import SentenceTransformerEmbedder
+    from poimen.embedding.embedders import SentenceTransformerEmbedder
 
     folder = cfg.cache_dir / "embeddings"
     return _EMBEDDERS.setdefault(folder, SentenceTransformerEmbedder(cache_dir=folder))

@@ -189,7 +189,7 @@ class DenseTurns(_TurnRetriever):
     """Cosine similarity between the question and each turn under a poimen embedder."""
 
     def __init__(self, data: LoCoMo, embedder=None, skip: bool = True, dated: bool = True):
-        from poimen.embedding import SentenceTransformerEmbedder
+        from poimen.embedding.embedders import SentenceTransformerEmbedder
 
         super().__init__(data, skip, dated)
         self.embedder = embedder or SentenceTransformerEmbedder()
@@ -294,7 +294,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     started = time.perf_counter()
     data = locomo_data.load()
-    from poimen.embedding import SentenceTransformerEmbedder
+    from poimen.embedding.embedders import SentenceTransformerEmbedder
 
     results = run(data, SentenceTransformerEmbedder(cache_dir=args.cache_dir), skip=not args.stop_at_first)
     print(format_table(results))

@@ -73,7 +73,7 @@ from pathlib import Path
 import pandas as pd
 
 from poimen.core import RunRequest, run_loops
-from poimen.embedding import SentenceTransformerEmbedder
+from poimen.embedding.embedders import SentenceTransformerEmbedder
 from poimen.index import MemoryIndex, build_projections, default_db
 from poimen.llm.client import ModelConfig, ScriptedClient, client_for
 from poimen.log.store import EventLog

@@ -55,7 +55,7 @@ def build_and_rebuild(workdir: Path) -> dict:
     from poimen.llm.client import OfflineClient
     from poimen.chunking import iter_chunks
     from poimen.core import RunRequest, run_loops
-    from poimen.embedding import SentenceTransformerEmbedder
+    from poimen.embedding.embedders import SentenceTransformerEmbedder
     from poimen.index import build_projections, write_manifest
     from poimen.index.rebuild import rebuild
     from poimen.log.store import EventLog

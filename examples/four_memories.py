@@ -65,7 +65,7 @@ def policy_archive(workdir: Path) -> tuple[Archive, str]:
     except ImportError:
         chunks = [p.strip() for p in POLICY.split("\n\n")[1:] if p.strip()]
         return StaticArchive(chunks), "StaticArchive (keyword; poimen.reference is not available)"
-    from poimen.embedding import HashEmbedder
+    from poimen.embedding.embedders import HashEmbedder
 
     embedder = HashEmbedder()
     log_root, db = workdir / "log", workdir / "index.duckdb"

@@ -119,7 +119,7 @@ class ContextEngine:
     def open(cls, db_path: Path, embedder=None) -> "ContextEngine":
         import duckdb
 
-        from poimen.embedding import embedder_for
+        from poimen.embedding.embedders import embedder_for
         from poimen.index.read import connect_read_only, vector_matrix
 
         con = connect_read_only(Path(db_path))
@@ -142,7 +142,7 @@ class ContextEngine:
         if len(model_ids) > 1:
             raise IndexMissing(db_path, f"unit vectors from several models {model_ids}")
         if embedder is None:
-            from poimen.embedding import default_embedder
+            from poimen.embedding.embedders import default_embedder
 
             embedder = embedder_for(model_ids[0], queries=True) if model_ids else default_embedder()  # questions only
         elif model_ids and embedder.model_id != model_ids[0]:

@@ -90,7 +90,7 @@ def _embedder_id(command: str) -> str | None:
     name = os.environ.get("POIMEN_EMBEDDER") if command == "context" else None
     if not name:
         return None
-    from poimen.embedding import embedder_id
+    from poimen.embedding.embedders import embedder_id
 
     return embedder_id(name)
 

@@ -8,7 +8,7 @@ from typing import Optional
 
 import dagster as dg
 
-from poimen.embedding import DEFAULT_MODEL, Embedder, embedder_for
+from poimen.embedding.embedders import DEFAULT_MODEL, Embedder, embedder_for
 from poimen.log.store import default_root
 
 

@@ -15,7 +15,7 @@ from poimen.agent.projection import default_db as stores_db, rebuild as rebuild_
 from poimen.chunk_store import chunk_path, write_chunks
 from poimen.core import RunRequest, run_loops
 from poimen.domain import EventKind, sha256_text
-from poimen.embedding import EmbeddingCache, HashEmbedder
+from poimen.embedding.embedders import EmbeddingCache, HashEmbedder
 from poimen.index import build_projections, default_db, write_manifest
 from poimen.llm.client import CachingClient, ScriptedClient
 from poimen.llm.offline import respond

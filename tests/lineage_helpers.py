@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from poimen.core import RunRequest, run_loops
-from poimen.embedding import HashEmbedder
+from poimen.embedding.embedders import HashEmbedder
 from poimen.index import build_projections, default_db, write_manifest
 from poimen.llm.client import ScriptedClient
 from poimen.llm.offline import respond

@@ -7,7 +7,7 @@ import re
 from bench import __main__ as bench_main
 from bench import hotpot_data, report
 from bench.locomo_data import Conversation, LoCoMo, QAItem, Turn
-from poimen.embedding import HashEmbedder
+from poimen.embedding.embedders import HashEmbedder
 
 FILLER = ("Document {n}:\nFiller {n}\nThe river town of Filler {n} holds a weekly market. "
           "Its bakery sells rye bread to travellers. The mayor rides a bicycle to work.")

@@ -17,7 +17,7 @@ import yaml
 from poimen.chunking import iter_chunks
 from poimen.context import ContextEngine
 from poimen.core import RunRequest, run_loops
-from poimen.embedding import HashEmbedder
+from poimen.embedding.embedders import HashEmbedder
 from poimen.index import build_projections
 from poimen.llm.client import ScriptedClient
 from poimen.llm import offline

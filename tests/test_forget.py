@@ -17,7 +17,7 @@ from poimen.agent.projection import dump, replay
 from poimen.cli import app
 from poimen.core import RunRequest, run_loops
 from poimen.domain import canonical_json
-from poimen.embedding import HashEmbedder
+from poimen.embedding.embedders import HashEmbedder
 from poimen.forget import NothingToForget, Target, forget
 from poimen.index import build_projections, default_db
 from poimen.index.rebuild import rebuild

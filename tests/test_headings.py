@@ -5,7 +5,7 @@ import duckdb
 import pytest
 
 from poimen.core import RunRequest, run_loops
-from poimen.embedding import HashEmbedder
+from poimen.embedding.embedders import HashEmbedder
 from poimen.gate_parser import parse_gate_reply
 from poimen.index import build_projections
 from poimen.llm import offline

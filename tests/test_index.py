@@ -10,7 +10,7 @@ from index_helpers import built
 
 import poimen.index as index
 from poimen.domain import sha256_text
-from poimen.embedding import HashEmbedder
+from poimen.embedding.embedders import HashEmbedder
 from poimen.index import PROJECTIONS, Projection, build_projections
 from poimen.index.schema import fixed
 from poimen.log.store import EventLog

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 import pyarrow as pa
 
 from poimen.cli import app
-from poimen.embedding import HashEmbedder
+from poimen.embedding.embedders import HashEmbedder
 from poimen.index import build_projections, project, table_names
 from poimen.index.schema import Projection, fixed
 

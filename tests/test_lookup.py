@@ -11,7 +11,7 @@ from index_helpers import built
 from typer.testing import CliRunner
 
 from poimen.cli import app
-from poimen.embedding import HashEmbedder
+from poimen.embedding.embedders import HashEmbedder
 from poimen.errors import PoimenError
 from poimen.index import MemoryIndex
 from poimen.index.lookup import lookup

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from poimen.core import RunRequest, run_loops
-from poimen.embedding import HashEmbedder
+from poimen.embedding.embedders import HashEmbedder
 from poimen.index import build_projections
 from poimen.llm.client import ScriptedClient
 from poimen.relevance import dedup_key

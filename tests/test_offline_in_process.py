@@ -18,7 +18,7 @@ from index_helpers import built, make_log
 
 from poimen.answer import answer_question
 from poimen.domain import Chunk, Query
-from poimen.embedding import HashEmbedder
+from poimen.embedding.embedders import HashEmbedder
 from poimen.llm.client import LiteLLMClient, ModelConfig, OfflineClient, client_for
 from poimen.loop import ListSink, Stream, run_loop
 from poimen.prompts import render

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from poimen import minilm
-from poimen.embedding import SentenceTransformerEmbedder, embedder_for
+from poimen.embedding.embedders import minilm
+from poimen.embedding.embedders import SentenceTransformerEmbedder, embedder_for
 
 TEXTS = [
     "HTTP/1.1 413 Request Entity Too Large",
@@ -46,7 +46,7 @@ def test_an_uncovered_model_folder_falls_back(tmp_path):
 
 
 def test_a_query_embedder_needs_no_torch_and_caches_nothing(tmp_path):
-    child = ("import sys; from pathlib import Path; from poimen.embedding import embedder_for\n"
+    child = ("import sys; from pathlib import Path; from poimen.embedding.embedders import embedder_for\n"
              "e = embedder_for('all-MiniLM-L6-v2', cache_dir=Path(sys.argv[1]), queries=True)\n"
              "v = e.embed(['why did the worker pods get OOMKilled?'])\n"
              "assert v.shape == (1, 384) and abs(float((v * v).sum()) - 1) < 1e-5\n"

@@ -57,7 +57,7 @@ def test_model_load_is_quiet_when_the_host_imported_huggingface_first(tmp_path):
     """An agent that embeds poimen may have imported huggingface_hub (and so fixed its progress-bar setting) before
     poimen could set its environment: the embedder still loads without a bar."""
     child = ("import huggingface_hub, transformers.utils.logging\n"
-             "from poimen.embedding import SentenceTransformerEmbedder\n"
+             "from poimen.embedding.embedders import SentenceTransformerEmbedder\n"
              "print(SentenceTransformerEmbedder().embed(['a', 'b']).shape)")
     proc = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=600,
                           env=quiet_env(tmp_path / "home"), cwd=tmp_path, stdin=subprocess.DEVNULL)

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 import poimen.index as index
 from poimen.cli import app
-from poimen.embedding import HashEmbedder
+from poimen.embedding.embedders import HashEmbedder
 from poimen.index.rebuild import rebuild
 from poimen.reference import ingest_reference
 

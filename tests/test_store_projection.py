@@ -6,7 +6,7 @@ import duckdb
 
 from typed_helpers import fill, memory
 
-from poimen.embedding import HashEmbedder
+from poimen.embedding.embedders import HashEmbedder
 from poimen.index import build_projections
 from poimen.index.rebuild import rebuild
 

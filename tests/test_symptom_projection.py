@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from poimen.cli import app
 from poimen.domain import EventKind, sha256_text
-from poimen.embedding import HashEmbedder, SentenceTransformerEmbedder
+from poimen.embedding.embedders import HashEmbedder, SentenceTransformerEmbedder
 from poimen.index import MemoryIndex, build_projections, default_db, write_manifest
 from poimen.index.rebuild import rebuild
 from poimen.log.store import EventLog, file_sha256

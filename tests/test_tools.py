@@ -145,7 +145,7 @@ def test_archival_search_uses_the_real_lookup_as_a_black_box(tmp_path):
     from typed_helpers import POLICY_CHUNKS
 
     from poimen.agent.archive import IndexArchive
-    from poimen.embedding import HashEmbedder
+    from poimen.embedding.embedders import HashEmbedder
     from poimen.index import build_projections
     from poimen.reference import ingest_reference
 

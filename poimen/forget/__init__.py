@@ -196,7 +196,7 @@ def _rebuild_index(log_root: Path | str, work: Path, db: Path, replace_db: bool)
     """Rebuild the index into a fresh file renamed over the old one (or dropped, with no database to replace), and
     record the manifest; returns the text shas it embedded. The manifest is re-recorded as ``--accept`` would: the
     forget event says why rows went away."""
-    from poimen.embedding import DEFAULT_MODEL, embedder_for
+    from poimen.embedding.embedders import DEFAULT_MODEL, embedder_for
     from poimen.index.build import PROJECTION_DIR, build_projections, read_manifest, write_manifest
 
     stored = read_manifest(work)

@@ -42,7 +42,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
-from poimen.embedding import embedder_for
+from poimen.embedding.embedders import embedder_for
 from poimen.errors import IndexMissing, PoimenError
 from poimen.index.hits import FUSED_LISTS, RRF_K, VECTOR_KINDS, Hit, Provenance, why_fused, why_signature
 from poimen.index.keyword import BM25

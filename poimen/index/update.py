@@ -49,7 +49,7 @@ class IndexUpdate:
 def index_embedder(log_root: Path, name: str | None = None, db_path: Path | None = None):
     """The embedder for this index: ``name`` if given, else the one the index (then the manifest) records,
     else ``$POIMEN_EMBEDDER`` or all-MiniLM-L6-v2. Vectors are cached under ``<log>/cache/embeddings``."""
-    from poimen.embedding import configured_embedder_id, embedder_for
+    from poimen.embedding.embedders import configured_embedder_id, embedder_for
 
     log_root = Path(log_root)
     if not name:

@@ -78,7 +78,7 @@ def reader():
     whose choices the log records, keeps ``scorer()``; an embedder set by ``configure`` serves both.
     """
     global _reader
-    from poimen.embedding import configured_embedder_id, default_embedder
+    from poimen.embedding.embedders import configured_embedder_id, default_embedder
     from poimen.relevance import Scorer
 
     if _explicit:
@@ -90,7 +90,7 @@ def reader():
 
 def scorer():
     """The engine's scorer; rebuilt when ``$POIMEN_EMBEDDER`` names another embedder than the one it holds."""
-    from poimen.embedding import configured_embedder_id
+    from poimen.embedding.embedders import configured_embedder_id
 
     if _scorer is None or (not _explicit and _scorer.embedder.model_id != configured_embedder_id()):
         configure()
@@ -99,7 +99,7 @@ def scorer():
 
 def model_id(model: str = MODEL_ID) -> str:
     """The engine's model id names its scorer and embedder: replies change when either does, so runs must too."""
-    from poimen.embedding import configured_embedder_id
+    from poimen.embedding.embedders import configured_embedder_id
     from poimen.relevance import SCORER_VERSION
 
     embedder = _scorer.embedder.model_id if _scorer is not None and _explicit else configured_embedder_id()

@@ -139,7 +139,7 @@ class Scorer:
                  expansion_weight: float = EXPANSION_WEIGHT, failure_bonus: float = FAILURE_BONUS,
                  bridge_weight: float = BRIDGE_WEIGHT, heading_weight: float = HEADING_WEIGHT):
         if embedder is None:
-            from poimen.embedding import default_embedder
+            from poimen.embedding.embedders import default_embedder
 
             embedder = default_embedder()
         self.embedder = embedder

@@ -57,7 +57,7 @@ class SentenceTransformerEmbedder:
     """all-MiniLM-L6-v2 (or any local sentence-transformers model folder), loaded lazily, once per process.
 
     ``queries=True`` is the read path's flavour: its few texts (a question, its clauses) are embedded by the numpy
-    encoder of ``poimen.minilm`` when it covers the model, so a lookup does not import torch; those vectors agree
+    encoder of ``poimen.embedding.minilm`` when it covers the model, so a lookup does not import torch; those vectors agree
     with sentence-transformers' to float32 rounding and are never written to the disk cache, so every stored
     vector still comes from sentence-transformers.
     """
@@ -136,7 +136,7 @@ def _sentence_transformer(path: str):
 
 @functools.cache
 def _numpy_encoder(path: str):
-    from poimen import minilm
+    from poimen.embedding.embedders import minilm
 
     return minilm.load(Path(path))
 

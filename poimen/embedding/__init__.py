@@ -1,0 +1,1 @@
+"""Embedders: sentence-transformers, the numpy MiniLM port of the read path, the hash stand-in."""
