@@ -14,7 +14,7 @@ from poimen.index.rebuild import RebuildReport, rebuild_into
 from poimen.log.runs import Run, current, loop_runs, read_runs
 from poimen.log.store import EventLog
 from poimen.log.verify import VerifyReport, verify
-from poimen.timeline import markdown_table
+from poimen.log.timeline import markdown_table
 from poimen.text.tokens import count_tokens
 from resources import WRITER_POOL, EmbedderResource, EventLogResource, writer_step
 

@@ -14,7 +14,7 @@ from poimen.log.events import Event
 from poimen.log.payloads import RunStart
 from poimen.log.store import EventLog
 from poimen.loop import RunOutcome
-from poimen.timeline import markdown_table, turn_rows
+from poimen.log.timeline import markdown_table, turn_rows
 from poimen.text.tokens import count_tokens
 
 TIMELINE_ROWS = 400  # past this a UI table stops being readable; the log keeps everything

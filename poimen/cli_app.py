@@ -189,7 +189,7 @@ def log_show(log: Optional[str] = LogUriOpt, run_id: Optional[str] = typer.Optio
     """
     from poimen.log.store import EventLog
     from poimen.log.runs import loop_runs, read_runs
-    from poimen.timeline import resolve_run, run_header, run_record, turn_rows
+    from poimen.log.timeline import resolve_run, run_header, run_record, turn_rows
 
     elog = EventLog(_root(log))
     try:
