@@ -4,8 +4,8 @@
 import dagster as dg
 
 from assets.shards import DEFAULT_SHARDS, fan_out, shard_sources
-from poimen.chunk_store import CHUNK_DIR, chunk_path, write_chunks
-from poimen.chunking import source_id
+from poimen.inputs.chunk_store import CHUNK_DIR, chunk_path, write_chunks
+from poimen.inputs.chunking import source_id
 from poimen.domain import sha256_json
 from poimen.errors import SourceError
 from poimen.log.forgotten import forgotten

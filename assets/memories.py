@@ -6,8 +6,8 @@ from types import SimpleNamespace
 import dagster as dg
 
 from assets.metadata import gate_timeline, outcome_counts, run_stats, sealed_events
-from poimen.chunk_store import CHUNK_DIR, stored_stream
-from poimen.chunking import source_id
+from poimen.inputs.chunk_store import CHUNK_DIR, stored_stream
+from poimen.inputs.chunking import source_id
 from poimen.core import RunRequest, RunResult, run_loops
 from poimen.loop import FINISHED
 from poimen.errors import SourceError

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from poimen.chunking import source_id
+from poimen.inputs.chunking import source_id
 from resources import CorpusResource
 
 DEFAULT_SHARDS = 1  # one machine, in-process: one step with every loop concurrent inside it is the fastest

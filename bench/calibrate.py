@@ -62,7 +62,7 @@ from pathlib import Path
 from bench import hotpot_data
 from bench.loghub import DATA as LOGHUB
 from poimen import relevance
-from poimen.chunking import iter_chunks, source_id
+from poimen.inputs.chunking import iter_chunks, source_id
 from poimen.domain import Level, Query
 from poimen.llm import offline
 from poimen.llm.client import ScriptedClient

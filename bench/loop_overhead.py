@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from poimen.chunking import iter_chunks
+from poimen.inputs.chunking import iter_chunks
 from poimen.domain import Chunk, Level, Query
 from poimen.llm.client import Completion
 from poimen.log.store import EventLog

@@ -53,7 +53,7 @@ print(json.dumps({"chunks": len(stream.chunk_shas), "status": out[0].status, "se
 
 def build_and_rebuild(workdir: Path) -> dict:
     from poimen.llm.client import OfflineClient
-    from poimen.chunking import iter_chunks
+    from poimen.inputs.chunking import iter_chunks
     from poimen.core import RunRequest, run_loops
     from poimen.embedding.embedders import SentenceTransformerEmbedder
     from poimen.index import build_projections, write_manifest

@@ -112,7 +112,7 @@ def fault_figures(work: Path, server) -> dict:
 
 def bad_input_figures(work: Path) -> dict:
     from poimen.testing.bad_sources import bad_sources
-    from poimen.chunking import iter_chunks
+    from poimen.inputs.chunking import iter_chunks
     from poimen.errors import SourceError
 
     d = work / "bad"

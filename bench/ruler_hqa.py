@@ -41,7 +41,7 @@ from bench.clients import AlwaysUpdateClient, CountingClient
 from poimen.domain import Level, Query
 from poimen.loop import ListSink, LoopConfig, Stream, gate_format, run_loop
 from poimen.prompts import render, unescape
-from poimen.chunking import iter_chunks, source_id
+from poimen.inputs.chunking import iter_chunks, source_id
 
 LENGTHS = hotpot_data.TARGETS
 PRECISION_GOALS = {28_000: 0.65, 112_000: 0.33}  # gate precision of ``gated`` at these lengths

@@ -11,10 +11,10 @@ from poimen.domain import Level, Query
 from poimen.llm.client import ModelClient, ModelConfig, client_for, reply_cache
 from poimen.log.store import EventLog
 from poimen.loop import FINISHED, LoopConfig, RunOutcome, Stream
-from poimen.queries import adhoc_query, load_queries
-from poimen.chunking import sources_root
+from poimen.inputs.queries import adhoc_query, load_queries
+from poimen.inputs.chunking import sources_root
 from poimen.runner import RunPlan, execute, l2_stream, open_sources
-from poimen.source_lines import remember_root
+from poimen.inputs.source_lines import remember_root
 
 
 @dataclass

@@ -20,7 +20,7 @@ from poimen.domain import sha256_text
 from poimen.errors import AmbiguousSha, ShaNotFound
 from poimen.index.read import connect_read_only
 from poimen.relevance import split_units
-from poimen.source_lines import SourceFinder, SourceRef, occurrences_before
+from poimen.inputs.source_lines import SourceFinder, SourceRef, occurrences_before
 
 _HEX = re.compile(r"^[0-9a-f]{1,64}$")
 # Every table a sha can name, and what it names there. Code constants only; the prefix is a parameter.

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence, Set
 from pathlib import Path
 
-from poimen.chunking import iter_chunks, source_id, sources_root
-from poimen.source_lines import remember_root
+from poimen.inputs.chunking import iter_chunks, source_id, sources_root
+from poimen.inputs.source_lines import remember_root
 from poimen.domain import Chunk, EventKind, Level, sha256_json
 from poimen.log import payloads as P
 from poimen.log.events import EventDraft

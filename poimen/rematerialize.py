@@ -23,8 +23,8 @@ import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from poimen.chunk_store import CHUNK_DIR, chunk_sources, first_chunk_diff
-from poimen.chunking import source_id
+from poimen.inputs.chunk_store import CHUNK_DIR, chunk_sources, first_chunk_diff
+from poimen.inputs.chunking import source_id
 from poimen.domain import Chunk, EventKind, Level, Query
 from poimen.index.rebuild import RebuildReport, rebuild_into
 from poimen.llm.replay import ReplayClient, ReplayMiss

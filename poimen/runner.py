@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from poimen.chunking import DEFAULT_MAX_TOKENS, iter_chunks, source_id, sources_root
+from poimen.inputs.chunking import DEFAULT_MAX_TOKENS, iter_chunks, source_id, sources_root
 from poimen.domain import Chunk, Level, Query
 from poimen.errors import ModelUnavailable, RunBusy, RunForgotten, RunInterrupted, SourceError
 from poimen.llm.client import ModelClient

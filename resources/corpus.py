@@ -8,10 +8,10 @@ from typing import Optional
 
 import dagster as dg
 
-from poimen.chunking import DEFAULT_MAX_TOKENS, SUFFIXES
+from poimen.inputs.chunking import DEFAULT_MAX_TOKENS, SUFFIXES
 from poimen.domain import Query
 from poimen.errors import ConfigError
-from poimen.queries import load_queries
+from poimen.inputs.queries import load_queries
 
 
 def repo_root() -> Path:

@@ -12,7 +12,7 @@ import numpy as np
 
 from poimen.agent.pipeline import import_pipeline
 from poimen.agent.projection import default_db as stores_db, rebuild as rebuild_stores
-from poimen.chunk_store import chunk_path, write_chunks
+from poimen.inputs.chunk_store import chunk_path, write_chunks
 from poimen.core import RunRequest, run_loops
 from poimen.domain import EventKind, sha256_text
 from poimen.embedding.embedders import EmbeddingCache, HashEmbedder

@@ -12,7 +12,7 @@ import pytest
 from helpers import loop_run_ids
 
 from poimen.testing.bad_sources import bad_sources
-from poimen.chunking import check_source, iter_chunks
+from poimen.inputs.chunking import check_source, iter_chunks
 from poimen.core import RunRequest, run_loops
 from poimen.errors import SourceError
 from poimen.llm.client import ScriptedClient
@@ -89,7 +89,7 @@ RSS_LIMIT_MB = 200  # below the size of the line itself: holding the line whole 
 _CHILD = r"""
 import sys
 from pathlib import Path
-from poimen.chunking import _blocks, _split_stream, iter_chunks
+from poimen.inputs.chunking import _blocks, _split_stream, iter_chunks
 path = Path(sys.argv[1])
 pieces = total = 0
 for piece in _split_stream(_blocks(path), "\n", 80_000):   # the streaming reader over the whole line

@@ -10,7 +10,7 @@ import pytest
 
 from bench import baselines, hotpot_data, locomo_data
 from bench.locomo_data import Conversation, LoCoMo, QAItem, Turn
-from poimen.chunking import iter_chunks
+from poimen.inputs.chunking import iter_chunks
 from poimen.embedding.embedders import HashEmbedder
 from poimen.text.tokens import count_tokens
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from poimen.chunking import iter_chunks
+from poimen.inputs.chunking import iter_chunks
 from poimen.errors import SourceError
 from poimen.text.tokens import count_tokens
 

@@ -71,7 +71,7 @@ def test_readers_during_a_write_see_only_sealed_data(tmp_path):
     """While a run is journaled turn by turn, EventLog.events() and the index show only what is sealed."""
     from poimen.domain import Level
     from poimen.loop import LoopConfig
-    from poimen.queries import adhoc_query
+    from poimen.inputs.queries import adhoc_query
     from poimen.runner import RunPlan, execute, source_stream
 
     root = tmp_path / "log"

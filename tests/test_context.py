@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from poimen.chunking import iter_chunks
+from poimen.inputs.chunking import iter_chunks
 from poimen.context import ContextEngine
 from poimen.core import RunRequest, run_loops
 from poimen.embedding.embedders import HashEmbedder

@@ -10,10 +10,10 @@ import re
 import dagster as dg
 import pyarrow.parquet as pq
 
-import poimen.chunking
+import poimen.inputs.chunking
 import poimen.loop
 from pipelines.definitions import make_definitions
-from poimen.chunking import iter_chunks
+from poimen.inputs.chunking import iter_chunks
 from poimen.llm.client import LiteLLMClient, ScriptedClient
 from poimen.log.store import EventLog
 from resources import ScriptedLLMResource
@@ -71,11 +71,11 @@ def test_rebuild_replays_without_a_model_then_names_the_first_chunk_a_changed_se
     assert f"event {first_open.run_id[:16]} seq {first_open.seq} (gate, turn {first_open.turn}): attrs differ" \
         in failure.step_failure_data.error.message
 
-    rule = poimen.chunking._SENTENCE_END.pattern
+    rule = poimen.inputs.chunking._SENTENCE_END.pattern
     changed = rule.replace("[.!?]", "[.!]")  # one character: a question mark no longer ends a sentence
     assert len(rule) - len(changed) == 1
     stored = pq.read_table(tmp_path / "log" / "chunks" / "upload-faq.md.parquet", columns=["sha"]).column("sha").to_pylist()
-    monkeypatch.setattr(poimen.chunking, "_SENTENCE_END", re.compile(changed))
+    monkeypatch.setattr(poimen.inputs.chunking, "_SENTENCE_END", re.compile(changed))
     fresh = [c.sha for c in iter_chunks(corpus.sources_dir / "upload-faq.md", corpus.chunk_tokens, corpus.sources_dir)]
     position = next(i for i, (a, b) in enumerate(zip(stored + [""], fresh + [""])) if a != b)
     failed = make_definitions(raising).resolve_job_def("rebuild").execute_in_process(

@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from poimen.chunking import iter_chunks
+from poimen.inputs.chunking import iter_chunks
 from poimen.domain import Chunk
 from poimen.errors import ConfigError, LogCorrupt, ParseError, SourceError
 from poimen.gate_parser import GateReply, parse_gate_reply

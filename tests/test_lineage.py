@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from lineage_helpers import build
-from poimen.chunking import _record_text
+from poimen.inputs.chunking import _record_text
 from poimen.cli import app
-from poimen.source_lines import SourceFinder, SourceText, squash
+from poimen.inputs.source_lines import SourceFinder, SourceText, squash
 
 
 @pytest.fixture(scope="module")

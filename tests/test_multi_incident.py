@@ -29,7 +29,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from poimen.chunking import iter_chunks
+from poimen.inputs.chunking import iter_chunks
 from poimen.cli import app
 from poimen.log.store import EventLog
 from poimen.log.runs import loop_runs, read_runs

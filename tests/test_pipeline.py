@@ -25,7 +25,7 @@ from poimen.log.runs import Run, loop_runs, read_runs
 from poimen.log.store import EventLog
 from poimen.log.verify import verify
 from poimen.loop import ListSink, LoopConfig, run_loop
-from poimen.queries import load_queries
+from poimen.inputs.queries import load_queries
 from poimen.runner import l2_stream
 from poimen.text.tokens import count_tokens
 from poimen.testing.gate import GatePrompt, scripted_gate
@@ -243,9 +243,9 @@ def test_l1_asset_reads_the_stored_chunks_and_never_chunks_a_source_again(tmp_pa
     def no_chunking(*args, **kwargs):
         raise AssertionError("a source was chunked again")
 
-    monkeypatch.setattr("poimen.chunking.iter_chunks", no_chunking)
+    monkeypatch.setattr("poimen.inputs.chunking.iter_chunks", no_chunking)
     monkeypatch.setattr("poimen.runner.iter_chunks", no_chunking)
-    monkeypatch.setattr("poimen.chunk_store.iter_chunks", no_chunking)
+    monkeypatch.setattr("poimen.inputs.chunk_store.iter_chunks", no_chunking)
     result = materialize_alone(l1_memories, corpus=corpus, event_log=event_log, llm=llm)
     assert result["runs"] == 6 and result["acceptance_rate"] == 0.0
     assert result["memory_tokens_max"] == 0 and result["source_errors"] == 0

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from poimen.chunking import source_id, sources_root
+from poimen.inputs.chunking import source_id, sources_root
 from poimen.cli import app
 from poimen.core import RunRequest, run_loops
 from poimen.errors import SourceError

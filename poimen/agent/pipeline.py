@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from poimen.agent.stores import StoreWrite
-from poimen.queries import load_queries
+from poimen.inputs.queries import load_queries
 from poimen.log import payloads
 from poimen.log.runs import final_runs, read_runs
 

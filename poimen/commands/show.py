@@ -61,7 +61,7 @@ def register(app: typer.Typer) -> None:
 
         from poimen.lineage import lineage
         from poimen.lineage_tree import tree
-        from poimen.source_lines import SourceFinder, default_roots
+        from poimen.inputs.source_lines import SourceFinder, default_roots
 
         log_root, db_path = _paths(log, db)
         try:

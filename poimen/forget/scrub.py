@@ -75,7 +75,7 @@ def derived_texts(strings: Iterable[str]) -> set[str]:
 
 def scrub_chunk_files(chunk_dir: Path, shas: frozenset[str] | set[str]) -> list[str]:
     """Rewrite each chunks Parquet file without the forgotten chunks (removed when none is left); returns the files."""
-    from poimen.chunk_store import CHUNK_SCHEMA
+    from poimen.inputs.chunk_store import CHUNK_SCHEMA
 
     changed = []
     for path in sorted(chunk_dir.rglob("*.parquet")) if chunk_dir.exists() else []:

@@ -105,7 +105,7 @@ class ReadService:
 
     def show(self, sha: str, kind: str | None = None):
         from poimen.lineage import lineage
-        from poimen.source_lines import SourceFinder, default_roots
+        from poimen.inputs.source_lines import SourceFinder, default_roots
 
         return lineage(self.db_path, sha, SourceFinder(self.sources or default_roots(self.root)), kind)
 

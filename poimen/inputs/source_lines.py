@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from poimen.chunking import _record_text  # the one definition of what a JSON-lines record's text is
+from poimen.inputs.chunking import _record_text  # the one definition of what a JSON-lines record's text is
 
 
 @dataclass(frozen=True)

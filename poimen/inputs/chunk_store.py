@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from poimen.chunking import iter_chunks, source_id
+from poimen.inputs.chunking import iter_chunks, source_id
 from poimen.domain import Chunk
 from poimen.errors import SourceError
 from poimen.loop import Stream
