@@ -25,7 +25,7 @@ import time
 
 from poimen.llm.client import Completion, LiteLLMClient, ModelConfig, OfflineClient, client_for
 from poimen.llm.offline import MODEL_ID
-from poimen.prompts import escape, sections
+from poimen.llm.prompts import escape, sections
 from poimen.text.words import content_terms, split_sentences
 from poimen.text.tokens import count_tokens
 
@@ -92,7 +92,7 @@ def bench_client(model: str | None = None, api_base: str | None = None, constrai
 
 def litellm_overhead(calls: int = 20) -> dict:
     """Per-call time of the offline engine through litellm next to the same call in process."""
-    from poimen.prompts import render
+    from poimen.llm.prompts import render
 
     rendered = render("gate", question="Which magazine was started first?", memory="",
                       chunk="Arthur's Magazine was an American literary periodical. " * 200, budget=1024)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from poimen.errors import EmptyMemory, NoRuns
-from poimen.prompts import render, unescape
+from poimen.llm.prompts import render, unescape
 
 if TYPE_CHECKING:  # a question's answer reads the index only: the log (and pyarrow under it) loads for --query
     from poimen.llm.client import ModelClient

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 
 from poimen.errors import ParseError
-from poimen.prompts import Rendered, sections, unescape
+from poimen.llm.prompts import Rendered, sections, unescape
 
 _THINK = re.compile(r"\A\s*<think>.*?</think>", re.S)
 _REPLY = re.compile(

@@ -25,7 +25,7 @@ from poimen.llm.client import ModelClient
 from poimen.llm.constrain import ReplyFormat, reply_format
 from poimen.log import payloads as P
 from poimen.log.events import Event, EventDraft
-from poimen.prompts import load, render
+from poimen.llm.prompts import load, render
 from poimen.text.tokens import count_tokens
 
 

@@ -30,7 +30,7 @@ from poimen.log import payloads
 from poimen.log.events import EventDraft
 from poimen.log.forgotten import forgotten
 from poimen.log.store import EventLog
-from poimen.prompts import load, render, unescape
+from poimen.llm.prompts import load, render, unescape
 from poimen.log.runs import loop_runs, read_runs
 
 _SYMPTOMS = re.compile(r"<symptoms>(.*?)</symptoms>", re.S)

@@ -2,7 +2,7 @@
 
 from poimen.gate_parser import parse_gate_reply
 from poimen.llm.offline import respond
-from poimen.prompts import render
+from poimen.llm.prompts import render
 from poimen.relevance import Scorer, name_phrases, stem
 
 Q = "Grace Krilanovich's first novel came out with an independent publisher; in which city is it based?"

@@ -104,7 +104,7 @@ def test_a_cold_ask_answers_without_litellm(tmp_path):
 def test_the_offline_answer_embeds_new_lines_without_torch(tmp_path):
     """The answer task weighs a context's lines, mostly never embedded before: with all-MiniLM-L6-v2 (not the
     tests' hash embedder) and an empty cache, they go through the numpy encoder, so `mem ask` imports no torch."""
-    code = ("import json, sys\nfrom poimen.llm.offline import respond\nfrom poimen.prompts import render\n"
+    code = ("import json, sys\nfrom poimen.llm.offline import respond\nfrom poimen.llm.prompts import render\n"
             "r = render('answer', question='why did the uploads fail?', memory='The disk was full.\\n"
             "Uploads failed with 413 because the ingress body limit was 10k.\\nLunch was pizza.')\n"
             "print(respond(r.system, r.user))\n"

@@ -18,7 +18,7 @@ import pytest
 
 from poimen.gate_parser import parse_gate_reply
 from poimen.llm import offline
-from poimen.prompts import render
+from poimen.llm.prompts import render
 from poimen.relevance import DISPLACE_MARGIN, Scorer, asks_for_failures, severity
 from poimen.text.tokens import count_tokens
 

@@ -11,7 +11,7 @@ from poimen.index import build_projections
 from poimen.llm import offline
 from poimen.llm.client import ScriptedClient
 from poimen.llm.offline import respond
-from poimen.prompts import render
+from poimen.llm.prompts import render
 from poimen.relevance import Outline, Scorer, split_units, split_units_under
 from poimen.text.words import split_sentences
 

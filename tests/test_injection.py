@@ -17,7 +17,7 @@ from poimen.gate_parser import parse_gate_reply
 from poimen.llm.client import ScriptedClient
 from poimen.llm.offline import respond
 from poimen.loop import ListSink, Stream, run_loop
-from poimen.prompts import render, sections
+from poimen.llm.prompts import render, sections
 from poimen.text.tokens import count_tokens
 
 QUERY = Query("q", "What caused the upload failure, and how was it fixed?")

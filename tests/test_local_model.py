@@ -21,7 +21,7 @@ import pytest
 from poimen.domain import sha256_text
 from poimen.gate_parser import parse_gate_reply
 from poimen.log.store import EventLog
-from poimen.prompts import load, prompts_dir, render
+from poimen.llm.prompts import load, prompts_dir, render
 
 pytestmark = pytest.mark.slow
 

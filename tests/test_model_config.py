@@ -27,7 +27,7 @@ from poimen.errors import ConfigError, ModelRefused
 from poimen.llm.client import DEFAULT_TIMEOUT, LiteLLMClient, ModelConfig, client_for
 from poimen.log.store import EventLog
 from poimen.loop import ListSink, run_loop
-from poimen.prompts import prompts_dir
+from poimen.llm.prompts import prompts_dir
 
 MEM = Path(sys.executable).with_name("mem")
 PARAGRAPHS = ["At 09:14 uploads failed with 413 Request Entity Too Large.",

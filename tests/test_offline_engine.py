@@ -8,7 +8,7 @@ import asyncio
 from poimen.gate_parser import parse_gate_reply
 from poimen.llm import client_for
 from poimen.llm.offline import respond
-from poimen.prompts import render
+from poimen.llm.prompts import render
 from poimen.text.tokens import count_tokens
 
 Q = "What caused the outage and how was it fixed?"
@@ -80,7 +80,7 @@ def test_every_prompt_task_is_in_the_engine_table_and_answers_in_a_fresh_process
     assert tasks == set(TASKS)
     script = """
 from poimen.llm.offline import respond
-from poimen.prompts import render
+from poimen.llm.prompts import render
 r = render("router", item="Always multiply the refund by 0.9 after the window.")
 print(respond(r.system, r.user))
 r = render("symptom", memory="The upload failed with HTTP 413 Request Entity Too Large.")

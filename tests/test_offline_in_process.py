@@ -21,7 +21,7 @@ from poimen.domain import Chunk, Query
 from poimen.embedding.embedders import HashEmbedder
 from poimen.llm.client import LiteLLMClient, ModelConfig, OfflineClient, client_for
 from poimen.loop import ListSink, Stream, run_loop
-from poimen.prompts import render
+from poimen.llm.prompts import render
 from poimen.text.tokens import count_tokens
 
 REPO = Path(__file__).resolve().parent.parent
@@ -80,7 +80,7 @@ def test_an_answer_over_the_index_is_the_same_either_way(tmp_path):
 
 
 def test_the_in_process_engine_does_not_import_litellm():
-    code = ("import asyncio, json, sys\nfrom poimen.llm import client_for\nfrom poimen.prompts import render\n"
+    code = ("import asyncio, json, sys\nfrom poimen.llm import client_for\nfrom poimen.llm.prompts import render\n"
             "r = render('answer', question='why?', memory='The disk was full.')\n"
             "asyncio.run(client_for().complete(r.system, r.user, 64))\n"
             "print(json.dumps('litellm' in sys.modules))")

@@ -17,7 +17,7 @@ from poimen.errors import ParseError
 from poimen.gate_parser import parse_gate_reply
 from poimen.llm.client import ScriptedClient
 from poimen.loop import ListSink, run_loop
-from poimen.prompts import escape, load, render
+from poimen.llm.prompts import escape, load, render
 
 KEPT = "nginx returned 413 for uploads over 1 MB; client_max_body_size fell back to 1m."
 INSTRUCTION_LINE = next(line for line in load("gate").system.splitlines() if line.startswith("1. check:"))

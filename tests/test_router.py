@@ -16,7 +16,7 @@ from poimen.errors import ModelUnavailable
 from poimen.llm.client import ScriptedClient
 from poimen.llm.offline import respond
 from poimen.log import EventLog
-from poimen.prompts import render
+from poimen.llm.prompts import render
 
 
 def accuracy(items):

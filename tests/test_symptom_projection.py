@@ -26,7 +26,7 @@ from poimen.embedding.embedders import HashEmbedder, SentenceTransformerEmbedder
 from poimen.index import MemoryIndex, build_projections, default_db, write_manifest
 from poimen.index.rebuild import rebuild
 from poimen.log.store import EventLog, file_sha256
-from poimen.prompts import load, render
+from poimen.llm.prompts import load, render
 from poimen.symptoms import project_log, projections
 
 

@@ -24,7 +24,7 @@ from poimen.agent import rules
 from poimen.domain import TYPED_STORES
 from poimen.errors import ModelUnavailable
 from poimen.llm.client import ModelClient
-from poimen.prompts import render, sections
+from poimen.llm.prompts import render, sections
 
 _REPLY = re.compile(r"^\s*<store>\s*(working|semantic|episodic|procedural)\s*</store>\s*$")
 REPLY_TOKENS = 16

@@ -26,7 +26,7 @@ from typing import Protocol
 from poimen.domain import sha256_text
 from poimen.errors import ConfigError, ModelRefused, ModelUnavailable
 from poimen.llm.constrain import check_mode, reply_format
-from poimen.prompts import task_name
+from poimen.llm.prompts import task_name
 
 DEFAULT_MODEL = "poimen/extractive"
 # Seconds a call may take: sized for a local model on CPU (a 1.5B model took 30-155 s a gate call on 2 cores).

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from poimen.domain import sha256_text
 from poimen.errors import ConfigError
-from poimen.prompts import prompts_dir
+from poimen.llm.prompts import prompts_dir
 
 # mode -> (the file kind it sends, where in the request it goes)
 MODES: dict[str, tuple[str, str]] = {

@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable
 
 from poimen.errors import ConfigError
-from poimen.prompts import escape, sections, task_name
+from poimen.llm.prompts import escape, sections, task_name
 from poimen.text.tokens import count_tokens
 
 MODEL_ID = "poimen/extractive"

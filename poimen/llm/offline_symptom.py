@@ -16,7 +16,7 @@ import http
 import os
 import re
 
-from poimen.prompts import escape, sections
+from poimen.llm.prompts import escape, sections
 from poimen.signatures import extract_signatures
 from poimen.text.words import split_sentences
 

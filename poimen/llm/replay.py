@@ -19,7 +19,7 @@ from poimen.errors import PoimenError
 from poimen.llm.client import Completion
 from poimen.log import payloads as P
 from poimen.log.events import Event
-from poimen.prompts import Rendered
+from poimen.llm.prompts import Rendered
 
 
 class ReplayMiss(PoimenError):

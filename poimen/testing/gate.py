@@ -2,7 +2,7 @@
 
 ``scripted_gate(decide)`` is a reply function for ``ScriptedClient``: each gate
 prompt is parsed back into its question, memory, chunk and budget
-(``poimen.prompts.sections``, the same parser the offline engine uses) and
+(``poimen.llm.prompts.sections``, the same parser the offline engine uses) and
 handed to ``decide``, which returns the new memory (the gate opens) or ``None``
 (it stays closed). Other prompt tasks (symptom, answer, router) are answered by
 the functions passed for them by name, else refused, so a script never answers
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from poimen.prompts import escape, sections, task_name
+from poimen.llm.prompts import escape, sections, task_name
 
 Reply = Callable[[str, str], str]
 
