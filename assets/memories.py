@@ -8,11 +8,11 @@ import dagster as dg
 from assets.metadata import gate_timeline, outcome_counts, run_stats, sealed_events
 from poimen.inputs.chunk_store import CHUNK_DIR, stored_stream
 from poimen.inputs.chunking import source_id
-from poimen.core import RunRequest, RunResult, run_loops
-from poimen.loop import FINISHED
+from poimen.write.core import RunRequest, RunResult, run_loops
+from poimen.write.loop import FINISHED
 from poimen.errors import SourceError
 from poimen.log.forgotten import forgotten
-from poimen.progress import RunProgress
+from poimen.write.progress import RunProgress
 from assets.shards import DEFAULT_SHARDS, fan_out, shard_sources
 from resources import CorpusResource, EventLogResource, LLMResource, appender_step
 

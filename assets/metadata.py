@@ -13,7 +13,7 @@ from poimen.domain import EventKind, sha256_json
 from poimen.log.events import Event
 from poimen.log.payloads import RunStart
 from poimen.log.store import EventLog
-from poimen.loop import RunOutcome
+from poimen.write.loop import RunOutcome
 from poimen.log.timeline import markdown_table, turn_rows
 from poimen.text.tokens import count_tokens
 

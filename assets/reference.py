@@ -5,7 +5,7 @@ import dagster as dg
 
 from assets.metadata import sealed_events
 from poimen.domain import sha256_json
-from poimen.reference import ingest_reference
+from poimen.write.reference import ingest_reference
 from resources import CorpusResource, EventLogResource, appender_step
 
 

@@ -8,7 +8,7 @@ import dagster as dg
 from assets.memories import l1_memories, l2_memories
 from poimen.domain import sha256_json
 from poimen.llm.prompts import load
-from poimen.symptoms import project_log, projections
+from poimen.write.symptoms import project_log, projections
 from resources import WRITER_POOL, EventLogResource, LLMResource, writer_step
 
 

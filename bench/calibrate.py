@@ -66,7 +66,7 @@ from poimen.inputs.chunking import iter_chunks, source_id
 from poimen.domain import Level, Query
 from poimen.llm import offline
 from poimen.llm.client import ScriptedClient
-from poimen.loop import ListSink, LoopConfig, Stream, run_loop
+from poimen.write.loop import ListSink, LoopConfig, Stream, run_loop
 
 DEV_START, DEV_ITEMS, DEV_SEED, DEV_TOKENS = 70, 30, 11, 28_000
 GRID = (0.55, 0.60, 0.65, 0.70)

@@ -72,13 +72,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from poimen.core import RunRequest, run_loops
+from poimen.write.core import RunRequest, run_loops
 from poimen.embedding.embedders import SentenceTransformerEmbedder
 from poimen.index import MemoryIndex, build_projections, default_db
 from poimen.llm.client import ModelConfig, ScriptedClient, client_for
 from poimen.log.store import EventLog
 from poimen.relevance.units import headline
-from poimen.symptoms import project_log
+from poimen.write.symptoms import project_log
 from poimen.text.tokens import count_tokens
 from poimen.testing.gate import scripted_gate
 

@@ -64,9 +64,9 @@ from poimen.context import ContextEngine
 from poimen.domain import Level, Query
 from poimen.index import build_projections
 from poimen.log.store import EventLog
-from poimen.loop import LoopConfig
+from poimen.write.loop import LoopConfig
 from poimen.relevance import Scorer
-from poimen.runner import RunPlan, execute, source_stream
+from poimen.write.runner import RunPlan, execute, source_stream
 from poimen.text.tokens import count_tokens
 
 TOPICS = (

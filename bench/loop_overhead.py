@@ -24,8 +24,8 @@ from poimen.inputs.chunking import iter_chunks
 from poimen.domain import Chunk, Level, Query
 from poimen.llm.client import Completion
 from poimen.log.store import EventLog
-from poimen.loop import ListSink, LoopConfig, Stream, run_loop
-from poimen.runner import RunPlan, execute
+from poimen.write.loop import ListSink, LoopConfig, Stream, run_loop
+from poimen.write.runner import RunPlan, execute
 from poimen.text.tokens import count_tokens, encoding
 
 QUERY = Query("bench", "What caused the outage and how was it fixed?")
@@ -75,7 +75,7 @@ def per_turn(turns: int = 400) -> dict:
         with log.writer():
             t0 = time.perf_counter()
             asyncio.run(run_loop(Level.L1, QUERY, stream, InstantClient(), log.open_run(
-                __import__("poimen.loop", fromlist=["run_id_for"]).run_id_for(Level.L1, QUERY, stream, LoopConfig(), "bench/instant")),
+                __import__("poimen.write.loop", fromlist=["run_id_for"]).run_id_for(Level.L1, QUERY, stream, LoopConfig(), "bench/instant")),
                 LoopConfig(), on_turn=lambda *_: jtimes.append(time.perf_counter())))
         jdeltas = [b - a for a, b in zip([t0] + jtimes[:-1], jtimes)]
     return {"turns": turns, "median_ms": statistics.median(deltas) * 1e3,

@@ -35,8 +35,8 @@ from poimen._env import offline_defaults; offline_defaults()
 from poimen.llm.client import OfflineClient
 from poimen.domain import Level, Query
 from poimen.log.store import EventLog
-from poimen.loop import LoopConfig
-from poimen.runner import RunPlan, execute, source_stream
+from poimen.write.loop import LoopConfig
+from poimen.write.runner import RunPlan, execute, source_stream
 path, root = Path(sys.argv[1]), Path(sys.argv[2])
 start = time.perf_counter()
 stream = source_stream(path, 5000)
@@ -54,13 +54,13 @@ print(json.dumps({"chunks": len(stream.chunk_shas), "status": out[0].status, "se
 def build_and_rebuild(workdir: Path) -> dict:
     from poimen.llm.client import OfflineClient
     from poimen.inputs.chunking import iter_chunks
-    from poimen.core import RunRequest, run_loops
+    from poimen.write.core import RunRequest, run_loops
     from poimen.embedding.embedders import SentenceTransformerEmbedder
     from poimen.index import build_projections, write_manifest
     from poimen.index.rebuild import rebuild
     from poimen.log.store import EventLog
-    from poimen.reference import ingest_reference
-    from poimen.symptoms import project_log
+    from poimen.write.reference import ingest_reference
+    from poimen.write.symptoms import project_log
 
     import asyncio
 

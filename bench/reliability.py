@@ -77,7 +77,7 @@ def crash_figures(work: Path, server, kills: int = 10, seed: int = 20260) -> dic
 
 def fault_figures(work: Path, server) -> dict:
     from poimen.testing.openai_server import CUT, DROP, hang, status, transformed
-    from poimen.core import RunRequest, run_loops
+    from poimen.write.core import RunRequest, run_loops
     from poimen.llm.client import LiteLLMClient
     from poimen.log.verify import verify
 

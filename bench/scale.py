@@ -106,7 +106,7 @@ def dagster_build(folder: Path, api_base: str, multiprocess: bool) -> float:
 
 def loop_build(root: str | Path, sources: Path, api_base: str) -> float:
     """Wall seconds of the L1 runs over ``sources`` (as `mem run --queries` does them) into the log at ``root``."""
-    from poimen.core import RunRequest, run_loops
+    from poimen.write.core import RunRequest, run_loops
 
     files = sorted(sources.glob("*.md"))
     start = time.perf_counter()

@@ -9,7 +9,7 @@ Every write lands in the event log under WORKDIR (a temporary folder by
 default); every context line names its store and sha.
 
 The archival tier is poimen's lookup over a reference doc (the returns
-policy) when ``poimen.reference`` and ``poimen.index`` are available, else a
+policy) when ``poimen.write.reference`` and ``poimen.index`` are available, else a
 keyword ``StaticArchive`` over the same doc; the script says which.
 """
 
@@ -61,10 +61,10 @@ def policy_archive(workdir: Path) -> tuple[Archive, str]:
     try:
         from poimen.agent.archive import IndexArchive
         from poimen.index import build_projections
-        from poimen.reference import ingest_reference
+        from poimen.write.reference import ingest_reference
     except ImportError:
         chunks = [p.strip() for p in POLICY.split("\n\n")[1:] if p.strip()]
-        return StaticArchive(chunks), "StaticArchive (keyword; poimen.reference is not available)"
+        return StaticArchive(chunks), "StaticArchive (keyword; poimen.write.reference is not available)"
     from poimen.embedding.embedders import HashEmbedder
 
     embedder = HashEmbedder()

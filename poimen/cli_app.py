@@ -125,7 +125,7 @@ def run(
       mem run --queries examples/queries.yaml examples/sources/*
       mem run --model openai/SmolLM2-135M-Instruct.Q4_1 --api-base http://127.0.0.1:8080/v1 --constrain llamacpp ...
     """
-    from poimen.core import RunRequest, run_loops
+    from poimen.write.core import RunRequest, run_loops
 
     if bool(query) == bool(queries):
         fail("give exactly one of --query TEXT or --queries FILE")

@@ -33,10 +33,10 @@ from poimen.log.events import SCHEME, Event, EventDraft
 from poimen.log.forgotten import Forgotten, forgotten
 from poimen.log.storage import local_folder
 from poimen.log.store import EventLog, run_scheme
-from poimen.loop import LoopConfig, Stream, gate_format, run_id_for, run_loop
-from poimen.reference import REFERENCE_KIND, STREAM_KIND, record_stream, reference_drafts, reference_run_id
-from poimen.runner import l2_stream
-from poimen.symptoms import draft, project, projection_run_id
+from poimen.write.loop import LoopConfig, Stream, gate_format, run_id_for, run_loop
+from poimen.write.reference import REFERENCE_KIND, STREAM_KIND, record_stream, reference_drafts, reference_run_id
+from poimen.write.runner import l2_stream
+from poimen.write.symptoms import draft, project, projection_run_id
 
 
 @dataclass

@@ -13,7 +13,7 @@ import numpy as np
 from poimen.agent.pipeline import import_pipeline
 from poimen.agent.projection import default_db as stores_db, rebuild as rebuild_stores
 from poimen.inputs.chunk_store import chunk_path, write_chunks
-from poimen.core import RunRequest, run_loops
+from poimen.write.core import RunRequest, run_loops
 from poimen.domain import EventKind, sha256_text
 from poimen.embedding.embedders import EmbeddingCache, HashEmbedder
 from poimen.index import build_projections, default_db, write_manifest
@@ -22,8 +22,8 @@ from poimen.llm.offline import respond
 from poimen.log import payloads as P
 from poimen.log.events import SCHEME, EventDraft
 from poimen.log.store import EventLog
-from poimen.reference import ingest_reference
-from poimen.symptoms import project_log
+from poimen.write.reference import ingest_reference
+from poimen.write.symptoms import project_log
 from poimen.testing.gate import GatePrompt, scripted_gate
 from typed_helpers import memory
 

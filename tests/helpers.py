@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from poimen.domain import Chunk, Query
-from poimen.loop import Stream
+from poimen.write.loop import Stream
 from poimen.text.tokens import count_tokens
 
 
@@ -25,6 +25,6 @@ QUERY = Query("q1", "What caused the outage?")
 
 def loop_run_ids(log) -> list[str]:
     """Sealed runs of the gated loop, without the L0 stream and reference runs that record sources."""
-    from poimen.reference import is_loop_run
+    from poimen.write.reference import is_loop_run
 
     return [rid for rid in log.sealed_run_ids() if is_loop_run(log.run_events(rid))]

@@ -10,11 +10,11 @@ import shutil
 from pathlib import Path
 
 
-from poimen.core import RunRequest, run_loops
+from poimen.write.core import RunRequest, run_loops
 from poimen.embedding.embedders import HashEmbedder
 from poimen.index import MemoryIndex, build_projections, default_db, write_manifest
 from poimen.llm.client import ScriptedClient
-from poimen.reference import ingest_reference
+from poimen.write.reference import ingest_reference
 from poimen.testing.gate import GatePrompt, scripted_gate
 
 FACTS = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from poimen.core import RunRequest, run_loops
+from poimen.write.core import RunRequest, run_loops
 from poimen.embedding.embedders import HashEmbedder
 from poimen.index import build_projections, default_db, write_manifest
 from poimen.llm.client import ScriptedClient

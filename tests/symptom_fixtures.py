@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-from poimen.core import RunRequest, run_loops
+from poimen.write.core import RunRequest, run_loops
 from poimen.llm.client import ScriptedClient
 from poimen.llm.prompts import escape, sections
-from poimen.reference import ingest_reference
+from poimen.write.reference import ingest_reference
 from poimen.text.words import content_terms
 from poimen.testing.gate import GatePrompt, scripted_gate
 

@@ -13,7 +13,7 @@ from helpers import loop_run_ids
 
 from poimen.testing.bad_sources import bad_sources
 from poimen.inputs.chunking import check_source, iter_chunks
-from poimen.core import RunRequest, run_loops
+from poimen.write.core import RunRequest, run_loops
 from poimen.errors import SourceError
 from poimen.llm.client import ScriptedClient
 from poimen.llm.offline import respond

@@ -1,6 +1,6 @@
 """Name bridges: a multi-word name the memory holds pulls in its second hop, even when its words are common."""
 
-from poimen.gate_parser import parse_gate_reply
+from poimen.write.gate_parser import parse_gate_reply
 from poimen.llm.offline import respond
 from poimen.llm.prompts import render
 from poimen.relevance import Scorer, name_phrases, stem

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from poimen.cli import app
-from poimen.core import RunRequest, run_loops
+from poimen.write.core import RunRequest, run_loops
 from poimen.errors import LogLocked
 from poimen.llm.client import Completion, ScriptedClient
 from poimen.llm.offline import respond
@@ -70,9 +70,9 @@ class _GatedClient:
 def test_readers_during_a_write_see_only_sealed_data(tmp_path):
     """While a run is journaled turn by turn, EventLog.events() and the index show only what is sealed."""
     from poimen.domain import Level
-    from poimen.loop import LoopConfig
+    from poimen.write.loop import LoopConfig
     from poimen.inputs.queries import adhoc_query
-    from poimen.runner import RunPlan, execute, source_stream
+    from poimen.write.runner import RunPlan, execute, source_stream
 
     root = tmp_path / "log"
     log = EventLog(root)
@@ -105,7 +105,7 @@ def test_readers_during_a_write_see_only_sealed_data(tmp_path):
         return outcomes, seen_journal
 
     def task_run_id(plan, client):
-        from poimen.loop import run_id_for
+        from poimen.write.loop import run_id_for
 
         return run_id_for(plan.level, plan.query, plan.stream, LoopConfig(), client.model_id)
 

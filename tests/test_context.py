@@ -16,7 +16,7 @@ import yaml
 
 from poimen.inputs.chunking import iter_chunks
 from poimen.context import ContextEngine
-from poimen.core import RunRequest, run_loops
+from poimen.write.core import RunRequest, run_loops
 from poimen.embedding.embedders import HashEmbedder
 from poimen.index import build_projections
 from poimen.llm.client import ScriptedClient

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from poimen.core import RunRequest, run_loops
+from poimen.write.core import RunRequest, run_loops
 from poimen.log import store as store_module
 from poimen.log.store import EventLog
 from poimen.log.verify import verify

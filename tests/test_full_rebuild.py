@@ -11,7 +11,7 @@ import dagster as dg
 import pyarrow.parquet as pq
 
 import poimen.inputs.chunking
-import poimen.loop
+import poimen.write.loop
 from pipelines.definitions import make_definitions
 from poimen.inputs.chunking import iter_chunks
 from poimen.llm.client import LiteLLMClient, ScriptedClient
@@ -62,7 +62,7 @@ def test_rebuild_replays_without_a_model_then_names_the_first_chunk_a_changed_se
 
     # drift in the loop itself (it now counts one token more) is named at the first event it changes
     with monkeypatch.context() as patch:
-        patch.setattr(poimen.loop, "count_tokens", lambda text, _count=poimen.loop.count_tokens: _count(text) + 1)
+        patch.setattr(poimen.write.loop, "count_tokens", lambda text, _count=poimen.write.loop.count_tokens: _count(text) + 1)
         drifted = make_definitions(raising).resolve_job_def("rebuild").execute_in_process(
             instance=dg.DagsterInstance.ephemeral(), raise_on_error=False)
     assert not drifted.success

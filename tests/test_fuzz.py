@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from poimen.inputs.chunking import iter_chunks
 from poimen.domain import Chunk
 from poimen.errors import ConfigError, LogCorrupt, ParseError, SourceError
-from poimen.gate_parser import GateReply, parse_gate_reply
+from poimen.write.gate_parser import GateReply, parse_gate_reply
 from poimen.log.events import EventDraft
 from poimen.log.store import EventLog, read_journal
 from poimen.log.verify import verify

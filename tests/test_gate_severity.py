@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from poimen.gate_parser import parse_gate_reply
+from poimen.write.gate_parser import parse_gate_reply
 from poimen.llm import offline
 from poimen.llm.prompts import render
 from poimen.relevance import DISPLACE_MARGIN, Scorer, asks_for_failures, severity

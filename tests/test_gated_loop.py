@@ -13,7 +13,7 @@ from helpers import QUERY, chunks, reply, stream
 
 from poimen.domain import Level, sha256_text
 from poimen.llm.client import ScriptedClient
-from poimen.loop import ListSink, LoopConfig, Stream, run_loop
+from poimen.write.loop import ListSink, LoopConfig, Stream, run_loop
 
 INITIAL = "Memory before this run: the outage began at 09:14."
 

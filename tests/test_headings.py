@@ -4,9 +4,9 @@ are not cut after an initial or a title ("Dr. Cora Norman")."""
 import duckdb
 import pytest
 
-from poimen.core import RunRequest, run_loops
+from poimen.write.core import RunRequest, run_loops
 from poimen.embedding.embedders import HashEmbedder
-from poimen.gate_parser import parse_gate_reply
+from poimen.write.gate_parser import parse_gate_reply
 from poimen.index import build_projections
 from poimen.llm import offline
 from poimen.llm.client import ScriptedClient

@@ -15,7 +15,7 @@ from poimen.index import PROJECTIONS, Projection, build_projections
 from poimen.index.schema import fixed
 from poimen.log.store import EventLog
 from poimen.log.verify import verify
-from poimen.reference import ingest_reference
+from poimen.write.reference import ingest_reference
 from poimen.relevance import headline
 
 

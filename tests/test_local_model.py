@@ -19,7 +19,7 @@ import dagster as dg
 import pytest
 
 from poimen.domain import sha256_text
-from poimen.gate_parser import parse_gate_reply
+from poimen.write.gate_parser import parse_gate_reply
 from poimen.log.store import EventLog
 from poimen.llm.prompts import load, prompts_dir, render
 

@@ -23,7 +23,7 @@ import poimen.forget as forget_module
 from poimen.agent.facade import Memory
 from poimen.agent.projection import dump, replay
 from poimen.cli import app
-from poimen.core import RunRequest, run_loops
+from poimen.write.core import RunRequest, run_loops
 from poimen.errors import LogConflict, PoimenError
 from poimen.log.forgotten import FORGET_PREFIX
 from poimen.log.storage import open_store

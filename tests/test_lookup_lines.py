@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from poimen.core import RunRequest, run_loops
+from poimen.write.core import RunRequest, run_loops
 from poimen.embedding.embedders import HashEmbedder
 from poimen.index import build_projections
 from poimen.llm.client import ScriptedClient

@@ -18,8 +18,8 @@ from helpers import QUERY, reply
 from poimen.domain import Level
 from poimen.errors import ModelUnavailable
 from poimen.llm.client import ScriptedClient
-from poimen.loop import ListSink, LoopConfig, run_loop
-from poimen.runner import source_stream
+from poimen.write.loop import ListSink, LoopConfig, run_loop
+from poimen.write.runner import source_stream
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from poimen.domain import sha256_text
 from poimen.errors import ConfigError, ModelRefused
 from poimen.llm.client import DEFAULT_TIMEOUT, LiteLLMClient, ModelConfig, client_for
 from poimen.log.store import EventLog
-from poimen.loop import ListSink, run_loop
+from poimen.write.loop import ListSink, run_loop
 from poimen.llm.prompts import prompts_dir
 
 MEM = Path(sys.executable).with_name("mem")

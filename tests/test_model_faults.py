@@ -21,10 +21,10 @@ from helpers import loop_run_ids
 
 from poimen.cli import explain
 from poimen.errors import RunInterrupted
-from poimen.core import RunRequest, run_loops
+from poimen.write.core import RunRequest, run_loops
 from poimen.domain import canonical_json
 from poimen.errors import ParseError
-from poimen.gate_parser import parse_gate_reply
+from poimen.write.gate_parser import parse_gate_reply
 from poimen.llm.client import LiteLLMClient
 from poimen.log.store import EventLog, read_journal
 from poimen.log.verify import verify

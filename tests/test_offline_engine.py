@@ -5,7 +5,7 @@
 
 import asyncio
 
-from poimen.gate_parser import parse_gate_reply
+from poimen.write.gate_parser import parse_gate_reply
 from poimen.llm import client_for
 from poimen.llm.offline import respond
 from poimen.llm.prompts import render

@@ -20,7 +20,7 @@ from poimen.answer import answer_question
 from poimen.domain import Chunk, Query
 from poimen.embedding.embedders import HashEmbedder
 from poimen.llm.client import LiteLLMClient, ModelConfig, OfflineClient, client_for
-from poimen.loop import ListSink, Stream, run_loop
+from poimen.write.loop import ListSink, Stream, run_loop
 from poimen.llm.prompts import render
 from poimen.text.tokens import count_tokens
 

@@ -3,7 +3,7 @@
 import pytest
 
 from poimen.errors import ParseError
-from poimen.gate_parser import parse_gate_reply
+from poimen.write.gate_parser import parse_gate_reply
 
 
 @pytest.mark.parametrize("text, update, memory, exit_", [

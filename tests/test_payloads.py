@@ -20,7 +20,7 @@ from poimen.log.events import EventDraft, chain
 from poimen.log import payloads as P
 from poimen.log.runs import current, final_runs, loop_runs, read_runs
 from poimen.log.store import EventLog
-from poimen.symptoms import project_log
+from poimen.write.symptoms import project_log
 
 
 @pytest.fixture(scope="module")

@@ -24,9 +24,9 @@ from poimen.llm.client import ScriptedClient
 from poimen.log.runs import Run, loop_runs, read_runs
 from poimen.log.store import EventLog
 from poimen.log.verify import verify
-from poimen.loop import ListSink, LoopConfig, run_loop
+from poimen.write.loop import ListSink, LoopConfig, run_loop
 from poimen.inputs.queries import load_queries
-from poimen.runner import l2_stream
+from poimen.write.runner import l2_stream
 from poimen.text.tokens import count_tokens
 from poimen.testing.gate import GatePrompt, scripted_gate
 from resources import CorpusResource, EmbedderResource, EventLogResource, ScriptedLLMResource, duckdb_resource
@@ -244,7 +244,7 @@ def test_l1_asset_reads_the_stored_chunks_and_never_chunks_a_source_again(tmp_pa
         raise AssertionError("a source was chunked again")
 
     monkeypatch.setattr("poimen.inputs.chunking.iter_chunks", no_chunking)
-    monkeypatch.setattr("poimen.runner.iter_chunks", no_chunking)
+    monkeypatch.setattr("poimen.write.runner.iter_chunks", no_chunking)
     monkeypatch.setattr("poimen.inputs.chunk_store.iter_chunks", no_chunking)
     result = materialize_alone(l1_memories, corpus=corpus, event_log=event_log, llm=llm)
     assert result["runs"] == 6 and result["acceptance_rate"] == 0.0

@@ -14,9 +14,9 @@ import pytest
 from helpers import QUERY, reply, stream
 
 from poimen.errors import ParseError
-from poimen.gate_parser import parse_gate_reply
+from poimen.write.gate_parser import parse_gate_reply
 from poimen.llm.client import ScriptedClient
-from poimen.loop import ListSink, run_loop
+from poimen.write.loop import ListSink, run_loop
 from poimen.llm.prompts import escape, load, render
 
 KEPT = "nginx returned 413 for uploads over 1 MB; client_max_body_size fell back to 1m."

@@ -2,7 +2,7 @@
 
 from types import SimpleNamespace
 
-from poimen.progress import RunProgress
+from poimen.write.progress import RunProgress
 
 
 def plan(query: str, stream: str, chunks: int):

@@ -13,7 +13,7 @@ import poimen.index as index
 from poimen.cli import app
 from poimen.embedding.embedders import HashEmbedder
 from poimen.index.rebuild import rebuild
-from poimen.reference import ingest_reference
+from poimen.write.reference import ingest_reference
 
 
 class RenamedHashEmbedder(HashEmbedder):

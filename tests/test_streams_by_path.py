@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from poimen.inputs.chunking import source_id, sources_root
 from poimen.cli import app
-from poimen.core import RunRequest, run_loops
+from poimen.write.core import RunRequest, run_loops
 from poimen.errors import SourceError
 from poimen.llm.client import ScriptedClient
 from poimen.llm.offline import respond

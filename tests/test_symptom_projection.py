@@ -27,7 +27,7 @@ from poimen.index import MemoryIndex, build_projections, default_db, write_manif
 from poimen.index.rebuild import rebuild
 from poimen.log.store import EventLog, file_sha256
 from poimen.llm.prompts import load, render
-from poimen.symptoms import project_log, projections
+from poimen.write.symptoms import project_log, projections
 
 
 def project(log_root, llm=None) -> dict:

@@ -13,7 +13,7 @@ from poimen.cli import app
 from poimen.domain import Chunk
 from poimen.llm.client import ScriptedClient
 from poimen.log.store import SCHEMA, EventLog
-from poimen.loop import LoopConfig, Stream, run_id_for, run_loop
+from poimen.write.loop import LoopConfig, Stream, run_id_for, run_loop
 
 import asyncio
 

@@ -147,7 +147,7 @@ def test_archival_search_uses_the_real_lookup_as_a_black_box(tmp_path):
     from poimen.agent.archive import IndexArchive
     from poimen.embedding.embedders import HashEmbedder
     from poimen.index import build_projections
-    from poimen.reference import ingest_reference
+    from poimen.write.reference import ingest_reference
 
     doc = tmp_path / "docs" / "returns-policy.md"
     doc.parent.mkdir()

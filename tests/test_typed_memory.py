@@ -148,8 +148,8 @@ def test_pipeline_memories_go_to_the_store_their_query_names(tmp_path):
 
     from poimen.domain import Chunk, Level, Query
     from poimen.llm.client import ScriptedClient
-    from poimen.loop import LoopConfig, Stream
-    from poimen.runner import RunPlan, execute
+    from poimen.write.loop import LoopConfig, Stream
+    from poimen.write.runner import RunPlan, execute
 
     queries = tmp_path / "queries.yaml"
     queries.write_text("queries:\n  - id: fixes\n    text: Which commands fixed a problem?\n    store: procedural\n"

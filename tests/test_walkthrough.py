@@ -106,7 +106,7 @@ def test_archival_chunk_comes_from_an_archive(walkthrough):
     _, r = walkthrough
     try:
         import poimen.index  # noqa: F401
-        import poimen.reference  # noqa: F401
+        import poimen.write.reference  # noqa: F401
     except ImportError:
         assert r["archive_kind"].startswith("StaticArchive")
     else:

@@ -186,7 +186,7 @@ def register(app: typer.Typer) -> None:
         Example: mem reference examples/reference/*.md
         """
         from poimen.cli import _root
-        from poimen.reference import ingest_reference
+        from poimen.write.reference import ingest_reference
 
         try:
             run_ids = ingest_reference(_root(log), list(paths), max_tokens, root)

@@ -35,7 +35,7 @@ def register(app: typer.Typer) -> None:
 
         from poimen.llm.client import ModelConfig, client_for, reply_cache
         from poimen.log.store import EventLog
-        from poimen.symptoms import project_log
+        from poimen.write.symptoms import project_log
 
         root = _root(log)
         if not (root / "index.jsonl").exists():
@@ -62,7 +62,7 @@ def register(app: typer.Typer) -> None:
           mem symptoms show 3f9e2c1a --json | jq -r '.symptoms[]'
         """
         from poimen.log.store import EventLog
-        from poimen.symptoms import projections
+        from poimen.write.symptoms import projections
 
         prefix = sha.strip().lower()
         if len(prefix) < 4:

@@ -11,7 +11,7 @@ serves. The doc is a memory whose lineage holds the chunk (for an L2 memory the
 walk goes through the L1 memories it read down to their L0 chunks, so the next
 occurrence of a failure finds both the L1 explanation and the L2 summary that
 cites it), or the chunk itself when it belongs to a current L0 stream run
-(``poimen.reference.record_stream``): every chunk of every source, so a
+(``poimen.write.reference.record_stream``): every chunk of every source, so a
 report whose gate never opened is still found by its own stack trace. Its
 ``streams`` column counts the distinct streams whose chunks hold the key, the
 stream frequency that ``poimen.signatures.specificity`` weighs keys by.
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from poimen.domain import EventKind, Level, sha256_text
 from poimen.index.schema import Rows
 from poimen.log.payloads import Evidence
-from poimen.reference import STREAM_KIND
+from poimen.write.reference import STREAM_KIND
 from poimen.signatures import extract_signatures
 
 if TYPE_CHECKING:

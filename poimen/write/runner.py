@@ -21,8 +21,8 @@ from poimen.log.payloads import RunEnd
 from poimen.log.forgotten import forgotten
 from poimen.log.runs import loop_runs, read_runs
 from poimen.log.store import EventLog
-from poimen.reference import record_stream
-from poimen.loop import LoopConfig, RunOutcome, Stream, gate_format, run_id_for, run_loop
+from poimen.write.reference import record_stream
+from poimen.write.loop import LoopConfig, RunOutcome, Stream, gate_format, run_id_for, run_loop
 from poimen.text.tokens import count_tokens
 
 

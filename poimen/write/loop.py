@@ -20,7 +20,7 @@ from typing import Callable, Protocol
 
 from poimen.domain import Chunk, EventKind, Level, Query, sha256_json, sha256_text
 from poimen.errors import ParseError, PoimenError, SourceChanged
-from poimen.gate_parser import parse_gate_reply
+from poimen.write.gate_parser import parse_gate_reply
 from poimen.llm.client import ModelClient
 from poimen.llm.constrain import ReplyFormat, reply_format
 from poimen.log import payloads as P

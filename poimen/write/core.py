@@ -10,10 +10,10 @@ from pathlib import Path
 from poimen.domain import Level, Query
 from poimen.llm.client import ModelClient, ModelConfig, client_for, reply_cache
 from poimen.log.store import EventLog
-from poimen.loop import FINISHED, LoopConfig, RunOutcome, Stream
+from poimen.write.loop import FINISHED, LoopConfig, RunOutcome, Stream
 from poimen.inputs.queries import adhoc_query, load_queries
 from poimen.inputs.chunking import sources_root
-from poimen.runner import RunPlan, execute, l2_stream, open_sources
+from poimen.write.runner import RunPlan, execute, l2_stream, open_sources
 from poimen.inputs.source_lines import remember_root
 
 
