@@ -60,7 +60,7 @@ import numpy as np
 
 from bench import baselines, report
 from bench.locomo_data import CATEGORIES, Conversation, LoCoMo, QAItem, write_jsonl
-from poimen.context import ContextEngine
+from poimen.read.context import ContextEngine
 from poimen.domain import Level, Query
 from poimen.index import build_projections
 from poimen.log.store import EventLog

@@ -68,7 +68,7 @@ class ItemRun:
 
 
 async def answer(client, question: str, memory: str) -> str:
-    """ψ(Q, M) with the pinned answer prompt, as ``poimen.answer.ask`` renders it."""
+    """ψ(Q, M) with the pinned answer prompt, as ``poimen.read.answer.ask`` renders it."""
     rendered = render("answer", question=question, memory=memory)
     completion = await client.complete(rendered.system, rendered.user, 1024)
     m = _ANSWER.search(completion.text)

@@ -1,7 +1,7 @@
 """How ``mem lookup``, ``mem context`` and ``mem ask`` print a read's shape: spelled once, for the full CLI and for
 the front door (``poimen.front``) that hands a read to a warm ``mem serve --http`` without loading typer.
 
-Both print the shape (``poimen.shapes``) the read returned, with the same calls on the same kind of rich console,
+Both print the shape (``poimen.read.shapes``) the read returned, with the same calls on the same kind of rich console,
 so a warm answer and a cold one are the same bytes. ``--json`` output bypasses rich: nothing wraps or styles it.
 This module imports neither typer nor rich; the caller passes the console (``console()`` makes the one ``mem`` uses).
 """
@@ -29,7 +29,7 @@ def print_json(shapes: Shape | list[Shape]) -> None:
 
 def print_hits(out, shapes: list[Shape], explain: bool) -> None:
     """``mem lookup``: each hit's header, its best lines (else its text), what it came via and its evidence."""
-    from poimen.shapes import hit_from
+    from poimen.read.shapes import hit_from
 
     if not shapes:
         out.print("no hits", highlight=False)
@@ -59,7 +59,7 @@ def print_hits(out, shapes: list[Shape], explain: bool) -> None:
 
 def print_context(out, shape: Shape, budget: int) -> None:
     """``mem context``: the rendered lines, then how many lines and tokens of the budget they take."""
-    from poimen.shapes import context_from
+    from poimen.read.shapes import context_from
 
     ctx = context_from(shape)
     if not ctx.lines:
@@ -73,7 +73,7 @@ def print_answer(out, shape: Shape) -> None:
     """``mem ask``: the answer, then what it drew on: for a question one line of the memory and chunk shas behind
     its context (12-character prefixes, which `mem show` takes; ``--json`` has them whole), for a standing query
     each final memory's sha on a line of its own."""
-    from poimen.shapes import answer_from
+    from poimen.read.shapes import answer_from
 
     answer = answer_from(shape)
     out.print(answer.text, highlight=False, markup=False, soft_wrap=True)

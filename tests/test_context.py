@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from poimen.inputs.chunking import iter_chunks
-from poimen.context import ContextEngine
+from poimen.read.context import ContextEngine
 from poimen.write.core import RunRequest, run_loops
 from poimen.embedding.embedders import HashEmbedder
 from poimen.index import build_projections

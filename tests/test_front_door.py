@@ -87,7 +87,7 @@ def test_a_hit_header_is_one_line_at_any_width():
 
     from poimen.index.hits import Hit
     from poimen.readout import print_hits
-    from poimen.shapes import hit_shape
+    from poimen.read.shapes import hit_shape
 
     hit = Hit(sha="4" * 64, level="L1", kind="memory", score=0.8473, tier="signature", text="uploads fail with 413",
               query_id="incident-timeline-and-root-causes", run_id="2" * 64, evidence=(), why="")

@@ -13,7 +13,7 @@ from poimen.index import build_projections
 from poimen.llm.client import ScriptedClient
 from poimen.relevance import dedup_key
 from poimen.serve.service import ReadService
-from poimen.shapes import hit_from, hit_shape
+from poimen.read.shapes import hit_from, hit_shape
 
 WARN = "2024-05-01 10:00:00 WARN lease renewal slow for client-7, will retry shortly"
 FATAL = "2024-05-01 10:00:05 FATAL task attempt_7 exited: java.net.NoRouteToHostException: No route to host"

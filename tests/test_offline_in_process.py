@@ -16,7 +16,7 @@ from pathlib import Path
 
 from index_helpers import built, make_log
 
-from poimen.answer import answer_question
+from poimen.read.answer import answer_question
 from poimen.domain import Chunk, Query
 from poimen.embedding.embedders import HashEmbedder
 from poimen.llm.client import LiteLLMClient, ModelConfig, OfflineClient, client_for

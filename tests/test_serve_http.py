@@ -25,7 +25,7 @@ from lineage_helpers import build
 from poimen.cli import app
 from poimen.serve.client import read_env, state_path
 from poimen.serve.service import ReadService
-from poimen.shapes import context_from, context_shape, hit_from, hit_shape
+from poimen.read.shapes import context_from, context_shape, hit_from, hit_shape
 
 REPO = Path(__file__).resolve().parent.parent
 QUESTION = "how was the 413 on imports fixed?"

@@ -2,7 +2,7 @@
 
 ``Archive`` is the whole interface: ``search(query, k)`` returning hits that
 carry a sha, a text and a score. The real one is poimen's context builder
-(``poimen.context``: every memory line, source unit and reference unit ranked
+(``poimen.read.context``: every memory line, source unit and reference unit ranked
 by the fused relevance scorer, with its provenance) over the pipeline's index; it is
 a shared corpus, not any agent's namespace, and it is only ever read here.
 ``StaticArchive`` is a small keyword archive over given texts, for tests and
@@ -80,7 +80,7 @@ class IndexArchive:
         from poimen.errors import PoimenError
 
         if self._engine is None and self._index is None:
-            from poimen.context import ContextEngine
+            from poimen.read.context import ContextEngine
             from poimen.index import MemoryIndex
 
             try:

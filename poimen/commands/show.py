@@ -13,7 +13,7 @@ SourcesOpt = typer.Option(None, "--sources", help="Folder the stream ids are rel
 
 
 def rich_tree(node):
-    """The display tree (``poimen.lineage_tree``) as a rich Tree; memory text is never read as markup."""
+    """The display tree (``poimen.read.lineage_tree``) as a rich Tree; memory text is never read as markup."""
     from rich.text import Text
     from rich.tree import Tree
 
@@ -59,8 +59,8 @@ def register(app: typer.Typer) -> None:
         """
         from dataclasses import asdict
 
-        from poimen.lineage import lineage
-        from poimen.lineage_tree import tree
+        from poimen.read.lineage import lineage
+        from poimen.read.lineage_tree import tree
         from poimen.inputs.source_lines import SourceFinder, default_roots
 
         log_root, db_path = _paths(log, db)

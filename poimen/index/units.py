@@ -10,7 +10,7 @@ chunk, and the span is empty (-1). At L2 the chunk is an L1 memory: a line that
 L1 memory holds verbatim inherits the L1 line's L0 evidence, and ``via_sha``
 keeps the L1 memory in between.
 
-``unit`` — what ``poimen.context`` ranks: every unit (``relevance.split_units``)
+``unit`` — what ``poimen.read.context`` ranks: every unit (``relevance.split_units``)
 of every L0 chunk of the current stream runs, of every chunk of the current
 reference (R) documents, and every line of the current final memories, each with
 its provenance. ``unit_vector`` holds one vector per distinct unit text.

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from html import escape
 
-from poimen.lineage import Lineage
-from poimen.lineage_tree import TreeNode, tree
+from poimen.read.lineage import Lineage
+from poimen.read.lineage_tree import TreeNode, tree
 
 _STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em; color: #222; max-width: 72em; }

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 from poimen.errors import PoimenError
-from poimen.shapes import Shape, answer_shape, context_shape, hit_shape
+from poimen.read.shapes import Shape, answer_shape, context_shape, hit_shape
 
 
 class ReadService:
@@ -49,7 +49,7 @@ class ReadService:
 
     def engine(self):
         """The context engine; an index built before the unit projections raises its ``IndexMissing``."""
-        from poimen.context import ContextEngine
+        from poimen.read.context import ContextEngine
 
         self._fresh()
         if self._engine is None and self._engine_error is None:
@@ -81,8 +81,8 @@ class ReadService:
     def ask(self, question: str | None = None, query: str | None = None, budget: int = 2000, model: str | None = None,
             api_base: str | None = None, timeout: float | None = None) -> Shape:
         """ψ over the context for a ``question``, or over a standing ``query``'s final memories."""
-        from poimen.answer import answer_question
-        from poimen.answer import ask as ask_query
+        from poimen.read.answer import answer_question
+        from poimen.read.answer import ask as ask_query
 
         if (question is None) == (query is None):
             raise PoimenError("ask: give a question or a query, not both and not neither")
@@ -104,7 +104,7 @@ class ReadService:
         return self._clients[key]
 
     def show(self, sha: str, kind: str | None = None):
-        from poimen.lineage import lineage
+        from poimen.read.lineage import lineage
         from poimen.inputs.source_lines import SourceFinder, default_roots
 
         return lineage(self.db_path, sha, SourceFinder(self.sources or default_roots(self.root)), kind)

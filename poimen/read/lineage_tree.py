@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from poimen.lineage import Chunk, Gate, Lineage, Line, MemoryNode, Ref, StoreWriteNode
+from poimen.read.lineage import Chunk, Gate, Lineage, Line, MemoryNode, Ref, StoreWriteNode
 
 QUOTE = 240  # characters of a chunk quoted inside a memory's tree; the chunk's own page shows it whole
 

@@ -62,7 +62,7 @@ async def answer_question(db_path, question: str, client: ModelClient, budget: i
     context drew on, best first. ``engine``: an open ``ContextEngine`` to use (a warm server's) instead of
     opening the index again.
     """
-    from poimen.context import ContextEngine
+    from poimen.read.context import ContextEngine
 
     ctx = (engine if engine is not None else ContextEngine.open(db_path, embedder)).context(question, budget)
     if not ctx.lines:

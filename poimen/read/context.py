@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from poimen.context_lines import Context, ContextLine, HitLines, Origin
+from poimen.read.context_lines import Context, ContextLine, HitLines, Origin
 from poimen.errors import IndexMissing, PoimenError
 from poimen.relevance import (FAILURE_STEMS, NEIGHBOUR_WEIGHT, SYNONYMS, Scorer, dedup_key, severity,
                               states_a_failure, synonyms, unit_terms)

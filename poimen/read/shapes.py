@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, fields
 from typing import Any
 
-from poimen.context_lines import Context, ContextLine, HitLines, Origin
+from poimen.read.context_lines import Context, ContextLine, HitLines, Origin
 from poimen.index.hits import Hit, Provenance
 
 Shape = dict[str, Any]
@@ -62,6 +62,6 @@ def answer_shape(answer, question: str | None = None, query: str | None = None) 
 
 
 def answer_from(d: Shape):
-    from poimen.answer import Answer
+    from poimen.read.answer import Answer
 
     return Answer(d["text"], tuple(d["memory_shas"]), d["model_id"], d["prompt_sha"])
