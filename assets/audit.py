@@ -6,7 +6,7 @@ from pathlib import Path
 import dagster as dg
 
 from assets.index import INDEX_SPECS
-from poimen.rematerialize import Inputs, rematerialize
+from poimen.forget.rematerialize import Inputs, rematerialize
 from resources import WRITER_POOL, CorpusResource, EmbedderResource, EventLogResource, writer_step
 
 

@@ -294,7 +294,7 @@ def test_forget_one_chunk_keeps_the_rest_of_its_source(copy):
 
 
 def test_the_full_rebuild_agrees_with_the_forgotten_state(copy):
-    from poimen.rematerialize import Inputs, rematerialize
+    from poimen.forget.rematerialize import Inputs, rematerialize
 
     tmp, root, _ = copy
     inputs = Inputs(sorted((tmp / "sources").iterdir()), tmp / "sources", 24, [tmp / "runbook.md"], None)

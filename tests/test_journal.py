@@ -14,7 +14,7 @@ from poimen.llm.client import ScriptedClient
 from poimen.log.store import EventLog
 from poimen.log.verify import verify
 from poimen.write.loop import LoopConfig, Stream, run_id_for, run_loop
-from poimen.rematerialize import as_draft
+from poimen.forget.rematerialize import as_draft
 
 SCRIPT = [reply("no"), reply("yes", "The ingress chart set client_max_body_size to 1m."), reply("no"), reply("no")]
 

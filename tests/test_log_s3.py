@@ -461,7 +461,7 @@ def test_a_run_in_flight_when_a_forget_commits_is_dropped_not_sealed(s3, tmp_pat
     began: the run is dropped (``RunForgotten``), no segment or journal of it is left, the forgotten text is nowhere
     on the store, and the log verifies. A run over the other source, sealed in the same session, is sealed."""
     from poimen.errors import RunForgotten
-    from poimen.rematerialize import as_draft
+    from poimen.forget.rematerialize import as_draft
 
     root = s3.uri("forget-fence")
     files = sources(tmp_path / "src", 1)
