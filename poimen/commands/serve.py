@@ -46,7 +46,7 @@ def register(app: typer.Typer) -> None:
         if mcp == http:
             fail("choose one transport: --mcp (stdio) or --http (127.0.0.1)")
         if mcp:
-            from poimen.agent.mcp_server import run
+            from poimen.serve.mcp import run
 
             return run(_memory(ns, log, archive))
         from poimen.serve.http import serve as serve_http
