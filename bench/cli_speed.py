@@ -37,7 +37,7 @@ GOALS = {"help": 0.5, "cold": 3.0, "warm": 0.3}  # seconds, on 2 cores (issue 13
 def _mem() -> list[str]:
     """The console script a user runs, else the module (a checkout without the entry point installed)."""
     script = Path(sys.executable).parent / "mem"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "poimen.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "poimen.cli.entry"]
 
 
 def _timed(argv: list[str], env: dict[str, str], repeats: int) -> dict:

@@ -1,7 +1,7 @@
 """`mem` starts light: the heavy libraries load only in the command that uses them.
 
 litellm took ~12 s to import on 2 loaded cores and sentence-transformers more, so a module-level import of either
-anywhere under ``poimen.cli_app`` (every module in ``poimen/commands`` is imported to register its commands) makes
+anywhere under ``poimen.cli.app`` (every module in ``poimen/commands`` is imported to register its commands) makes
 every ``mem`` call slow. These run in a fresh interpreter, since this test process has long imported everything.
 """
 
@@ -21,7 +21,7 @@ HEAVY = ("litellm", "torch", "sentence_transformers", "transformers", "dagster",
 _CHILD = """
 import json, sys
 args = sys.argv[1:]
-import poimen.cli, poimen.cli_app
+import poimen.cli.entry, poimen.cli.app
 if args:
     sys.argv = ["mem", *args]
     try:
@@ -62,14 +62,14 @@ def test_the_front_door_loads_no_third_party_module():
         return set(json.loads(proc.stderr.strip().splitlines()[-1]))
 
     at_start = loaded("pass")  # what the interpreter's site hooks (.pth files) load anyway
-    front = loaded("import poimen.front\nassert not poimen.front.warm(['lookup', '-k', '3', 'x'])")
+    front = loaded("import poimen.cli.front\nassert not poimen.cli.front.warm(['lookup', '-k', '3', 'x'])")
     third_party = {m for m in front - at_start if m not in sys.stdlib_module_names and m != "poimen"}
     assert "poimen" in front and not third_party, sorted(third_party)
 
 
 def test_the_warm_read_path_loads_nothing_heavy():
     """What `mem lookup` / `ask` / `context` import before handing the read to a running `mem serve --http`."""
-    code = ("import json, sys\nimport poimen.cli\nfrom poimen.index import default_db\nfrom poimen._env import default_root\n"
+    code = ("import json, sys\nimport poimen.cli.entry\nfrom poimen.index import default_db\nfrom poimen._env import default_root\n"
             "import poimen.serve.client, poimen.read.shapes\ndefault_db(default_root())\n"
             "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
@@ -85,7 +85,7 @@ def test_a_cold_ask_answers_without_litellm(tmp_path):
     from lineage_helpers import build
 
     log, _, _ = build(tmp_path)
-    code = ("import json, sys\nimport poimen.cli\nsys.argv = ['mem', 'ask', '--log', sys.argv[1], '--json', "
+    code = ("import json, sys\nimport poimen.cli.entry\nsys.argv = ['mem', 'ask', '--log', sys.argv[1], '--json', "
             "'how was the 413 on imports fixed?']\ntry:\n    poimen.cli.main()\nexcept SystemExit as exc:\n"
             "    assert not exc.code, exc.code\n"
             "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)")

@@ -13,9 +13,9 @@ SOURCE = "2026-11-12T08:47:03Z ERROR upload failed: HTTP/1.1 413 Request Entity 
 
 
 def mem(home: Path, *args: str) -> subprocess.CompletedProcess:
-    """``mem`` as its console script runs it (``poimen.cli:main``)."""
+    """``mem`` as its console script runs it (``poimen.cli.entry:main``)."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "POIMEN_HOME": str(home), "POIMEN_EMBEDDER": "hash"}
-    return subprocess.run([sys.executable, "-c", "from poimen.cli import main; main()", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-c", "from poimen.cli.entry import main; main()", *args], capture_output=True,
                           text=True, timeout=300, env=env, cwd=home.parent, stdin=subprocess.DEVNULL)
 
 

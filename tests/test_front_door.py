@@ -1,4 +1,4 @@
-"""The front door's argv reading (``poimen.front``): it takes only what the full command would take the same way.
+"""The front door's argv reading (``poimen.cli.front``): it takes only what the full command would take the same way.
 
 A warm ``mem lookup/context/ask`` is parsed here without typer, so every argv it accepts must mean what typer makes
 of it, and everything else must be left to typer, untouched (the end-to-end checks, against a running server, are
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from poimen import front
+from poimen.cli.entry import front
 
 
 @pytest.mark.parametrize("argv, expected", [
@@ -86,7 +86,7 @@ def test_a_hit_header_is_one_line_at_any_width():
     from rich.console import Console
 
     from poimen.index.hits import Hit
-    from poimen.readout import print_hits
+    from poimen.cli.readout import print_hits
     from poimen.read.shapes import hit_shape
 
     hit = Hit(sha="4" * 64, level="L1", kind="memory", score=0.8473, tier="signature", text="uploads fail with 413",

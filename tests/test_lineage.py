@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from lineage_helpers import build
 from poimen.inputs.chunking import _record_text
-from poimen.cli import app
+from poimen.cli.entry import app
 from poimen.inputs.source_lines import SourceFinder, SourceText, squash
 
 

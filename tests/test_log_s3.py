@@ -22,7 +22,7 @@ import poimen.agent.facade as facade
 import poimen.forget as forget_module
 from poimen.agent.facade import Memory
 from poimen.agent.projection import dump, replay
-from poimen.cli import app
+from poimen.cli.entry import app
 from poimen.write.core import RunRequest, run_loops
 from poimen.errors import LogConflict, PoimenError
 from poimen.log.forgotten import FORGET_PREFIX
@@ -432,7 +432,7 @@ def test_poimen_home_naming_an_object_store_is_refused_in_one_line(monkeypatch, 
         default_root()
     assert str(err.value).startswith("POIMEN_HOME=s3://team/poimen: ") and "\n" not in str(err.value)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "POIMEN_HOME": "s3://team/poimen", "COLUMNS": "400"}
-    done = subprocess.run([sys.executable, "-m", "poimen.cli", "verify"], env=env, cwd=tmp_path, capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "poimen.cli.entry", "verify"], env=env, cwd=tmp_path, capture_output=True,
                           text=True, timeout=120)
     out = done.stdout + done.stderr
     assert done.returncode == 1 and out.startswith("error: POIMEN_HOME=s3://team/poimen: "), out

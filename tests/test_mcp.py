@@ -43,7 +43,7 @@ def test_mcp_server_lists_and_runs_the_memory_tools(tmp_path):
     (tmp_path / "policy_archive.py").write_text(ARCHIVE_MODULE)
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "poimen.cli", "serve", "--mcp", "--ns", "dana", "--log", str(tmp_path / "log"),
+        args=["-m", "poimen.cli.entry", "serve", "--mcp", "--ns", "dana", "--log", str(tmp_path / "log"),
               "--archive", "policy_archive:policy"],
         env={"PYTHONPATH": str(tmp_path), "POIMEN_HOME": str(tmp_path / "home"), "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
         cwd=str(tmp_path),

@@ -29,7 +29,7 @@ def quiet_env(home: Path, **extra: str) -> dict[str, str]:
 
 
 def mem(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "poimen.cli", *args], capture_output=True, text=True, timeout=600,
+    proc = subprocess.run([sys.executable, "-m", "poimen.cli.entry", *args], capture_output=True, text=True, timeout=600,
                           env=quiet_env(home, **env), cwd=home.parent, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, f"mem {args[0]} exited {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
     return proc

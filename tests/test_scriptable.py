@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from poimen.cli import app
+from poimen.cli.entry import app
 from poimen.log.runs import loop_runs, read_runs
 from poimen.log.store import EventLog
 
@@ -27,7 +27,7 @@ SOURCE = ("2026-03-02 11:04:17 ERROR DataNode: java.io.IOException: No space lef
 
 def mem_cli(home: Path, *args: str, columns: int = 80) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO), "POIMEN_HOME": str(home), "COLUMNS": str(columns)}
-    proc = subprocess.run([sys.executable, "-m", "poimen.cli", *args], capture_output=True, text=True, timeout=300,
+    proc = subprocess.run([sys.executable, "-m", "poimen.cli.entry", *args], capture_output=True, text=True, timeout=300,
                           env=env, cwd=home.parent, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     return proc

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from lineage_helpers import QUERY as STANDING_QUERY
 from lineage_helpers import build
-from poimen.cli import app
+from poimen.cli.entry import app
 from poimen.serve.client import read_env, state_path
 from poimen.serve.service import ReadService
 from poimen.read.shapes import context_from, context_shape, hit_from, hit_shape
@@ -41,7 +41,7 @@ def built(tmp_path_factory):
 def running(log: Path, src: Path):
     """``mem serve --http`` on a free port for ``log``; yields (base url, process) once it has written serve.json."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.Popen([sys.executable, "-m", "poimen.cli", "serve", "--http", "--log", str(log),
+    proc = subprocess.Popen([sys.executable, "-m", "poimen.cli.entry", "serve", "--http", "--log", str(log),
                              "--sources", str(src)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 300  # a failure deadline on a loaded machine, not a speed check
@@ -151,11 +151,11 @@ def test_a_stopped_or_stale_server_falls_back_to_in_process(built, tmp_path):
 _MEM = """
 import json, sys
 full = sys.argv[1] == "full"
-import poimen.cli
+import poimen.cli.entry
 main = poimen.cli.main
 if full:
-    import poimen.cli_app
-    main = poimen.cli_app.main
+    import poimen.cli.app
+    main = poimen.cli.app.main
 sys.argv = ["mem", *sys.argv[2:]]
 try:
     main()
@@ -216,7 +216,7 @@ def test_a_dead_servers_record_falls_back_cleanly(built, tmp_path):
     args = ["lookup", "--log", str(log), "--json", "-k", "2", "OOMKilled"]
     run_env = {**os.environ, "PYTHONPATH": str(REPO)}
     run_env.pop("POIMEN_NO_SERVER", None)
-    proc = subprocess.run([sys.executable, "-m", "poimen.cli", *args], capture_output=True, text=True, timeout=600,
+    proc = subprocess.run([sys.executable, "-m", "poimen.cli.entry", *args], capture_output=True, text=True, timeout=600,
                           env=run_env, cwd=REPO, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert proc.stdout == mem(*args, POIMEN_NO_SERVER="1")

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from helpers import QUERY, chunks, reply
 
-from poimen.cli import app
+from poimen.cli.entry import app
 from poimen.domain import Chunk
 from poimen.llm.client import ScriptedClient
 from poimen.log.store import SCHEMA, EventLog

@@ -125,7 +125,7 @@ class LocalServer:
         return f"openai/{alias(self.model)}"
 
     def start(self) -> "LocalServer":
-        cmd = [sys.executable, "-m", "poimen.cli", "model", "serve", "--model", str(self.model), "--port", "0",
+        cmd = [sys.executable, "-m", "poimen.cli.entry", "model", "serve", "--model", str(self.model), "--port", "0",
                "--ctx-size", str(self.ctx_size), "--threads", str(self.threads)]
         self._stderr = tempfile.TemporaryFile()
         self._proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self._stderr, stdin=subprocess.DEVNULL,

@@ -2,7 +2,7 @@
 
 Importing litellm costs about ten CPU seconds, so exec'ing ``mem`` forty times
 would dominate the suite. Instead this module imports litellm and
-``poimen.cli`` once, and each ``mem`` process is *forked* from the warm test
+``poimen.cli.entry`` once, and each ``mem`` process is *forked* from the warm test
 process and runs ``poimen.cli.main`` with its own argv, environment and output
 file — the same code path as the console script, started in milliseconds. A
 kill is ``SIGKILL`` to that process's pid: no handler runs, nothing is flushed.
@@ -26,8 +26,8 @@ from pathlib import Path
 
 import poimen  # noqa: F401  (offline defaults before litellm)
 import litellm  # noqa: F401,E402  (warm: the forked children inherit it)
-import poimen.cli  # noqa: E402
-import poimen.cli_app  # noqa: E402,F401  (the typer app, loaded once: each forked `mem` runs it)
+import poimen.cli.entry  # noqa: E402
+import poimen.cli.app  # noqa: E402,F401  (the typer app, loaded once: each forked `mem` runs it)
 import poimen.log.store as store  # noqa: E402
 
 

@@ -14,10 +14,10 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    from poimen.cli import LogOpt, err, fail
-    from poimen.commands.agent import ArchiveOpt, NsOpt, _memory
-    from poimen.commands.index import DbOpt, EmbedderOpt, _embedder, _paths
-    from poimen.commands.show import SourcesOpt
+    from poimen.cli.entry import LogOpt, err, fail
+    from poimen.cli.commands.agent import ArchiveOpt, NsOpt, _memory
+    from poimen.cli.commands.index import DbOpt, EmbedderOpt, _embedder, _paths
+    from poimen.cli.commands.show import SourcesOpt
     from poimen.errors import PoimenError
 
     @app.command()

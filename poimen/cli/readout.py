@@ -1,5 +1,5 @@
 """How ``mem lookup``, ``mem context`` and ``mem ask`` print a read's shape: spelled once, for the full CLI and for
-the front door (``poimen.front``) that hands a read to a warm ``mem serve --http`` without loading typer.
+the front door (``poimen.cli.front``) that hands a read to a warm ``mem serve --http`` without loading typer.
 
 Both print the shape (``poimen.read.shapes``) the read returned, with the same calls on the same kind of rich console,
 so a warm answer and a cold one are the same bytes. ``--json`` output bypasses rich: nothing wraps or styles it.

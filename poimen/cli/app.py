@@ -1,6 +1,6 @@
 """``mem``: poimen from the command line. A thin layer: parse options, call the core, print.
 
-The console script enters through ``poimen.cli`` (light: a warm read skips this module); this is the typer app.
+The console script enters through ``poimen.cli.entry`` (light: a warm read skips this module); this is the typer app.
 
 User errors print one line to stderr and exit 1; nothing prints a traceback
 for a bad input.
@@ -15,8 +15,8 @@ from typing import Optional
 import typer
 
 from poimen.errors import PoimenError
-from poimen.readout import console
-from poimen.terminal import JsonOpt, print_json_lines, print_table, run_progress
+from poimen.cli.readout import console
+from poimen.cli.terminal import JsonOpt, print_json_lines, print_table, run_progress
 
 app = typer.Typer(help="poimen: gated memory over long streams, with evidence.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
@@ -155,7 +155,7 @@ def run(
             err.print(f"[red]error:[/red] {explain(o.problem)}", highlight=False, soft_wrap=True)
     indexed = True
     if not no_index:
-        from poimen.commands.index import follow_log
+        from poimen.cli.commands.index import follow_log
 
         indexed = follow_log(_root(log))
     if not result.ok or not indexed:
@@ -245,7 +245,7 @@ def ask(
       mem ask --query root-causes                       (a standing query, from its final memories)
     """
     from poimen.index import default_db
-    from poimen.readout import print_answer, print_json
+    from poimen.cli.readout import print_answer, print_json
     from poimen.serve.client import read
 
     if (question is None) == (query is None):
@@ -267,10 +267,10 @@ def _register_commands() -> None:
     import importlib
     import pkgutil
 
-    import poimen.commands
+    import poimen.cli.commands
 
-    for info in sorted(pkgutil.iter_modules(poimen.commands.__path__), key=lambda i: i.name):
-        importlib.import_module(f"poimen.commands.{info.name}").register(app)
+    for info in sorted(pkgutil.iter_modules(poimen.cli.commands.__path__), key=lambda i: i.name):
+        importlib.import_module(f"poimen.cli.commands.{info.name}").register(app)
 
 
 _register_commands()

@@ -1,9 +1,9 @@
-"""``mem``'s entry point (``poimen.cli:main``), kept light so that a warm read never loads typer.
+"""``mem``'s entry point (``poimen.cli.entry:main``), kept light so that a warm read never loads typer.
 
-``main`` first offers the argv to the front door (``poimen.front``), which hands ``lookup``, ``context`` and ``ask``
+``main`` first offers the argv to the front door (``poimen.cli.front``), which hands ``lookup``, ``context`` and ``ask``
 to a running ``mem serve --http``; everything else, and anything the front door declines, runs the full typer app
-in ``poimen.cli_app``. The app's names (``app``, ``fail``, ``out``, the shared options) stay importable from here,
-loaded on first use, so ``from poimen.cli import app`` keeps working for the command modules and the tests.
+in ``poimen.cli.app``. The app's names (``app``, ``fail``, ``out``, the shared options) stay importable from here,
+loaded on first use, so ``from poimen.cli.entry import app`` keeps working for the command modules and the tests.
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ def main() -> None:
 
 
 def _run() -> int | str | None:
-    from poimen.front import warm
+    from poimen.cli.front import warm
 
     try:
         if not warm(sys.argv[1:]):
-            importlib.import_module("poimen.cli_app").main()
+            importlib.import_module("poimen.cli.app").main()
     except SystemExit as stop:
         return stop.code
     return 0
@@ -42,8 +42,8 @@ def _run() -> int | str | None:
 
 def __getattr__(name: str):
     if name.startswith("__"):  # import machinery and tools probing the module: not the app's names
-        raise AttributeError(f"module 'poimen.cli' has no attribute {name!r}")
-    return getattr(importlib.import_module("poimen.cli_app"), name)
+        raise AttributeError(f"module 'poimen.cli.entry' has no attribute {name!r}")
+    return getattr(importlib.import_module("poimen.cli.app"), name)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ pydantic and every command module before it asks. So the console script first re
 standard library and a few small poimen modules only. When the argv is one of these three commands in a plain form
 (a positional, the commands' own options as separate ``--name value`` words, each at most once, values the full CLI
 would accept) and ``poimen.serve.client`` finds a live server for the resolved log, index and settings, the read is
-posted to it and printed by ``poimen.readout``, the code the full command prints with. Anything else returns False
+posted to it and printed by ``poimen.cli.readout``, the code the full command prints with. Anything else returns False
 and the full CLI runs as if this did not exist: another command, ``--help``, an option it does not know (``--embedder``,
 ``--opt=value``), a value out of range, no server, a stale ``serve.json``, a server that fails or answers an error.
 The full command then reports every problem itself, with its usual message.
@@ -126,7 +126,7 @@ def warm(argv: list[str]) -> bool:
     shape = remote(root, db, command, params, _embedder_id(command))
     if shape is None:
         return False
-    from poimen import readout
+    from poimen.cli.entry import readout
 
     if given.get("json"):
         readout.print_json(shape)

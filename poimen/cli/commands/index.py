@@ -15,7 +15,7 @@ EmbedderOpt = typer.Option(None, "--embedder", envvar="POIMEN_EMBEDDER",
 
 
 def _paths(log: Optional[Path], db: Optional[Path]) -> tuple[Path, Path]:
-    from poimen.cli import _root
+    from poimen.cli.entry import _root
     from poimen.index import default_db
 
     root = _root(log)
@@ -35,7 +35,7 @@ def follow_log(root: Path, only_if_built: bool = False) -> bool:
     updated (the runs stay sealed; ``mem rebuild --from-log`` catches up). ``only_if_built``: leave a log with
     no index alone (an agent's write needs no index; its stores are read from their own replica).
     """
-    from poimen.cli import err, explain
+    from poimen.cli.entry import err, explain
     from poimen.errors import LogLocked, PoimenError
     from poimen.index import default_db
     from poimen.index.update import update_index
@@ -68,7 +68,7 @@ def follow_log(root: Path, only_if_built: bool = False) -> bool:
 
 
 def register(app: typer.Typer) -> None:
-    from poimen.cli import LogOpt, NoIndexOpt, RootOpt, err, fail, out
+    from poimen.cli.entry import LogOpt, NoIndexOpt, RootOpt, err, fail, out
     from poimen.errors import PoimenError
 
     @app.command()
@@ -124,7 +124,7 @@ def register(app: typer.Typer) -> None:
 
         Example: mem lookup "413 Request Entity Too Large on upload" --explain
         """
-        from poimen.readout import print_hits, print_json
+        from poimen.cli.readout import print_hits, print_json
         from poimen.serve.client import read
 
         root, db_path = _paths(log, db)
@@ -169,7 +169,7 @@ def register(app: typer.Typer) -> None:
                 writer.writerow(cols)
                 writer.writerows(rows)
             else:
-                from poimen.terminal import print_table
+                from poimen.cli.terminal import print_table
 
                 print_table(out, cols, [["" if v is None else str(v) for v in row] for row in rows])
 
@@ -185,7 +185,7 @@ def register(app: typer.Typer) -> None:
 
         Example: mem reference examples/reference/*.md
         """
-        from poimen.cli import _root
+        from poimen.cli.entry import _root
         from poimen.write.reference import ingest_reference
 
         try:

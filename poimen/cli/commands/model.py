@@ -10,7 +10,7 @@ model_app = typer.Typer(help="A local model engine: no key, no network.", no_arg
 
 
 def register(app: typer.Typer) -> None:
-    from poimen.cli import err, fail, out
+    from poimen.cli.entry import err, fail, out
     from poimen.errors import PoimenError
     from poimen.llm import local
 

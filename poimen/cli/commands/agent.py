@@ -1,5 +1,5 @@
 """``mem remember | blocks | recall | tool | tools | compose | stores``: typed memory from the shell (``mem serve
---mcp`` serves the same tools: ``poimen.commands.serve``).
+--mcp`` serves the same tools: ``poimen.cli.commands.serve``).
 
 A thin layer over ``poimen.agent.Memory``: parse options, call, print. The
 namespace is ``--ns``, else ``$POIMEN_NAMESPACE``, else ``default``.
@@ -23,7 +23,7 @@ ArchiveOpt = typer.Option(None, "--archive", help="Archival tier: 'index:PATH' (
 
 def _memory(ns: Optional[str], log: Optional[Path], archive: Optional[str] = None):
     from poimen.agent.facade import Memory
-    from poimen.cli import fail
+    from poimen.cli.entry import fail
     from poimen._env import default_root
     from poimen.agent.stores import MemoryRefused
 
@@ -49,8 +49,8 @@ def _archive(spec: Optional[str], root: Path):
 
 def _follow(log: Optional[Path], no_index: bool) -> None:
     """After a write: bring an existing index up to date (the store tables), so `mem sql` sees the write."""
-    from poimen.cli import _root
-    from poimen.commands.index import follow_log
+    from poimen.cli.entry import _root
+    from poimen.cli.commands.index import follow_log
 
     if not no_index and not follow_log(_root(log), only_if_built=True):
         raise typer.Exit(1)
@@ -59,8 +59,8 @@ def _follow(log: Optional[Path], no_index: bool) -> None:
 def register(app: typer.Typer) -> None:
     from dataclasses import asdict
 
-    from poimen.cli import NoIndexOpt, err, fail, out
-    from poimen.terminal import JsonOpt, print_json_lines
+    from poimen.cli.entry import NoIndexOpt, err, fail, out
+    from poimen.cli.terminal import JsonOpt, print_json_lines
 
     def say(text: str, to=None) -> None:
         """Memory text verbatim: no rich markup (it holds [store/...] tags), no wrapping."""

@@ -35,8 +35,8 @@ def rich_tree(node):
 
 
 def register(app: typer.Typer) -> None:
-    from poimen.cli import LogOpt, fail, out
-    from poimen.commands.index import DbOpt, _paths
+    from poimen.cli.entry import LogOpt, fail, out
+    from poimen.cli.commands.index import DbOpt, _paths
     from poimen.errors import PoimenError
 
     @app.command()

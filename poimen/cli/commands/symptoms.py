@@ -13,8 +13,8 @@ symptoms_app = typer.Typer(help="Symptom projections of accepted L1/L2 memories.
 def register(app: typer.Typer) -> None:
     from dataclasses import asdict
 
-    from poimen.cli import ApiBaseOpt, LogOpt, ModelOpt, TimeoutOpt, _root, err, fail, out
-    from poimen.terminal import JsonOpt, print_json_lines
+    from poimen.cli.entry import ApiBaseOpt, LogOpt, ModelOpt, TimeoutOpt, _root, err, fail, out
+    from poimen.cli.terminal import JsonOpt, print_json_lines
     from poimen.errors import PoimenError
 
     app.add_typer(symptoms_app, name="symptoms")

@@ -9,8 +9,8 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    from poimen.cli import LogOpt, fail, out
-    from poimen.commands.index import DbOpt, EmbedderOpt, _embedder, _paths
+    from poimen.cli.entry import LogOpt, fail, out
+    from poimen.cli.commands.index import DbOpt, EmbedderOpt, _embedder, _paths
     from poimen.errors import PoimenError
 
     @app.command()
@@ -32,7 +32,7 @@ def register(app: typer.Typer) -> None:
 
         Example: mem context "how was the 413 on uploads fixed?" --budget 500
         """
-        from poimen.readout import print_context, print_json
+        from poimen.cli.readout import print_context, print_json
         from poimen.serve.client import read
 
         root, db_path = _paths(log, db)

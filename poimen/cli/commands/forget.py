@@ -9,7 +9,7 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    from poimen.cli import LogUriOpt, _root, fail, out
+    from poimen.cli.entry import LogUriOpt, _root, fail, out
     from poimen.errors import PoimenError
 
     @app.command()
