@@ -22,7 +22,7 @@ _PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
 _TASK = re.compile(r"^poimen-task: ([a-z_]+)", re.M)
 
 
-_REPO_PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
+_REPO_PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
 
 
 def prompts_dir() -> Path:
