@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from poimen.cli.entry import front
+from poimen.cli import front
 
 
 @pytest.mark.parametrize("argv, expected", [

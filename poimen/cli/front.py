@@ -126,7 +126,7 @@ def warm(argv: list[str]) -> bool:
     shape = remote(root, db, command, params, _embedder_id(command))
     if shape is None:
         return False
-    from poimen.cli.entry import readout
+    from poimen.cli import readout
 
     if given.get("json"):
         readout.print_json(shape)
