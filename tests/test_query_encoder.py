@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from poimen.embedding.embedders import minilm
+from poimen.embedding import minilm
 from poimen.embedding.embedders import SentenceTransformerEmbedder, embedder_for
 
 TEXTS = [

@@ -136,7 +136,7 @@ def _sentence_transformer(path: str):
 
 @functools.cache
 def _numpy_encoder(path: str):
-    from poimen.embedding.embedders import minilm
+    from poimen.embedding import minilm
 
     return minilm.load(Path(path))
 
