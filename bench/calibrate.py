@@ -63,10 +63,10 @@ from bench import hotpot_data
 from bench.loghub import DATA as LOGHUB
 from poimen import relevance
 from poimen.inputs.chunking import iter_chunks, source_id
-from poimen.domain import Level, Query
+from poimen.domain import Level, Query, Stream
 from poimen.llm import offline
 from poimen.llm.client import ScriptedClient
-from poimen.write.loop import ListSink, LoopConfig, Stream, run_loop
+from poimen.write.loop import ListSink, LoopConfig, run_loop
 
 DEV_START, DEV_ITEMS, DEV_SEED, DEV_TOKENS = 70, 30, 11, 28_000
 GRID = (0.55, 0.60, 0.65, 0.70)

@@ -21,10 +21,10 @@ import time
 from pathlib import Path
 
 from poimen.inputs.chunking import iter_chunks
-from poimen.domain import Chunk, Level, Query
+from poimen.domain import Chunk, Level, Query, Stream
 from poimen.llm.client import Completion
 from poimen.log.store import EventLog
-from poimen.write.loop import ListSink, LoopConfig, Stream, run_loop
+from poimen.write.loop import ListSink, LoopConfig, run_loop
 from poimen.write.runner import RunPlan, execute
 from poimen.text.tokens import count_tokens, encoding
 

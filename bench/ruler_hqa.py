@@ -38,8 +38,8 @@ from pathlib import Path
 
 from bench import hotpot_data, report
 from bench.clients import AlwaysUpdateClient, CountingClient
-from poimen.domain import Level, Query
-from poimen.write.loop import ListSink, LoopConfig, Stream, gate_format, run_loop
+from poimen.domain import Level, Query, Stream
+from poimen.write.loop import ListSink, LoopConfig, gate_format, run_loop
 from poimen.llm.prompts import render, unescape
 from poimen.inputs.chunking import iter_chunks, source_id
 

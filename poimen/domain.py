@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,3 +94,21 @@ class Query:
 
 
 TYPED_STORES = ("working", "semantic", "episodic", "procedural")
+
+
+@dataclass(frozen=True)
+class Stream:
+    """An ordered stream of chunks whose shas are known before reading starts (they name the run)."""
+
+    id: str
+    chunk_shas: tuple[str, ...]
+    open: Callable[[], Iterable[Chunk]]
+
+    @classmethod
+    def of(cls, stream_id: str, chunks: Sequence[Chunk]) -> "Stream":
+        chunks = list(chunks)
+        return cls(stream_id, tuple(c.sha for c in chunks), lambda: iter(chunks))
+
+    @property
+    def sha(self) -> str:
+        return sha256_json(list(self.chunk_shas))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from poimen.domain import Chunk, Query
-from poimen.write.loop import Stream
+from poimen.domain import Stream
 from poimen.text.tokens import count_tokens
 
 

@@ -25,7 +25,7 @@ import poimen.cli.entry, poimen.cli.app
 if args:
     sys.argv = ["mem", *args]
     try:
-        poimen.cli.main()
+        poimen.cli.entry.main()
     except SystemExit:
         pass
 print(json.dumps(sorted({m.split(".")[0] for m in sys.modules})), file=sys.stderr)
@@ -86,7 +86,7 @@ def test_a_cold_ask_answers_without_litellm(tmp_path):
 
     log, _, _ = build(tmp_path)
     code = ("import json, sys\nimport poimen.cli.entry\nsys.argv = ['mem', 'ask', '--log', sys.argv[1], '--json', "
-            "'how was the 413 on imports fixed?']\ntry:\n    poimen.cli.main()\nexcept SystemExit as exc:\n"
+            "'how was the 413 on imports fixed?']\ntry:\n    poimen.cli.entry.main()\nexcept SystemExit as exc:\n"
             "    assert not exc.code, exc.code\n"
             "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)")
     env = {**os.environ, "PYTHONPATH": str(REPO), "POIMEN_NO_SERVER": "1"}

@@ -11,9 +11,9 @@ import dataclasses
 
 from helpers import QUERY, chunks, reply, stream
 
-from poimen.domain import Level, sha256_text
+from poimen.domain import Level, sha256_text, Stream
 from poimen.llm.client import ScriptedClient
-from poimen.write.loop import ListSink, LoopConfig, Stream, run_loop
+from poimen.write.loop import ListSink, LoopConfig, run_loop
 
 INITIAL = "Memory before this run: the outage began at 09:14."
 

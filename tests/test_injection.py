@@ -12,11 +12,11 @@ import pytest
 
 from helpers import reply
 
-from poimen.domain import Chunk, Query
+from poimen.domain import Chunk, Query, Stream
 from poimen.write.gate_parser import parse_gate_reply
 from poimen.llm.client import ScriptedClient
 from poimen.llm.offline import respond
-from poimen.write.loop import ListSink, Stream, run_loop
+from poimen.write.loop import ListSink, run_loop
 from poimen.llm.prompts import render, sections
 from poimen.text.tokens import count_tokens
 

@@ -13,7 +13,8 @@ from helpers import QUERY, chunks, reply
 from poimen.llm.client import ScriptedClient
 from poimen.log.store import EventLog
 from poimen.log.verify import verify
-from poimen.write.loop import LoopConfig, Stream, run_id_for, run_loop
+from poimen.domain import Stream
+from poimen.write.loop import LoopConfig, run_id_for, run_loop
 from poimen.forget.rematerialize import as_draft
 
 SCRIPT = [reply("no"), reply("yes", "The ingress chart set client_max_body_size to 1m."), reply("no"), reply("no")]

@@ -101,7 +101,8 @@ def test_an_unknown_task_is_a_clear_error():
 
 
 def test_the_answer_scores_what_a_line_says_not_its_provenance_tag():
-    from poimen.read.context_lines import ContextLine, Origin, untagged
+    from poimen.llm.tags import untagged
+    from poimen.read.context_lines import ContextLine, Origin
 
     tagged = ContextLine("Lunch is at noon.", 0.0, (Origin("memory", "L1", "ab" * 32, "upload-413-fix.md", 0, 3,
                                                            "semantic", "q"),), 2).render()

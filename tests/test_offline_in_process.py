@@ -17,10 +17,10 @@ from pathlib import Path
 from index_helpers import built, make_log
 
 from poimen.read.answer import answer_question
-from poimen.domain import Chunk, Query
+from poimen.domain import Chunk, Query, Stream
 from poimen.embedding.embedders import HashEmbedder
 from poimen.llm.client import LiteLLMClient, ModelConfig, OfflineClient, client_for
-from poimen.write.loop import ListSink, Stream, run_loop
+from poimen.write.loop import ListSink, run_loop
 from poimen.llm.prompts import render
 from poimen.text.tokens import count_tokens
 

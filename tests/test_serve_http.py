@@ -146,13 +146,13 @@ def test_a_stopped_or_stale_server_falls_back_to_in_process(built, tmp_path):
         state_path(log).unlink()
 
 
-# A `mem` process as the console script runs it (poimen.cli.main, or the full typer app with "full" first); its
+# A `mem` process as the console script runs it (poimen.cli.entry.main, or the full typer app with "full" first); its
 # stdout, and on stderr the top-level modules it loaded (the front door must not load typer).
 _MEM = """
 import json, sys
 full = sys.argv[1] == "full"
 import poimen.cli.entry
-main = poimen.cli.main
+main = poimen.cli.entry.main
 if full:
     import poimen.cli.app
     main = poimen.cli.app.main

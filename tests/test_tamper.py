@@ -10,10 +10,10 @@ from typer.testing import CliRunner
 from helpers import QUERY, chunks, reply
 
 from poimen.cli.entry import app
-from poimen.domain import Chunk
+from poimen.domain import Chunk, Stream
 from poimen.llm.client import ScriptedClient
 from poimen.log.store import SCHEMA, EventLog
-from poimen.write.loop import LoopConfig, Stream, run_id_for, run_loop
+from poimen.write.loop import LoopConfig, run_id_for, run_loop
 
 import asyncio
 

@@ -146,9 +146,9 @@ def test_pipeline_memories_go_to_the_store_their_query_names(tmp_path):
 
     from helpers import reply
 
-    from poimen.domain import Chunk, Level, Query
+    from poimen.domain import Chunk, Level, Query, Stream
     from poimen.llm.client import ScriptedClient
-    from poimen.write.loop import LoopConfig, Stream
+    from poimen.write.loop import LoopConfig
     from poimen.write.runner import RunPlan, execute
 
     queries = tmp_path / "queries.yaml"

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from poimen.inputs.chunk_store import CHUNK_DIR, chunk_sources, first_chunk_diff
 from poimen.inputs.chunking import source_id
-from poimen.domain import Chunk, EventKind, Level, Query
+from poimen.domain import Chunk, EventKind, Level, Query, Stream
 from poimen.index.rebuild import RebuildReport, rebuild_into
 from poimen.llm.replay import ReplayClient, ReplayMiss
 from poimen.log import payloads as P
@@ -33,7 +33,7 @@ from poimen.log.events import SCHEME, Event, EventDraft
 from poimen.log.forgotten import Forgotten, forgotten
 from poimen.log.storage import local_folder
 from poimen.log.store import EventLog, run_scheme
-from poimen.write.loop import LoopConfig, Stream, gate_format, run_id_for, run_loop
+from poimen.write.loop import LoopConfig, gate_format, run_id_for, run_loop
 from poimen.write.reference import REFERENCE_KIND, STREAM_KIND, record_stream, reference_drafts, reference_run_id
 from poimen.write.runner import l2_stream
 from poimen.write.symptoms import draft, project, projection_run_id

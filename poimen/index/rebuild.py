@@ -18,6 +18,7 @@ from pathlib import Path
 
 from poimen.index.build import ProjectionStats, build_projections, extends, read_manifest, write_manifest
 from poimen.index.schema import RowHash
+from poimen.log.storage import local_folder
 
 MAX_LISTED = 20  # differing rows printed per table; the report keeps them all
 NEW_ROW = "new row (not in the manifest)"

@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 from poimen.inputs.chunking import iter_chunks, source_id
 from poimen.domain import Chunk
 from poimen.errors import SourceError
-from poimen.write.loop import Stream
+from poimen.domain import Stream
 
 CHUNK_DIR = "chunks"
 CHUNK_SCHEMA = pa.schema([("source", pa.string()), ("position", pa.int64()), ("sha", pa.string()),

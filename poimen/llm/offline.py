@@ -252,7 +252,7 @@ def answer(system: str, user: str) -> str:
     A heading or a bare label ("## Symptom: uploads fail with 413", "Caused by:") names a topic and states
     nothing, so it answers only when no other line does.
     """
-    from poimen.read.context_lines import tagged_lines, untagged
+    from poimen.llm.tags import tagged_lines, untagged
     from poimen.relevance import THRESHOLD, split_units, titles_only
 
     data = sections(user)

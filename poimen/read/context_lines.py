@@ -7,25 +7,7 @@ source chunk, ``render_tagged`` puts the full provenance tag on each.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-
-# The provenance tag ``ContextLine.render`` closes a line with: "  [store/level sha8 source#chunk:line ×n]".
-_TAG = re.compile(r"  \[[a-z_]+/[A-Za-z0-9]+ [0-9a-f]{8}(?: [^\]\n]*)?\]$")
-
-
-def untagged(line: str) -> str:
-    """A tagged context line's own text: its provenance tag is metadata, not words the line says."""
-    return _TAG.sub("", line)
-
-
-def tagged_lines(text: str) -> list[str] | None:
-    """The lines of a ``Context.render_tagged`` text, one unit each, or None when ``text`` is not one (a line
-    without a tag). Its lines must not be split as prose: short lines that end in a tag, not a full stop, look
-    hard-wrapped, and joining them would carry one line's tag onto the next line's text."""
-    lines = [line for line in text.split("\n") if line.strip()]
-    return lines if lines and all(_TAG.search(line) for line in lines) else None
-
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 Importing litellm costs about ten CPU seconds, so exec'ing ``mem`` forty times
 would dominate the suite. Instead this module imports litellm and
 ``poimen.cli.entry`` once, and each ``mem`` process is *forked* from the warm test
-process and runs ``poimen.cli.main`` with its own argv, environment and output
+process and runs ``poimen.cli.entry.main`` with its own argv, environment and output
 file — the same code path as the console script, started in milliseconds. A
 kill is ``SIGKILL`` to that process's pid: no handler runs, nothing is flushed.
 
@@ -92,7 +92,7 @@ def _mem_main(argv: list[str], env: dict[str, str], out_path: str) -> None:
     os.dup2(fd, 2)
     sys.argv = ["mem", *argv]
     _arm(env.get("POIMEN_TEST_KILL_AT", ""))
-    poimen.cli.main()
+    poimen.cli.entry.main()
 
 
 @dataclass

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from poimen.domain import Level, Query
+from poimen.domain import Level, Query, Stream
 from poimen.llm.client import ModelClient, ModelConfig, client_for, reply_cache
 from poimen.log.store import EventLog
-from poimen.write.loop import FINISHED, LoopConfig, RunOutcome, Stream
+from poimen.write.loop import FINISHED, LoopConfig, RunOutcome
 from poimen.inputs.queries import adhoc_query, load_queries
 from poimen.inputs.chunking import sources_root
 from poimen.write.runner import RunPlan, execute, l2_stream, open_sources

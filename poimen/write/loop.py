@@ -14,11 +14,11 @@ memories of a query): only ``level`` differs.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Protocol
 
-from poimen.domain import Chunk, EventKind, Level, Query, sha256_json, sha256_text
+from poimen.domain import Chunk, EventKind, Level, Query, Stream, sha256_json, sha256_text
 from poimen.errors import ParseError, PoimenError, SourceChanged
 from poimen.write.gate_parser import parse_gate_reply
 from poimen.llm.client import ModelClient
@@ -39,24 +39,6 @@ class LoopConfig:
     @property
     def max_reply_tokens(self) -> int:
         return self.reply_tokens or self.memory_budget + 256
-
-
-@dataclass(frozen=True)
-class Stream:
-    """An ordered stream of chunks whose shas are known before reading starts (they name the run)."""
-
-    id: str
-    chunk_shas: tuple[str, ...]
-    open: Callable[[], Iterable[Chunk]]
-
-    @classmethod
-    def of(cls, stream_id: str, chunks: Sequence[Chunk]) -> "Stream":
-        chunks = list(chunks)
-        return cls(stream_id, tuple(c.sha for c in chunks), lambda: iter(chunks))
-
-    @property
-    def sha(self) -> str:
-        return sha256_json(list(self.chunk_shas))
 
 
 class TurnSink(Protocol):

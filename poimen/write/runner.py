@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from poimen.inputs.chunking import DEFAULT_MAX_TOKENS, iter_chunks, source_id, sources_root
-from poimen.domain import Chunk, Level, Query
+from poimen.domain import Chunk, Level, Query, Stream
 from poimen.errors import ModelUnavailable, RunBusy, RunForgotten, RunInterrupted, SourceError
 from poimen.llm.client import ModelClient
 from poimen.log.payloads import RunEnd
@@ -22,7 +22,7 @@ from poimen.log.forgotten import forgotten
 from poimen.log.runs import loop_runs, read_runs
 from poimen.log.store import EventLog
 from poimen.write.reference import record_stream
-from poimen.write.loop import LoopConfig, RunOutcome, Stream, gate_format, run_id_for, run_loop
+from poimen.write.loop import LoopConfig, RunOutcome, gate_format, run_id_for, run_loop
 from poimen.text.tokens import count_tokens
 
 

@@ -1,0 +1,22 @@
+"""The provenance tag a context line closes with, "  [store/level sha8 source#chunk:line ×n]": the one definition
+that the context builder writes (``poimen.read.context_lines``) and the offline engine reads an answer prompt's
+lines by, so nothing inside a line's text can pass for its tag."""
+
+from __future__ import annotations
+
+import re
+
+TAG = re.compile(r"  \[[a-z_]+/[A-Za-z0-9]+ [0-9a-f]{8}(?: [^\]\n]*)?\]$")
+
+
+def untagged(line: str) -> str:
+    """A tagged context line's own text: its provenance tag is metadata, not words the line says."""
+    return TAG.sub("", line)
+
+
+def tagged_lines(text: str) -> list[str] | None:
+    """The lines of a ``Context.render_tagged`` text, one unit each, or None when ``text`` is not one (a line
+    without a tag). Its lines must not be split as prose: short lines that end in a tag, not a full stop, look
+    hard-wrapped, and joining them would carry one line's tag onto the next line's text."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    return lines if lines and all(TAG.search(line) for line in lines) else None
