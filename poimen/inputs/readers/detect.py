@@ -37,8 +37,9 @@ def _first_json_value(head: str):
     dec = json.JSONDecoder()
     try:
         if body.startswith("["):
-            value, _ = dec.raw_decode(body, len(body) - len(body[1:].lstrip()))
-            return value
+            value, end = dec.raw_decode(body, len(body) - len(body[1:].lstrip()))
+            after = body[end:].lstrip()[:1]
+            return value if after in (",", "]") or (not after and end == len(body)) else None
         value, _ = dec.raw_decode(body)
         return value
     except ValueError:
@@ -68,7 +69,7 @@ def _json_kind(head: str) -> str | None:
         probe = [first] + [x for v in inner for x in (v if isinstance(v, list) else list(v.values()))[:1]]
         if any(is_slack(p) or is_mattermost(p) for p in probe):
             return "chat"
-    return "json" if body.startswith("[") or first is not None else None
+    return "json" if first is not None else None
 
 
 def _line_kind(head: str) -> str | None:
@@ -90,8 +91,8 @@ def detect(path: Path) -> str:
     kind = _json_kind(head)
     if kind:
         return kind
-    if suffix in (".json", ".jsonl", ".ndjson"):
-        return SUFFIXES[suffix]  # broken JSON: its reader names the line
+    if suffix == ".json":
+        return "json"  # JSON whose first record is past the head, or broken: its reader names the line
     if suffix == ".csv" or (suffix not in SUFFIXES and _csv_header(head)):
         return "csv"
     if suffix == ".md":

@@ -19,8 +19,8 @@ from poimen.inputs.stream import pieces
 MAX_TRACE_LINES = 64  # a runaway "trace" (an indented dump) is cut into records of this many lines
 
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
-TIMESTAMP = (rf"(?:\[?\d{{2,4}}[-/.]\d{{1,2}}[-/.]\d{{1,4}}(?:[T _-]+\d{{1,2}}[:.]\d{{2}}(?:[:.]\d{{2}})?(?:[.,]\d+)?)?"
-             rf"|\[?{_MONTH} +\d{{1,2}},? (?:\d{{4}} )?\d{{1,2}}:\d{{2}}(?::\d{{2}})?|\[?\d{{1,2}}:\d{{2}}:\d{{2}}(?:[.,]\d+)?)")
+TIMESTAMP = (rf"(?:\[?\d{{8}}[-T_ ]?\d{{2}}:?\d{{2}}:?\d{{2}}|\[?\d{{2,4}}[-/.]\d{{1,2}}[-/.]\d{{1,4}}(?:[T _-]+\d{{1,2}}[:.]\d{{2}}(?:[:.]\d{{2}})?(?:[.,]\d+)?)?"
+             rf"|\[?(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),? )?{_MONTH} +\d{{1,2}},? (?:\d{{4}} )?\d{{1,2}}:\d{{2}}(?::\d{{2}})?|\[?\d{{1,2}}:\d{{2}}:\d{{2}}(?:[.,]\d+)?)")
 LEVELS = r"(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|SEVERE|FATAL|CRITICAL|CRIT|ALERT|EMERG|PANIC)"
 # Timestamp, level or a numeric id (5+ digits: an epoch, a sequence number), after at most one leading token.
 LOG_START = re.compile(rf"^(?:\S+\s+)??(?:{TIMESTAMP}|\[?{LEVELS}\b|\d{{5,}}\s)")
