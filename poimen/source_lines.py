@@ -96,8 +96,10 @@ class SourceText:
 class SourceFinder:
     """Finds a stream's file under a few roots and locates units in it, reading each file once."""
 
-    def __init__(self, roots: list[Path] | None = None):
+    def __init__(self, roots: list[Path] | None = None,
+                 readings: dict[str, tuple[str | None, str | None]] | None = None):
         self.roots = [Path(r) for r in (roots if roots is not None else default_roots())]
+        self.readings = readings if readings is not None else noted_readings_of()  # stream -> (format, fields)
         self._texts: dict[str, SourceText | None] = {}
 
     def path_of(self, stream: str) -> Path | None:
@@ -111,7 +113,8 @@ class SourceFinder:
         if stream not in self._texts:
             path = self.path_of(stream)
             try:
-                self._texts[stream] = SourceText(path) if path is not None else None
+                fmt, fields = self.readings.get(stream, (None, None))
+                self._texts[stream] = SourceText(path, fmt, fields) if path is not None else None
             except (OSError, ValueError, PoimenError):
                 self._texts[stream] = None  # unreadable now (or no longer readable as a source): the lines stay unknown
         return self._texts[stream]
@@ -156,6 +159,14 @@ def default_roots(log_root: str | Path | None = None) -> list[Path]:
     hint = Path(log_root if log_root is not None else default_root()).expanduser() / ROOTS_FILE
     noted = hint.read_text(encoding="utf-8").splitlines()[::-1] if hint.is_file() else []
     return ([Path(env)] if env else []) + [Path(r) for r in noted if r.strip()] + [Path.cwd()]
+
+
+def noted_readings_of(log_root: str | Path | None = None) -> dict[str, tuple[str | None, str | None]]:
+    """The formats `mem run --format` chose, as noted beside the log (``poimen.inputs.reading``)."""
+    from poimen._env import default_root
+    from poimen.inputs.reading import noted_readings
+
+    return noted_readings(log_root if log_root is not None else default_root())
 
 
 def occurrences_before(unit: str, earlier_chunks: list[str], chunk: str, start: int) -> int:
