@@ -96,13 +96,29 @@ def check_source(path: Path, root: Path | None = None, fmt: str | None = None) -
 
 def _long_word(word: str, max_tokens: int) -> Iterator[str]:
     """A word over the bound in character windows of ``max_tokens // 4`` (no character costs more than 4
-    tokens), the rest yielded last once it fits. The rest is counted only once it is short: counting every
-    remainder of a long run cost its length squared."""
+    tokens), the rest yielded last once it fits.
+
+    The first window whose rest fits is found by bisection over the rests short enough to fit at all (a token
+    is at least a byte: a rest of ``max_tokens`` bytes fits; one over ``4 * max_tokens`` characters is cut
+    unread): counting every rest in turn cost the word's length squared. Tokens of a rest fall as it shortens,
+    so this is the first window the old scan found."""
     step = max(1, max_tokens // 4)
-    while len(word.encode()) > max_tokens and (len(word) > 4 * max_tokens or count_tokens(word) > max_tokens):
-        yield word[:step]
-        word = word[step:]
-    yield word
+
+    def fits(k: int) -> bool:
+        rest = word[k * step:]
+        return len(rest.encode()) <= max_tokens or (len(rest) <= 4 * max_tokens and count_tokens(rest) <= max_tokens)
+
+    lo = max(0, -(-(len(word) - 4 * max_tokens) // step))  # the first window whose rest is short enough to count
+    hi = -(-len(word) // step)  # an empty rest fits
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    for k in range(lo):
+        yield word[k * step:(k + 1) * step]
+    yield word[lo * step:]
 
 
 def _words(sentence: str, max_tokens: int) -> Iterator[str]:
