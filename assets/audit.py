@@ -18,7 +18,7 @@ def rebuild_audit(context: dg.AssetExecutionContext, corpus: CorpusResource, eve
     against its recorded model replies (no model call) and compared byte for byte with the log, every projection
     compared with the manifest. Fails naming the first differing chunk, event or row; writes nothing it checks."""
     inputs = Inputs(corpus.source_files(), corpus.sources_dir, corpus.chunk_bound,
-                    corpus.reference_files(), corpus.reference_dir)
+                    corpus.reference_files(), corpus.reference_dir, corpus.reading)
     with tempfile.TemporaryDirectory(prefix="poimen-rebuild-") as scratch:
         report = rematerialize(event_log.log_root, Path(scratch), inputs, embedder.get_embedder(),
                                work=event_log.path)

@@ -25,7 +25,7 @@ def chunk_shard(context: dg.OpExecutionContext, shard: int, shards: int, corpus:
             if sid in gone.streams:
                 continue
             n, sha, new = write_chunks(chunk_path(event_log.path / CHUNK_DIR, sid), source, corpus.sources_dir,
-                                       corpus.chunk_bound, gone.shas)
+                                       corpus.chunk_bound, gone.shas, corpus.reading)
         except SourceError as exc:
             errors.append(str(exc))
             context.log.warning(str(exc))

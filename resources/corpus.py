@@ -11,6 +11,7 @@ import dagster as dg
 from poimen.inputs.chunking import DEFAULT_MAX_TOKENS, SUFFIXES
 from poimen.domain import Query
 from poimen.errors import ConfigError
+from poimen.inputs.reading import Reading
 from poimen.inputs.queries import load_queries
 
 
@@ -52,6 +53,16 @@ class CorpusResource(dg.ConfigurableResource):
     chunk_tokens: Optional[int] = None
     reference_tokens: int = 1000
     memory_budget: int = 1024
+    # How sources are read when their content and suffix are not to decide: a format for all, a format per file
+    # name or glob over the path under the sources folder ({"exports/*.json": "chat"}), JSON record fields.
+    format: Optional[str] = None
+    formats: Optional[dict[str, str]] = None
+    fields: Optional[str] = None
+
+    @property
+    def reading(self) -> Reading:
+        """The format choices as one ``Reading`` (names checked: a typo is one line naming the formats)."""
+        return Reading(format=self.format, per_file=tuple(sorted((self.formats or {}).items())), fields=self.fields)
 
     @property
     def chunk_bound(self) -> int:

@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from lineage_helpers import build
-from poimen.inputs.chunking import _record_text
-from poimen.cli.entry import app
+from poimen.inputs.readers.jsonrecords import legacy_text
+from poimen.cli.app import app
 from poimen.inputs.source_lines import SourceFinder, SourceText, squash
 
 
@@ -34,7 +34,16 @@ def show(*args) -> tuple[int, str]:
 def file_text(path: str, first: int, last: int) -> str:
     """The file's lines first..last as the chunker reads them (a JSON-lines record as its text), squashed."""
     lines = open(path, encoding="utf-8").read().split("\n")[first - 1:last]
-    return squash(" ".join(_record_text(path, 0, x) if path.endswith(".jsonl") else x for x in lines))
+    return squash(" ".join(_record_text(x) if path.endswith(".jsonl") else x for x in lines))
+
+
+def _record_text(line: str) -> str:
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return line
+    text = legacy_text(record) if isinstance(record, dict) else None
+    return line if text is None else text
 
 
 def test_show_walks_memory_to_line_to_evidence_to_file_line(built):

@@ -1,6 +1,6 @@
 """The `mem` command line: the entry point, the front door, the typer app and its commands.
 
-``main`` is the console script (``poimen.cli:main``, the name an installed `mem` was made with); it loads only
+``main`` is the console script (``poimen.cli.entry:main``, the name an installed `mem` was made with); it loads only
 ``poimen.cli.entry``, which keeps a warm read from loading typer."""
 
 

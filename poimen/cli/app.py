@@ -94,7 +94,8 @@ def fail(message: str | BaseException) -> None:
 
 @app.command()
 def run(
-    sources: list[Path] = typer.Argument(None, help="Source files (.md .txt .log .jsonl); none at --level L2."),
+    sources: list[Path] = typer.Argument(None, help="Source files (.md .txt .log .jsonl .json .csv, "
+                                    "or any text: the format is read from the content); none at --level L2."),
     log: Optional[str] = LogUriOpt,
     model: Optional[str] = ModelOpt,
     api_base: Optional[str] = ApiBaseOpt,
@@ -109,6 +110,10 @@ def run(
     max_tokens: int = typer.Option(5000, "--chunk-tokens", min=16, envvar="POIMEN_CHUNK_TOKENS", help="Token bound per chunk."),
     memory_budget: int = typer.Option(1024, min=16, help="Token budget of a memory."),
     root: Optional[Path] = RootOpt,
+    fmt: Optional[str] = typer.Option(None, "--format", help="Read every source as this format (text, markdown, log, "
+                                      "shell, jsonl, json, chat, csv) instead of detecting it."),
+    fields: Optional[str] = typer.Option(None, "--fields", help="JSON record fields, e.g. text=body,time=created_at,"
+                                         "author=user.login,thread=number."),
     no_index: bool = NoIndexOpt,
     no_cache: bool = typer.Option(False, "--no-cache", help="Ask the model every time: no model reply is read "
                                   "from or written to <log>/cache/llm."),
@@ -131,10 +136,16 @@ def run(
         fail("give exactly one of --query TEXT or --queries FILE")
     if level not in ("L1", "L2"):
         fail(f"--level {level}: expected L1 or L2")
+    from poimen.inputs.reading import Reading
+
+    try:
+        reading = Reading(format=fmt, fields=fields)
+    except PoimenError as exc:
+        fail(exc)
     req = RunRequest(root=_root(log), sources=list(sources or []), query=query, queries=queries, level=level,
                      model=model, api_base=api_base, timeout=timeout, constrain=constrain, use_exit_gate=use_exit_gate, resume=resume,
                      concurrency=concurrency, chunk_tokens=max_tokens, memory_budget=memory_budget, sources_root=root,
-                     cache_replies=not no_cache)
+                     reading=reading, cache_replies=not no_cache)
     with run_progress(err) as (on_start, on_turn):
         try:
             result = run_loops(req, on_start=on_start, on_turn=on_turn)

@@ -23,6 +23,7 @@ import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from poimen.inputs.reading import DETECT, Reading
 from poimen.inputs.chunk_store import CHUNK_DIR, chunk_sources, first_chunk_diff
 from poimen.inputs.chunking import source_id
 from poimen.domain import Chunk, EventKind, Level, Query, Stream
@@ -48,6 +49,7 @@ class Inputs:
     chunk_tokens: int
     reference: list[Path] = field(default_factory=list)
     reference_root: Path | None = None
+    reading: Reading = DETECT  # the corpus's --format / formats / fields
 
 
 @dataclass
@@ -85,7 +87,7 @@ def rematerialize(live_root: Path | str, scratch: Path, inputs: Inputs, embedder
     live, replica = EventLog(live_root), EventLog(scratch / "log")
     forgot = forgotten(live)
     fresh = {sid: chunks for sid, chunks in
-             chunk_sources(inputs.sources, inputs.sources_root, inputs.chunk_tokens, forgot.shas).items()
+             chunk_sources(inputs.sources, inputs.sources_root, inputs.chunk_tokens, forgot.shas, inputs.reading).items()
              if sid not in forgot.streams}
     report.chunks_compared, diff = first_chunk_diff(work / CHUNK_DIR, fresh)
     if diff is not None:

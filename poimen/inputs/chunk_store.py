@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 
 from poimen.inputs.chunking import iter_chunks, source_id
 from poimen.domain import Chunk
+from poimen.inputs.reading import DETECT, Reading
 from poimen.errors import SourceError
 from poimen.domain import Stream
 
@@ -31,11 +32,11 @@ def chunk_path(out_dir: Path, sid: str) -> Path:
 
 
 def write_chunks(path: Path, source: Path, root: Path, max_tokens: int,
-                 forgotten: frozenset[str] = frozenset()) -> tuple[int, str, bool]:
+                 forgotten: frozenset[str] = frozenset(), reading: Reading = DETECT) -> tuple[int, str, bool]:
     """Write one source's chunks (byte-stable Parquet), but those ``mem forget`` removed; returns rows, file sha and
     whether the bytes changed."""
     rows = [{"source": c.source, "position": c.position, "sha": c.sha, "tokens": c.tokens, "text": c.text}
-            for c in iter_chunks(source, max_tokens, root) if c.sha not in forgotten]
+            for c in _chunks(source, max_tokens, root, reading) if c.sha not in forgotten]
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     pq.write_table(pa.Table.from_pylist(rows, schema=CHUNK_SCHEMA), tmp, compression="NONE", write_statistics=False)
@@ -90,8 +91,12 @@ def first_chunk_diff(out_dir: Path, fresh: dict[str, list[Chunk]]) -> tuple[int,
     return compared, None
 
 
+def _chunks(source: Path, max_tokens: int, root: Path, reading: Reading):
+    return iter_chunks(source, max_tokens, root, reading.format_for(source_id(source, root)), reading.fields)
+
+
 def chunk_sources(sources: list[Path], root: Path, max_tokens: int,
-                  forgotten: frozenset[str] = frozenset()) -> dict[str, list[Chunk]]:
+                  forgotten: frozenset[str] = frozenset(), reading: Reading = DETECT) -> dict[str, list[Chunk]]:
     """Every source chunked afresh, by source id, without forgotten chunks (a ``SourceError`` names a bad file)."""
-    return {source_id(s, root): [c for c in iter_chunks(s, max_tokens, root) if c.sha not in forgotten]
+    return {source_id(s, root): [c for c in _chunks(s, max_tokens, root, reading) if c.sha not in forgotten]
             for s in sources}

@@ -1,9 +1,10 @@
 """Stream a source into token-bounded, sentence-aware L0 chunks.
 
-A source is read in fixed-size blocks through a strict incremental UTF-8
-decoder, so a large file (or a 200 MB single line) is never held whole. The
-text is cut into *units* (paragraphs for .md/.txt, lines for .log, records for
-.jsonl), units are packed into chunks under ``max_tokens``, and a unit that is
+A source is read by its format's reader (``poimen.inputs.readers``: paragraphs
+for text and Markdown, log lines with their traces, chat messages, tickets and
+comments, shell commands and output), streamed so a large file (or a 200 MB
+single line) is never held whole. Its records are the *units*, packed into
+chunks under ``max_tokens`` and joined by the format's separator; a unit that is
 too big on its own is split at sentence boundaries, then at whitespace, and only
 as a last resort inside a run of characters with no whitespace at all.
 
@@ -15,8 +16,6 @@ the last unit of each chunk is encoded a second time, without its separator.
 
 from __future__ import annotations
 
-import codecs
-import json
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -25,14 +24,16 @@ from pathlib import Path
 
 from poimen.domain import Chunk
 from poimen.errors import ConfigError, SourceError
+from poimen.inputs.readers import SUFFIXES as READER_SUFFIXES, Fields, ReadOptions, format_of
+from poimen.inputs.records import Record
+from poimen.inputs.stream import blocks as _blocks, split_stream as _split_stream  # noqa: F401 (tests read them here)
 from poimen.text.tokens import count_tokens
 
 DEFAULT_MAX_TOKENS = 5000
-SUFFIXES = {".md": "\n\n", ".txt": "\n\n", ".log": "\n", ".jsonl": "\n"}
-_BLOCK = 1 << 16
+# The suffixes a folder of sources is scanned for, each with the format it reads as unless its content says
+# otherwise (``poimen.inputs.readers.detect``).
+SUFFIXES = READER_SUFFIXES
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
-_MAX_JSON_DEPTH = 64
-NUL = b"\x00"
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def sources_root(paths: Sequence[str | Path]) -> Path | None:
     return Path(os.path.commonpath(folders)) if folders else None
 
 
-def check_source(path: Path, root: Path | None = None) -> None:
+def check_source(path: Path, root: Path | None = None, fmt: str | None = None) -> None:
     """Fail early, with one line naming the file, for anything that cannot be a text source."""
     if path.is_symlink():
         try:
@@ -86,92 +87,74 @@ def check_source(path: Path, root: Path | None = None) -> None:
         raise SourceError(f"{path}: no such file")
     if not path.is_file():
         raise SourceError(f"{path}: not a regular file")
-    if path.suffix.lower() not in SUFFIXES:
-        raise SourceError(f"{path}: unsupported type {path.suffix or '(none)'}; expected one of {', '.join(sorted(SUFFIXES))}")
+    format_of(path, fmt)  # an unknown format: one line naming the formats poimen reads
     if root is not None:
         source_id(path, root)
     if path.stat().st_size == 0:
         raise SourceError(f"{path}: empty file")
 
 
-def _blocks(path: Path) -> Iterator[str]:
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
-    offset = 0
-    with path.open("rb") as fh:
-        while True:
-            raw = fh.read(_BLOCK)
-            if b"\x00" in raw:
-                raise SourceError(f"{path}: binary file (NUL byte at byte {offset + raw.index(NUL)})")
-            try:
-                text = decoder.decode(raw, final=not raw)
-            except UnicodeDecodeError as exc:
-                raise SourceError(f"{path}: invalid UTF-8 at byte {offset + exc.start}") from exc
-            offset += len(raw)
-            if text:
-                yield text
-            if not raw:
-                return
+def _long_word(word: str, max_tokens: int) -> Iterator[str]:
+    """A word over the bound in character windows of ``max_tokens // 4`` (no character costs more than 4
+    tokens), the rest yielded last once it fits.
+
+    The first window whose rest fits is found by bisection over the rests short enough to fit at all (a token
+    is at least a byte: a rest of ``max_tokens`` bytes fits; one over ``4 * max_tokens`` characters is cut
+    unread): counting every rest in turn cost the word's length squared. Tokens of a rest fall as it shortens,
+    so this is the first window the old scan found."""
+    step = max(1, max_tokens // 4)
+
+    def fits(k: int) -> bool:
+        rest = word[k * step:]
+        return len(rest.encode()) <= max_tokens or (len(rest) <= 4 * max_tokens and count_tokens(rest) <= max_tokens)
+
+    lo = max(0, -(-(len(word) - 4 * max_tokens) // step))  # the first window whose rest is short enough to count
+    hi = -(-len(word) // step)  # an empty rest fits
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    for k in range(lo):
+        yield word[k * step:(k + 1) * step]
+    yield word[lo * step:]
 
 
-def _split_stream(blocks: Iterator[str], boundary: str, max_chars: int) -> Iterator[str]:
-    """Split a stream of text blocks at ``boundary``; pieces longer than ``max_chars`` are cut at whitespace."""
-    buf = ""
-    for block in blocks:
-        buf += block
-        while True:
-            cut = buf.find(boundary)
-            if cut >= 0 and cut <= max_chars:
-                yield buf[:cut]
-                buf = buf[cut + len(boundary):]
-                continue
-            if len(buf) > max_chars:
-                space = max(buf.rfind(" ", 0, max_chars), buf.rfind("\n", 0, max_chars))
-                cut = space if space > max_chars // 2 else max_chars
-                yield buf[:cut]
-                buf = buf[cut:]
-                continue
-            break
-    if buf:
-        yield buf
+def _words(sentence: str, max_tokens: int) -> Iterator[str]:
+    """A sentence over the bound packed greedily into pieces of whole words.
+
+    Each word is counted once, with the space before it: tiktoken's pre-tokenizer starts a piece at a space that
+    follows a non-space, so a word adds ``tokens(" " + word)`` to what is before it. Counting the growing
+    candidate at each word instead cost the square of the piece's length (150 s a megabyte). Where runs of
+    spaces make the sum an estimate, each piece is counted whole before it goes out, and halved if over.
+    """
+    current: list[str] = []
+    used = 0
+    for word in sentence.split(" "):
+        cost = count_tokens(" " + word) if current else count_tokens(word)
+        if current and used + cost > max_tokens:
+            yield from _exact(" ".join(current), max_tokens)
+            current, used = [], 0
+            cost = count_tokens(word)
+        if cost > max_tokens:
+            *heads, word = _long_word(word, max_tokens)
+            yield from heads
+            cost = count_tokens(word)
+        current.append(word)
+        used += cost
+    if current:
+        yield from _exact(" ".join(current), max_tokens)
 
 
-def _json_depth_ok(line: str) -> bool:
-    depth = deepest = 0
-    in_string = escaped = False
-    for ch in line:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-            if deepest > _MAX_JSON_DEPTH:
-                return False
-        elif ch in "]}":
-            depth -= 1
-    return True
-
-
-def _record_text(path: Path, lineno: int, line: str) -> str:
-    """A JSON-lines record's text: its ``text`` field (prefixed by a speaker if any) or the whole line."""
-    if not _json_depth_ok(line):
-        raise SourceError(f"{path}:{lineno}: JSON nested deeper than {_MAX_JSON_DEPTH} levels")
-    try:
-        record = json.loads(line)
-    except ValueError:
-        return line
-    if isinstance(record, dict) and isinstance(record.get("text"), str):
-        who = next((record[k] for k in ("speaker", "user", "author") if isinstance(record.get(k), str)), None)
-        when = next((record[k] for k in ("ts", "time", "timestamp", "date") if isinstance(record.get(k), str)), None)
-        prefix = " ".join(p for p in (when and f"[{when}]", who and f"{who}:") if p)
-        return f"{prefix} {record['text']}".strip() if prefix else record["text"]
-    return line
+def _exact(piece: str, max_tokens: int) -> Iterator[str]:
+    if count_tokens(piece) <= max_tokens or " " not in piece.strip():
+        yield piece
+        return
+    words = piece.split(" ")
+    half = len(words) // 2
+    yield from _exact(" ".join(words[:half]), max_tokens)
+    yield from _exact(" ".join(words[half:]), max_tokens)
 
 
 def _pieces(text: str, max_tokens: int) -> Iterator[str]:
@@ -179,49 +162,36 @@ def _pieces(text: str, max_tokens: int) -> Iterator[str]:
     for sentence in _SENTENCE_END.split(text):
         if count_tokens(sentence) <= max_tokens:
             yield sentence
-            continue
-        words, current = sentence.split(" "), ""
-        for word in words:
-            candidate = f"{current} {word}" if current else word
-            if count_tokens(candidate) <= max_tokens:
-                current = candidate
-                continue
-            if current:
-                yield current
-            # A single word longer than the bound: a character window of max_tokens // 4
-            # can never exceed max_tokens tokens (no character costs more than 4).
-            step = max(1, max_tokens // 4)
-            while count_tokens(word) > max_tokens:
-                yield word[:step]
-                word = word[step:]
-            current = word
-        if current:
-            yield current
+        else:
+            yield from (p for p in _words(sentence, max_tokens) if p)
 
 
-def _units(path: Path, max_tokens: int) -> Iterator[str]:
-    suffix = path.suffix.lower()
-    sep = SUFFIXES[suffix]
-    max_chars = max(4096, max_tokens * 16)
-    for lineno, raw in enumerate(_split_stream(_blocks(path), sep, max_chars), start=1):
-        text = raw.strip()
-        if not text:
-            continue
-        if suffix == ".jsonl":
-            text = _record_text(path, lineno, text).strip()
-            if not text:
-                continue
-        yield text
+def read_options(max_tokens: int, fields: str | Fields | None = None) -> ReadOptions:
+    """How a source is read for a chunk bound: pieces with no boundary are cut past 16 characters a token."""
+    parsed = fields if isinstance(fields, Fields) else Fields.parse(fields)
+    return ReadOptions(max_chars=max(4096, max_tokens * 16), fields=parsed)
 
 
-def iter_chunks(path: str | Path, max_tokens: int = DEFAULT_MAX_TOKENS, root: Path | None = None) -> Iterator[Chunk]:
-    """Yield the L0 chunks of one source, in order, each at most ``max_tokens`` tokens."""
+def records(path: Path, max_tokens: int = DEFAULT_MAX_TOKENS, fmt: str | None = None,
+            fields: str | Fields | None = None) -> Iterator[Record]:
+    """The records of a source as the chunker reads them: its format's reader, blank records dropped."""
+    for record in format_of(path, fmt).read(path, read_options(max_tokens, fields)):
+        if record.text.strip():
+            yield record
+
+
+def iter_chunks(path: str | Path, max_tokens: int = DEFAULT_MAX_TOKENS, root: Path | None = None,
+                fmt: str | None = None, fields: str | Fields | None = None) -> Iterator[Chunk]:
+    """Yield the L0 chunks of one source, in order, each at most ``max_tokens`` tokens.
+
+    Its units are the records its reader gives (``fmt`` names the format, else it is detected; ``fields``
+    names a JSON record's text, time, author and thread fields), joined by the format's separator."""
     if max_tokens < 16:
         raise ConfigError(f"max_tokens={max_tokens}: a chunk bound under 16 tokens cannot hold a sentence")
     path = Path(path)
-    check_source(path, root)
+    check_source(path, root, fmt)
     sid = source_id(path, root)
-    sep = SUFFIXES[path.suffix.lower()]
+    sep = format_of(path, fmt).separator
     sep_tokens = count_tokens(sep)
     units: list[_Unit] = []
     total = 0
@@ -235,7 +205,8 @@ def iter_chunks(path: str | Path, max_tokens: int = DEFAULT_MAX_TOKENS, root: Pa
         units, total, position = [], 0, position + 1
         return chunk
 
-    for text in _units(path, max_tokens):
+    for record in records(path, max_tokens, fmt, fields):
+        text = record.text.strip()
         whole = _Unit(text, count_tokens(text + sep))
         if whole.tokens_with_sep <= max_tokens:
             candidates = [whole]

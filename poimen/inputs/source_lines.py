@@ -1,11 +1,14 @@
 """Where a unit of a chunk sits in its source file: the file lines it spans.
 
 The log records chunks, not file offsets: a chunk is its units joined by the
-source type's separator (blank lines dropped, a JSON-lines record reduced to its
+format's separator (blank lines dropped, a chat message rendered
 ``[ts] speaker: text``), and the offline engine's memory lines are units of a
 chunk. So a unit is found again by reading the file the way the chunker does
-(each line, a record as its text) with whitespace collapsed, and searching for
-the unit's n-th occurrence, n counted in the chunks before it. A source that
+(its reader's records, ``poimen.inputs.chunking.records``) with whitespace collapsed,
+and searching for the unit's n-th occurrence, n counted in the chunks before
+it. Each record maps back through its line span: a record written as its file
+lines (a paragraph, a log line and its trace) line by line, any other (a JSON
+object, a CSV row) to all the lines it occupies. A source that
 is gone, or edited since, leaves the line numbers unknown (0), never wrong
 ones from another file: a unit that is not found is not guessed.
 """
@@ -17,7 +20,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from poimen.inputs.chunking import _record_text  # the one definition of what a JSON-lines record's text is
+from poimen.inputs.chunking import records
+from poimen.errors import PoimenError  # the one definition of how a source is read
 
 
 @dataclass(frozen=True)
@@ -48,26 +52,33 @@ def squash(text: str) -> str:
 class SourceText:
     """One source file read as the chunker reads it, whitespace collapsed, with the file line of each character."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, fmt: str | None = None, fields: str | None = None):
         self.path = path
         parts: list[str] = []
-        self._starts: list[int] = []  # offset in ``text`` where each file line's text begins
-        self._lines: list[int] = []
+        self._starts: list[int] = []  # offset in ``text`` where each segment's text begins
+        self._lines: list[tuple[int, int]] = []  # the file lines (first, last) of each segment
         at = 0
-        jsonl = path.suffix.lower() == ".jsonl"
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            for n, raw in enumerate(fh, start=1):
-                line = squash(_record_text(path, n, raw.strip()) if jsonl and raw.strip() else raw)
+        for record in records(path, fmt=fmt, fields=fields):
+            lines = record.text.split("\n")
+            verbatim = len(lines) == record.line_end - record.line_start + 1
+            spans = ([(squash(x), record.line_start + i, record.line_start + i) for i, x in enumerate(lines)] if verbatim
+                     else [(squash(record.text), record.line_start, record.line_end)])
+            for line, first, last in spans:
                 if not line:
                     continue
                 self._starts.append(at)
-                self._lines.append(n)
+                self._lines.append((first, last))
                 parts.append(line)
                 at += len(line) + 1
         self.text = " ".join(parts)
 
     def line_at(self, offset: int) -> int:
-        return self._lines[bisect.bisect_right(self._starts, offset) - 1]
+        """The first file line of what stands at ``offset``."""
+        return self._lines[bisect.bisect_right(self._starts, offset) - 1][0]
+
+    def last_line_at(self, offset: int) -> int:
+        """The last file line of what stands at ``offset`` (a JSON object's closing line)."""
+        return self._lines[bisect.bisect_right(self._starts, offset) - 1][1]
 
     def find(self, unit: str, nth: int = 0, after: int = 0) -> tuple[int, int] | None:
         """The (offset, end) in ``text`` of the ``nth`` occurrence (0-based) of ``unit`` at or after ``after``."""
@@ -85,8 +96,10 @@ class SourceText:
 class SourceFinder:
     """Finds a stream's file under a few roots and locates units in it, reading each file once."""
 
-    def __init__(self, roots: list[Path] | None = None):
+    def __init__(self, roots: list[Path] | None = None,
+                 readings: dict[str, tuple[str | None, str | None]] | None = None):
         self.roots = [Path(r) for r in (roots if roots is not None else default_roots())]
+        self.readings = readings if readings is not None else noted_readings_of()  # stream -> (format, fields)
         self._texts: dict[str, SourceText | None] = {}
 
     def path_of(self, stream: str) -> Path | None:
@@ -100,9 +113,10 @@ class SourceFinder:
         if stream not in self._texts:
             path = self.path_of(stream)
             try:
-                self._texts[stream] = SourceText(path) if path is not None else None
-            except (OSError, ValueError):
-                self._texts[stream] = None  # unreadable now: the lines stay unknown
+                fmt, fields = self.readings.get(stream, (None, None))
+                self._texts[stream] = SourceText(path, fmt, fields) if path is not None else None
+            except (OSError, ValueError, PoimenError):
+                self._texts[stream] = None  # unreadable now (or no longer readable as a source): the lines stay unknown
         return self._texts[stream]
 
     def locate(self, stream: str, first_unit: str, last_unit: str | None = None, nth: int = 0) -> SourceRef:
@@ -115,7 +129,7 @@ class SourceFinder:
             return SourceRef(stream, str(text.path))
         last = text.find(last_unit, 0, first[0]) if last_unit is not None else None
         end = max(first[1], last[1]) if last is not None else first[1]
-        return SourceRef(stream, str(text.path), text.line_at(first[0]), text.line_at(end - 1))
+        return SourceRef(stream, str(text.path), text.line_at(first[0]), text.last_line_at(end - 1))
 
 
 ROOTS_FILE = "sources.roots"  # beside a local log: the sources roots its runs read, one absolute path per line
@@ -145,6 +159,14 @@ def default_roots(log_root: str | Path | None = None) -> list[Path]:
     hint = Path(log_root if log_root is not None else default_root()).expanduser() / ROOTS_FILE
     noted = hint.read_text(encoding="utf-8").splitlines()[::-1] if hint.is_file() else []
     return ([Path(env)] if env else []) + [Path(r) for r in noted if r.strip()] + [Path.cwd()]
+
+
+def noted_readings_of(log_root: str | Path | None = None) -> dict[str, tuple[str | None, str | None]]:
+    """The formats `mem run --format` chose, as noted beside the log (``poimen.inputs.reading``)."""
+    from poimen._env import default_root
+    from poimen.inputs.reading import noted_readings
+
+    return noted_readings(log_root if log_root is not None else default_root())
 
 
 def occurrences_before(unit: str, earlier_chunks: list[str], chunk: str, start: int) -> int:

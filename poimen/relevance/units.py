@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from poimen.text.log_lines import is_log_line
 from poimen.text.words import sentence_cuts
 from poimen.text.tokens import count_tokens
 
@@ -35,9 +36,20 @@ _RECORD_START = re.compile(
     r"[A-Z][A-Z0-9_]{2,}\b|[\w.-]+:\s*$)")
 
 
+# A line led by a number and another token: a log's sequence id ("134681 node-246 unix.hw …", loghub HPC). Prose
+# wraps onto a line that starts with a number now and then; most lines of a block doing so is a log or a table.
+_ID_LED = re.compile(r"^\s*\d+\s+\S")
+
+
+def _starts_record(line: str) -> bool:
+    return bool(_RECORD_START.match(line) or is_log_line(line.lstrip()))
+
+
 def _is_prose(lines: list[str]) -> bool:
     """A block of hard-wrapped prose (Markdown, text): lines that start no record and mostly end mid-sentence."""
-    if len(lines) < 2 or _RECORD_START.match(lines[0]) or sum(bool(_RECORD_START.match(x)) for x in lines) * 4 > len(lines):
+    if len(lines) < 2 or _starts_record(lines[0]) or sum(_starts_record(x) for x in lines) * 4 > len(lines):
+        return False
+    if sum(bool(_ID_LED.match(x)) for x in lines) * 2 > len(lines):
         return False
     inner = lines[:-1]
     wrapped = sum(20 <= len(x.strip()) <= 120 and x.rstrip()[-1] not in ".!?:;" for x in inner)
@@ -106,7 +118,7 @@ def _units(block: list[tuple[int, str]], max_tokens: int) -> list[Unit]:
         return _sentences(*_joined(block), max_tokens)
     out: list[Unit] = []
     for item in _items(block):  # a record stays whole (up to RECORD_MAX_TOKENS: a chat turn is never cut),
-        limit = RECORD_MAX_TOKENS if _RECORD_START.match(item[0][1]) else max_tokens  # as does a short line
+        limit = RECORD_MAX_TOKENS if _starts_record(item[0][1]) or _ID_LED.match(item[0][1]) else max_tokens  # as does a short line
         out.extend(_sentences(*_joined(item), limit, True))
     return out
 

@@ -105,9 +105,9 @@ class ReadService:
 
     def show(self, sha: str, kind: str | None = None):
         from poimen.read.lineage import lineage
-        from poimen.inputs.source_lines import SourceFinder, default_roots
+        from poimen.inputs.source_lines import SourceFinder, default_roots, noted_readings_of
 
-        return lineage(self.db_path, sha, SourceFinder(self.sources or default_roots(self.root)), kind)
+        return lineage(self.db_path, sha, SourceFinder(self.sources or default_roots(self.root), noted_readings_of(self.root)), kind)
 
     def warm(self) -> None:
         """Load everything a first request would: the vectors, and the embedder's model (by embedding once)."""

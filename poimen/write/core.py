@@ -13,6 +13,7 @@ from poimen.log.store import EventLog
 from poimen.write.loop import FINISHED, LoopConfig, RunOutcome
 from poimen.inputs.queries import adhoc_query, load_queries
 from poimen.inputs.chunking import sources_root
+from poimen.inputs.reading import DETECT, Reading, remember_reading
 from poimen.write.runner import RunPlan, execute, l2_stream, open_sources
 from poimen.inputs.source_lines import remember_root
 
@@ -35,6 +36,7 @@ class RunRequest:
     memory_budget: int = 1024
     sources_root: Path | None = None
     streams: list[Stream] | None = None  # L1 streams already chunked (the Dagster build reads its chunks Parquet)
+    reading: Reading = DETECT  # --format / --fields: how sources are read when detection is not to decide
     cache_replies: bool = False  # keep the model's replies in the log folder's reply cache (``reply_cache_of``)
 
 
@@ -56,8 +58,10 @@ def plan_runs(req: RunRequest, log: EventLog) -> tuple[list[RunPlan], list[str]]
     if req.streams is not None:
         return [RunPlan(Level.L1, q, s) for s in req.streams for q in qs], []
     root = req.sources_root if req.sources_root is not None else sources_root(req.sources)
-    streams, errors = open_sources(req.sources, req.chunk_tokens, root)
+    streams, errors = open_sources(req.sources, req.chunk_tokens, root, req.reading)
     remember_root(req.root, root)
+    for s in streams:
+        remember_reading(req.root, s.id, req.reading)
     return [RunPlan(Level.L1, q, s) for s in streams for q in qs], errors
 
 

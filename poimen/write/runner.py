@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from poimen.inputs.reading import DETECT, Reading
 from poimen.inputs.chunking import DEFAULT_MAX_TOKENS, iter_chunks, source_id, sources_root
 from poimen.domain import Chunk, Level, Query, Stream
 from poimen.errors import ModelUnavailable, RunBusy, RunForgotten, RunInterrupted, SourceError
@@ -26,15 +27,18 @@ from poimen.write.loop import LoopConfig, RunOutcome, gate_format, run_id_for, r
 from poimen.text.tokens import count_tokens
 
 
-def source_stream(path: str | Path, max_tokens: int = DEFAULT_MAX_TOKENS, root: Path | None = None) -> Stream:
+def source_stream(path: str | Path, max_tokens: int = DEFAULT_MAX_TOKENS, root: Path | None = None,
+                  reading: Reading = DETECT) -> Stream:
     """A source as a stream: a first pass validates it whole and records chunk shas; reading re-chunks lazily."""
     path = Path(path)
-    shas = tuple(c.sha for c in iter_chunks(path, max_tokens, root))
-    return Stream(source_id(path, root), shas, lambda: iter_chunks(path, max_tokens, root))
+    sid = source_id(path, root)
+    fmt = reading.format_for(sid)
+    shas = tuple(c.sha for c in iter_chunks(path, max_tokens, root, fmt, reading.fields))
+    return Stream(sid, shas, lambda: iter_chunks(path, max_tokens, root, fmt, reading.fields))
 
 
 def open_sources(paths: Sequence[str | Path], max_tokens: int = DEFAULT_MAX_TOKENS,
-                 root: Path | None = None) -> tuple[list[Stream], list[str]]:
+                 root: Path | None = None, reading: Reading = DETECT) -> tuple[list[Stream], list[str]]:
     """Streams for the readable sources and one error line for each unreadable one; one bad file stops nothing.
 
     Each stream is named by its path relative to ``root``, by default the folder the sources share.
@@ -43,7 +47,7 @@ def open_sources(paths: Sequence[str | Path], max_tokens: int = DEFAULT_MAX_TOKE
     streams, errors = [], []
     for p in paths:
         try:
-            streams.append(source_stream(p, max_tokens, root))
+            streams.append(source_stream(p, max_tokens, root, reading))
         except SourceError as exc:
             errors.append(str(exc))
     return streams, errors

@@ -61,12 +61,12 @@ def register(app: typer.Typer) -> None:
 
         from poimen.read.lineage import lineage
         from poimen.read.lineage_tree import tree
-        from poimen.inputs.source_lines import SourceFinder, default_roots
+        from poimen.inputs.source_lines import SourceFinder, default_roots, noted_readings_of
 
         log_root, db_path = _paths(log, db)
         try:
             roots = list(sources) if sources else default_roots(log_root)
-            lin = lineage(db_path, sha, SourceFinder(roots), kind)
+            lin = lineage(db_path, sha, SourceFinder(roots, noted_readings_of(log_root)), kind)
         except PoimenError as exc:
             fail(exc)
         if as_json:

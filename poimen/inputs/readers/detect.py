@@ -1,0 +1,114 @@
+"""Which format a file is, by its content first and its suffix second.
+
+The head of the file (``HEAD`` bytes) is read: JSON whose records look like chat messages is ``chat``, other JSON
+``json``; most lines JSON objects is ``jsonl``; a ticket CSV header is ``csv``; prompt lines make ``shell``;
+most lines log lines make ``log``. Content only overrides a suffix when the evidence is strong (a ``.txt`` that
+is a log, a ``.log`` that is a shell session, a ``.json`` that is a list of issues); otherwise the suffix
+decides, and a file with neither is an ``UnknownFormat`` naming the formats poimen reads.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from poimen.inputs.readers import FORMATS, SUFFIXES, UnknownFormat, known_formats
+from poimen.inputs.readers.jsonpos import depth_ok
+from poimen.inputs.readers.chat import is_mattermost, is_slack
+from poimen.text.log_lines import is_log_line
+from poimen.inputs.readers.shell import is_prompt
+from poimen.inputs.readers.tickets import is_ticket_header
+
+HEAD = 1 << 16
+LOG_SHARE = 0.8  # of a head's non-blank lines, for a .txt to read as a log
+PROMPT_SHARE = 0.1  # of a head's non-blank lines, prompts, for a session (commands print many lines each)
+
+
+def _head(path: Path) -> str:
+    with path.open("rb") as fh:
+        return fh.read(HEAD).decode("utf-8", errors="ignore")
+
+
+def _first_json_value(head: str):
+    """The first record of a JSON array (or the object) at the head, None if it does not parse there."""
+    body = head.lstrip()
+    dec = json.JSONDecoder()
+    try:
+        if body.startswith("["):
+            value, end = dec.raw_decode(body, len(body) - len(body[1:].lstrip()))
+            after = body[end:].lstrip()[:1]
+            return value if after in (",", "]") or (not after and end == len(body)) else None
+        value, _ = dec.raw_decode(body)
+        return value
+    except ValueError:
+        return None
+
+
+def _json_kind(head: str) -> str | None:
+    body = head.lstrip()
+    if not body.startswith(("[", "{")):
+        return None
+    lines = [x for x in head.splitlines() if x.strip()][:50]
+    objects = 0
+    for x in lines[:-1] if len(head) >= HEAD else lines:  # the last line of a cut head may be cut itself
+        if not depth_ok(x):
+            return "jsonl" if body.startswith("{") else "json"  # its reader names the line
+        try:
+            objects += isinstance(json.loads(x), dict)
+        except ValueError:
+            pass
+    if len(lines) > 1 and objects * 2 > len(lines):
+        return "jsonl"
+    if not depth_ok(head):
+        return "json"
+    first = _first_json_value(head)
+    if isinstance(first, dict):
+        inner = [v for v in first.values() if isinstance(v, (list, dict))]
+        probe = [first] + [x for v in inner for x in (v if isinstance(v, list) else list(v.values()))[:1]]
+        if any(is_slack(p) or is_mattermost(p) for p in probe):
+            return "chat"
+    return "json" if first is not None else None
+
+
+def _line_kind(head: str) -> str | None:
+    lines = [x for x in head.splitlines()[:400] if x.strip()]
+    if not lines:
+        return None
+    if sum(is_prompt(x) for x in lines) >= max(1, PROMPT_SHARE * len(lines)):
+        return "shell"
+    if len(lines) >= 3 and sum(is_log_line(x) for x in lines) >= LOG_SHARE * len(lines):
+        return "log"
+    return None
+
+
+def detect(path: Path) -> str:
+    head = _head(path)
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        return "jsonl"  # its lines may be any JSON, or none: the reader keeps a line that is no object as written
+    kind = _json_kind(head)
+    if kind:
+        return kind
+    if suffix == ".json":
+        return "json"  # JSON whose first record is past the head, or broken: its reader names the line
+    if suffix == ".csv" or (suffix not in SUFFIXES and _csv_header(head)):
+        return "csv"
+    if suffix == ".md":
+        return "markdown"
+    kind = _line_kind(head)
+    if kind and (suffix != ".log" or kind == "shell"):
+        return kind
+    if suffix in SUFFIXES:
+        return SUFFIXES[suffix]
+    raise UnknownFormat(f"{path}: unsupported type {suffix or '(none)'}; poimen reads {known_formats()} "
+                        "(name one with --format)")
+
+
+def _csv_header(head: str) -> bool:
+    first = next(csv.reader(io.StringIO(head)), [])
+    return len(first) >= 2 and is_ticket_header(first)
+
+
+__all__ = ["detect", "FORMATS"]

@@ -1,0 +1,126 @@
+"""JSON values with the file lines they occupy: a container's members decoded one at a time over the whole text
+(``json.JSONDecoder.raw_decode`` from each member's offset), so each object knows its first and last line."""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from poimen.errors import SourceError
+
+MAX_DEPTH = 64
+_WS = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+@dataclass(frozen=True)
+class Located:
+    value: object
+    line_start: int
+    line_end: int
+    start: int  # character offsets of the value in the text
+    end: int
+
+
+def depth_ok(text: str) -> bool:
+    """Nesting no deeper than ``MAX_DEPTH`` (Python's decoder recurses: a hostile file must not reach its limit)."""
+    depth = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return False
+        elif ch in "]}":
+            depth -= 1
+    return True
+
+
+class JsonText:
+    """A JSON document's text, its newline offsets, and positional decoding of its containers."""
+
+    def __init__(self, path: Path, text: str):
+        self.path, self.text = path, text
+        self._newlines = [m.start() for m in re.finditer("\n", text)]
+
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self._newlines, offset - 1) + 1
+
+    def _skip(self, at: int) -> int:
+        return _WS.match(self.text, at).end()
+
+    def _fail(self, at: int, what: str) -> SourceError:
+        return SourceError(f"{self.path}:{self.line_of(at)}: invalid JSON ({what})")
+
+    def value_at(self, at: int) -> Located:
+        at = self._skip(at)
+        try:
+            value, end = _DECODER.raw_decode(self.text, at)
+        except ValueError as exc:
+            raise self._fail(getattr(exc, "pos", at), getattr(exc, "msg", str(exc))) from exc
+        return Located(value, self.line_of(at), self.line_of(end - 1), at, end)
+
+    def members(self, at: int) -> list[tuple[str | None, Located]]:
+        """The members of the array or object at ``at``: (None, element) or (key, value), each located."""
+        at = self._skip(at)
+        opener = self.text[at:at + 1]
+        if opener not in ("[", "{"):
+            return []
+        closer = "]" if opener == "[" else "}"
+        out: list[tuple[str | None, Located]] = []
+        at = self._skip(at + 1)
+        while self.text[at:at + 1] != closer:
+            key = None
+            if opener == "{":
+                k = self.value_at(at)
+                if not isinstance(k.value, str):
+                    raise self._fail(at, "expected a key")
+                key, at = k.value, self._skip(k.end)
+                if self.text[at:at + 1] != ":":
+                    raise self._fail(at, "expected ':'")
+                at += 1
+            item = self.value_at(at)
+            out.append((key, item))
+            at = self._skip(item.end)
+            if self.text[at:at + 1] == ",":
+                at = self._skip(at + 1)
+            elif self.text[at:at + 1] != closer:
+                raise self._fail(at, f"expected ',' or '{closer}'")
+        return out
+
+
+def load(path: Path, text: str) -> JsonText:
+    if not depth_ok(text):
+        raise SourceError(f"{path}: JSON nested deeper than {MAX_DEPTH} levels")
+    return JsonText(path, text)
+
+
+def records(doc: JsonText) -> list[Located]:
+    """The records of a document: a top-level array's objects; else the longest array (or map) of objects under a
+    top-level key ({"messages": […]}, Mattermost's {"order": …, "posts": {id: post}}); else the one object."""
+    top = doc.value_at(0)
+    if doc._skip(top.end) != len(doc.text):
+        raise doc._fail(doc._skip(top.end), "extra data after the document")
+    if isinstance(top.value, list):
+        return [v for _, v in doc.members(top.start) if isinstance(v.value, dict)]
+    if not isinstance(top.value, dict):
+        raise doc._fail(top.start, "expected an array or an object")
+    best: list[Located] = []
+    for _, v in doc.members(top.start):
+        if isinstance(v.value, (list, dict)) and v.value:
+            inner = [m for _, m in doc.members(v.start) if isinstance(m.value, dict)]
+            if len(inner) > len(best) and len(inner) * 2 > len(v.value):
+                best = inner
+    return best or [top]

@@ -1,0 +1,110 @@
+"""JSON arrays and JSON Lines of arbitrary records: each record's text, time, author and thread found from the
+records' shape (``fields.infer``) or named by ``--fields``.
+
+JSON Lines whose records carry a string ``text`` read as they always have ("[ts] speaker: text", the first of
+speaker/user/author and ts/time/timestamp/date present). A record with a title (an issue, a ticket) is a
+``ticket`` "title\\nbody"; a list of objects under "comments" or "replies" gives one ``comment`` record each,
+threaded to it. A line that is no JSON object is kept as written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from poimen.errors import SourceError
+from poimen.inputs.readers import jsonpos
+from poimen.inputs.readers.fields import Fields, as_text, get, infer, readable_time, rendered
+from poimen.inputs.records import Record
+from poimen.inputs.stream import pieces, whole_text
+
+CHILD_KEYS = ("comments", "replies")
+_LEGACY_WHO = ("speaker", "user", "author")
+_LEGACY_WHEN = ("ts", "time", "timestamp", "date")
+
+
+def legacy_text(record: dict) -> str | None:
+    """The JSON-lines text poimen wrote before readers, for a record with a string ``text``; None otherwise."""
+    if not isinstance(record.get("text"), str):
+        return None
+    who = next((record[k] for k in _LEGACY_WHO if isinstance(record.get(k), str)), None)
+    when = next((record[k] for k in _LEGACY_WHEN if isinstance(record.get(k), str)), None)
+    return rendered(when or "", who or "", record["text"])
+
+
+def render(record: dict, f: Fields, raw: str, start: int, end: int, parent: str = "") -> Record | None:
+    value = get(record, f.text) if f.text else None
+    text = as_text(value).strip() if isinstance(value, (str, int, float)) else ""
+    title = as_text(get(record, f.title)).strip() if f.title else ""
+    when_value = get(record, f.time) if f.time else None
+    when = when_value if isinstance(when_value, str) else readable_time(when_value) if when_value is not None else ""
+    who = get(record, f.author) if f.author else None
+    who = as_text(who) if isinstance(who, (str, int)) else ""
+    thread = parent or as_text(get(record, f.thread) if f.thread else "")
+    kind = "comment" if parent else "ticket" if title else "message" if who and when else "record"
+    body = "\n".join(x for x in (title, text) if x) or raw.strip()
+    line = rendered(when, who, body).strip()
+    if not line:
+        return None
+    return Record(line, start, end, kind=kind, time=as_text(when_value) if when_value is not None else "", author=who,
+                  thread=thread)
+
+
+def read_jsonl(path: Path, options) -> Iterator[Record]:
+    rows: list[tuple[object, str, int]] = []
+    for p in pieces(path, "\n", options.max_chars):
+        if not jsonpos.depth_ok(p.text):
+            raise SourceError(f"{path}:{p.line_start}: JSON nested deeper than {jsonpos.MAX_DEPTH} levels")
+        try:
+            value = json.loads(p.text)
+        except ValueError:
+            value = None
+        rows.append((value, p.text, p.line_start))
+    dicts = [v for v, _, _ in rows if isinstance(v, dict) and not (legacy_text(v) is not None and not options.fields.text)]
+    f = options.fields.over(infer(dicts)) if dicts else options.fields
+    for value, raw, n in rows:
+        if not isinstance(value, dict):
+            yield Record(raw, n, n, kind="record")
+            continue
+        legacy = None if options.fields.text else legacy_text(value)
+        if legacy is not None:
+            if legacy.strip():
+                yield Record(legacy.strip(), n, n, kind="message", time=as_text(next((value[k] for k in _LEGACY_WHEN if isinstance(value.get(k), str)), "")),
+                             author=next((value[k] for k in _LEGACY_WHO if isinstance(value.get(k), str)), ""),
+                             thread=as_text(value.get("thread_ts") or value.get("thread") or ""))
+            continue
+        rec = render(value, f, raw, n, n)
+        if rec is not None:
+            yield rec
+            yield from _children(value, f, rec, lambda key: [(c, n, n) for c in value.get(key) or [] if isinstance(c, dict)])
+
+
+def _children(value: dict, f: Fields, parent: Record, located) -> Iterator[Record]:
+    for key in CHILD_KEYS:
+        if isinstance(value.get(key), list):
+            items = located(key)
+            cf = f.over(infer([c for c, _, _ in items])) if items else f
+            cf = Fields(text=cf.text, time=cf.time, author=cf.author)
+            for child, start, end in items:
+                rec = render(child, cf, json.dumps(child), start, end, parent=parent.thread or f"line {parent.line_start}")
+                if rec is not None:
+                    yield rec
+
+
+def read_json(path: Path, options) -> Iterator[Record]:
+    doc = jsonpos.load(path, whole_text(path))
+    located = jsonpos.records(doc)
+    f = options.fields.over(infer([r.value for r in located]))
+    for item in located:
+        value = item.value
+        rec = render(value, f, doc.text[item.start:item.end], item.line_start, item.line_end)
+        if rec is None:
+            continue
+        yield rec
+
+        def children(key: str, item=item) -> list[tuple[dict, int, int]]:
+            member = next(v for k, v in doc.members(item.start) if k == key)
+            return [(c.value, c.line_start, c.line_end) for _, c in doc.members(member.start) if isinstance(c.value, dict)]
+
+        yield from _children(value, f, rec, children)

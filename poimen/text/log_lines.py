@@ -1,0 +1,28 @@
+"""What a log line looks like: a line that begins with an id, a timestamp or a level is a log line, whatever its
+first token (loghub's HPC lines begin with a numeric id, BGL's with "-"). The log reader and the relevance
+scorer's unit splitter read lines by the same rule, so it lives here, below both."""
+
+from __future__ import annotations
+
+import re
+
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+TIMESTAMP = (rf"(?:\[?\d{{8}}[-T_ ]?\d{{2}}:?\d{{2}}:?\d{{2}}|\[?\d{{2,4}}[-/.]\d{{1,2}}[-/.]\d{{1,4}}(?:[T _-]+\d{{1,2}}[:.]\d{{2}}(?:[:.]\d{{2}})?(?:[.,]\d+)?)?"
+             rf"|\[?(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),? )?{_MONTH} +\d{{1,2}},? (?:\d{{4}} )?\d{{1,2}}:\d{{2}}(?::\d{{2}})?|\[?\d{{1,2}}:\d{{2}}:\d{{2}}(?:[.,]\d+)?)")
+LEVELS = r"(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|SEVERE|FATAL|CRITICAL|CRIT|ALERT|EMERG|PANIC)"
+# Timestamp, level or a numeric id (5+ digits: an epoch, a sequence number), after at most one leading token.
+LOG_START = re.compile(rf"^(?:\S+\s+)??(?:{TIMESTAMP}|\[?{LEVELS}\b|\d{{5,}}\s)")
+_LEVEL = re.compile(rf"(?<![\w.-]){LEVELS}(?![\w-])")
+def is_log_line(line: str) -> bool:
+    return bool(LOG_START.match(line))
+
+
+def level_of(line: str) -> str:
+    """The first level word among a log line's first tokens (its level field), '' when none."""
+    m = _LEVEL.search(line[:200])
+    return ("WARN" if m.group(0) == "WARNING" else m.group(0)) if m else ""
+
+
+def time_of(line: str) -> str:
+    m = re.match(rf"^(?:\S+\s+)??({TIMESTAMP})", line)
+    return m.group(1).lstrip("[") if m else ""

@@ -1,0 +1,208 @@
+"""Readers (issue 27, build item 1): each format's records, their file lines, detection by content, the
+--format and --fields overrides, and the one-line error for a format poimen does not know."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from poimen.inputs.chunking import iter_chunks, records
+from poimen.errors import ConfigError, SourceError
+from poimen.inputs.reading import Reading
+from poimen.inputs.readers import FORMATS, UnknownFormat, format_of
+from poimen.inputs.readers.detect import detect
+from poimen.inputs.source_lines import SourceFinder, SourceText
+
+FIXTURES = Path(__file__).parent / "fixtures" / "readers"
+
+
+def fixture(tmp_path: Path, name: str, as_name: str | None = None) -> Path:
+    """A copy under tmp_path (a test never reads a file another may rename), optionally under another name."""
+    out = tmp_path / (as_name or name)
+    shutil.copy(FIXTURES / name, out)
+    return out
+
+
+def lines_of(path: Path, first: int, last: int) -> str:
+    return "\n".join(path.read_text(encoding="utf-8").split("\n")[first - 1:last])
+
+
+def test_slack_export_threads_replies_names_people_and_skips_joins(tmp_path):
+    p = fixture(tmp_path, "slack-incidents.json")
+    assert detect(p) == "chat"
+    recs = list(records(p))
+    assert [r.kind for r in recs] == ["message", "reply", "reply", "message"]  # the channel_join is gone
+    parent, first, fix, bot = recs
+    assert parent.thread == first.thread == fix.thread == "1714556040.001200"
+    assert fix.text == "[2024-05-01T09:50:00Z] Marco Bianchi: raised max_connections to 200 in pgbouncer.ini, 502s gone"
+    assert "@Marco Bianchi can you look" in parent.text  # a <@U…> mention written with the name the file gives
+    assert bot.author == "PagerDuty" and "RESOLVED: checkout-api 5xx rate" in bot.text
+    assert fix.time == "1714557000.004500"
+    # each message spans the lines of its JSON object
+    assert '"ts": "1714557000.004500"' in lines_of(p, fix.line_start, fix.line_end)
+    assert lines_of(p, fix.line_start, fix.line_start).strip() == "{"
+    assert lines_of(p, fix.line_end, fix.line_end).strip().startswith("}")
+
+
+def test_a_slack_message_unit_resolves_to_its_json_objects_lines(tmp_path):
+    p = fixture(tmp_path, "slack-incidents.json")
+    ref = SourceFinder([tmp_path], readings={}).locate(p.name, "raised max_connections to 200 in pgbouncer.ini")
+    assert (ref.first_line, ref.last_line) == (27, 34), ref.label()
+
+
+def test_mattermost_posts_thread_by_root_id(tmp_path):
+    posts = [{"id": "p1", "create_at": 1714556040000, "user_id": "u1", "username": "priya", "root_id": "",
+              "message": "disk full on db-3", "type": ""},
+             {"id": "p2", "create_at": 1714556100000, "user_id": "u9", "root_id": "", "message": "joined", "type": "system_join_channel"},
+             {"id": "p3", "create_at": 1714556200000, "user_id": "u2", "username": "marco", "root_id": "p1",
+              "message": "rotated the WAL, 40% free"}]
+    p = tmp_path / "mm.json"
+    p.write_text(json.dumps({"order": ["p3", "p2", "p1"], "posts": {x["id"]: x for x in posts}}, indent=1))
+    recs = list(records(p))
+    assert [(r.kind, r.thread, r.author) for r in recs] == [("message", "p1", "priya"), ("reply", "p1", "marco")]
+    assert recs[1].text == "[2024-05-01T09:36:40Z] marco: rotated the WAL, 40% free"
+
+
+def test_jira_csv_ticket_and_each_repeated_comment_column(tmp_path):
+    p = fixture(tmp_path, "jira-export.csv")
+    recs = list(records(p))
+    assert [(r.kind, r.thread) for r in recs] == [("ticket", "OPS-1201"), ("comment", "OPS-1201"), ("comment", "OPS-1201"),
+                                                  ("ticket", "OPS-1202")]
+    ticket, diag, fix, _ = recs
+    assert ticket.text.startswith("[2024-05-01 09:14] priya: OPS-1201: Uploads rejected with 413\nUsers get 413")
+    assert (ticket.line_start, ticket.line_end) == (2, 3)  # the quoted description spans two file lines
+    assert fix.author == "priya" and fix.text.endswith("rolled out chart v3.8.1, uploads OK")
+    assert ("status", "Done") in ticket.attrs
+
+
+def test_github_issues_json_tickets_with_comment_records_on_their_own_lines(tmp_path):
+    p = fixture(tmp_path, "github-issues.json")
+    assert detect(p) == "json"
+    recs = list(records(p))
+    assert [(r.kind, r.thread, r.author) for r in recs] == [("ticket", "812", "octocat"), ("comment", "812", "maint"),
+                                                            ("comment", "812", "octocat"), ("ticket", "813", "newbie")]
+    assert recs[0].text.startswith("[2024-04-02T10:00:00Z] octocat: Worker OOMKilled after upgrade to 2.4\nSince 2.4")
+    assert "WORKER_PREFETCH=4" in lines_of(p, recs[1].line_start, recs[1].line_end)
+
+
+def test_json_lines_of_arbitrary_records_find_their_fields_or_take_the_override(tmp_path):
+    rows = [{"id": i, "level": "info", "host": "web-1", "created_at": f"2024-05-01T10:0{i}:00Z", "who": "deploy-bot",
+             "body": f"rolled out build {100 + i} to canary"} for i in range(3)]
+    p = tmp_path / "events.jsonl"
+    p.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    first = next(records(p))
+    assert first.text == "[2024-05-01T10:00:00Z] rolled out build 100 to canary"  # "who" is no known author key
+    named = next(records(p, fields="author=who,text=host"))
+    assert named.text == "[2024-05-01T10:00:00Z] deploy-bot: web-1" and named.author == "deploy-bot"
+    # no known text key: the longest string field that varies
+    q = tmp_path / "odd.jsonl"
+    q.write_text("\n".join(json.dumps({"k": "same", "what": f"the queue backed up behind job {i}"}) for i in range(3)))
+    assert next(records(q)).text == "the queue backed up behind job 0"
+
+
+def test_markdown_sections_tables_and_fences(tmp_path):
+    p = fixture(tmp_path, "pagerduty-timeline.md")
+    recs = list(records(p))
+    rows = [r for r in recs if r.kind == "table_row"]
+    assert [r.text for r in rows] == ["Time: 08:47; Event: Chart rolled out to prod-eu-1. First 413 responses.",
+                                      "Time: 09:21; Event: Kong suspected; ruled out at 09:23."]
+    assert [r.line_start for r in rows] == [7, 8]
+    fix = next(r for r in recs if "proxy-body-size` to 64m" in r.text)
+    assert fix.headings == ("INC-2231: uploads rejected with 413", "Resolution") and (fix.line_start, fix.line_end) == (12, 13)
+    assert {r.kind for r in recs if "kubectl" in r.text} == {"code"}
+
+
+def test_a_java_trace_joins_its_log_line_and_keeps_its_lines(tmp_path):
+    p = fixture(tmp_path, "java-service.log")
+    recs = list(records(p))
+    error = recs[0]
+    assert error.level == "ERROR" and (error.line_start, error.line_end) == (1, 6)
+    assert error.text.split("\n")[-2:] == ["Caused by: org.apache.tomcat.util.http.InvalidParameterException: limit 10240", "... 42 more"]
+    assert [r.line_start for r in recs[1:]] == [7, 9] and recs[1].level == "INFO"
+
+
+def test_a_shell_session_with_notes_as_a_txt(tmp_path):
+    p = fixture(tmp_path, "kubectl-session.txt")
+    assert detect(p) == "shell"
+    recs = list(records(p))
+    assert [r.kind for r in recs] == ["note", "command", "output", "command", "output", "note", "command", "output"]
+    helm = recs[6]
+    assert helm.attrs == (("command", "helm upgrade payments ./chart -n payments --set redis.url=redis://redis:6379"),)
+    assert recs[7].thread == helm.thread and recs[3].author == "sre@bastion"
+    assert (recs[2].line_start, recs[2].line_end) == (3, 4)
+
+
+@pytest.mark.parametrize("name, content, expected", [
+    ("chan.json", FIXTURES.joinpath("slack-incidents.json").read_text(), "chat"),
+    ("service.txt", "2024-05-01 10:00:01 INFO start\n2024-05-01 10:00:02 WARN slow\n2024-05-01 10:00:03 ERROR down\n", "log"),
+    ("session.log", "$ ls\nfile\n$ cat file\nhello\n", "shell"),
+    ("export.json", '{"a": 1}\n{"a": 2}\n', "jsonl"),
+    ("notes", "# Heading\n\nno suffix at all\n", None),
+    ("notes.md", "| a | b |\n|---|---|\n| 1 | 2 |\n", "markdown"),
+    ("apache.log", "[Sun Dec 04 04:47:44 2005] [notice] workerEnv.init() ok\n", "log"),
+    ("tickets.dat", "Key,Summary,Description\nA-1,x,y\n", "csv"),
+])
+def test_detection_by_content_not_only_by_suffix(tmp_path, name, content, expected):
+    p = tmp_path / name
+    p.write_text(content)
+    if expected is None:
+        with pytest.raises(UnknownFormat) as err:
+            detect(p)
+        assert str(err.value).count("\n") == 0 and all(f in str(err.value) for f in FORMATS)
+    else:
+        assert detect(p) == expected
+
+
+def test_format_override_and_the_one_line_error_for_an_unknown_one(tmp_path):
+    p = tmp_path / "session.log"
+    p.write_text("$ ls\nfile\n")
+    assert format_of(p, "log").name == "log" and [r.kind for r in records(p, fmt="log")] == ["log", "log"]
+    with pytest.raises(UnknownFormat) as err:
+        Reading(format="slak")
+    assert str(err.value) == f"unknown format 'slak'; poimen reads {', '.join(FORMATS)}"
+    with pytest.raises(ConfigError):
+        Reading(fields="text")
+    assert Reading(per_file=(("exports/*.json", "json"),), format="text").format_for("exports/a.json") == "json"
+    assert Reading(per_file=(("exports/*.json", "json"),), format="text").format_for("b.txt") == "text"
+
+
+def test_mem_run_reads_a_slack_export_and_takes_format(tmp_path):
+    from typer.testing import CliRunner
+
+    from poimen.cli.app import app
+
+    p = fixture(tmp_path, "slack-incidents.json", "chan.json")
+    env = {"POIMEN_HOME": str(tmp_path / "home"), "POIMEN_EMBEDDER": "hash"}
+    res = CliRunner().invoke(app, ["run", "--query", "how was the 502 fixed?", "--no-index", str(p)], env=env)
+    assert res.exit_code == 0, res.output
+    bad = CliRunner().invoke(app, ["run", "--query", "q", "--format", "slak", str(p)], env=env)
+    assert bad.exit_code == 1 and "unknown format 'slak'; poimen reads text, markdown" in bad.output
+    as_text = CliRunner().invoke(app, ["run", "--query", "q", "--no-index", "--format", "text", str(p)], env=env)
+    assert as_text.exit_code == 0, as_text.output
+    noted = (tmp_path / "home" / "sources.formats").read_text()
+    assert noted == "chan.json\ttext\t\n"
+
+
+def test_source_text_maps_a_table_row_to_its_line(tmp_path):
+    p = fixture(tmp_path, "pagerduty-timeline.md")
+    text = SourceText(p)
+    at = text.find("Time: 09:21; Event: Kong suspected")
+    assert at is not None and text.line_at(at[0]) == 8
+
+
+def test_every_format_keeps_chunks_faithful_to_records(tmp_path):
+    for name in ("slack-incidents.json", "jira-export.csv", "github-issues.json", "kubectl-session.txt"):
+        p = fixture(tmp_path, name)
+        sep = format_of(p).separator
+        assert sep.join(c.text for c in iter_chunks(p)) == sep.join(r.text for r in records(p)), name
+
+
+def test_broken_json_is_one_line_naming_the_file_and_line(tmp_path):
+    p = tmp_path / "chan.json"
+    p.write_text('[\n {"ts": "1", "type": "message", "text": "a"},\n {"ts": \n]\n')
+    with pytest.raises(SourceError) as err:
+        list(iter_chunks(p))
+    assert str(err.value).startswith(f"{p}:4: invalid JSON")
