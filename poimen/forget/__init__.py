@@ -62,8 +62,19 @@ class ForgetReport:
     stores_rebuilt: bool = False
     work: str = ""  # the local folder whose derivatives were scrubbed ("": none given)
     shared_store: bool = False  # the log is on an object store: other machines keep derivatives of their own
+    dry_run: bool = False
+    would_retire: tuple[str, ...] = ()  # a dry run's runs to retire
+    streams: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()  # runs of the same stream name that another file on disk holds: left alone
 
     def __str__(self) -> str:
+        kept = (f"\nleft alone: {len(self.kept)} runs of that stream name read another file or an unknown one "
+                f"({', '.join(r[:12] for r in self.kept)}); forget one by --sha") if self.kept else ""
+        if self.dry_run:
+            return (f"dry run, nothing changed: forgetting {self.target} would tombstone {self.events} events in "
+                    f"{self.segments} segments, retire {len(self.would_retire)} runs "
+                    f"({', '.join(r[:12] for r in self.would_retire) or 'none'}) and drop {self.journals} journals"
+                    + (f"; streams {', '.join(self.streams)}" if self.streams else "") + kept)
         if not self.forget_run:
             head = f"{self.target}: already forgotten; nothing left in the log"
         else:
@@ -81,7 +92,7 @@ class ForgetReport:
         if self.shared_store:
             lines.append("other machines' work dirs still hold derivatives of the text: run this same forget there "
                          "with their --work-dir (it scrubs their chunk files and index) and delete their cache/")
-        return "\n".join(lines)
+        return "\n".join(lines) + kept
 
 
 def _who(target: Target) -> str:
@@ -93,7 +104,7 @@ def _who(target: Target) -> str:
 
 
 def forget(root: str | Path, target: Target, reason: str = "", db_path: Path | None = None, by: str = "",
-           now: datetime | None = None, work_dir: str | Path | None = None) -> ForgetReport:
+           now: datetime | None = None, work_dir: str | Path | None = None, dry_run: bool = False) -> ForgetReport:
     """Forget ``target`` in the log at ``root`` (see the module doc); ``db_path`` is the index (default in the work
     folder); ``work_dir``: the local folder of the derivatives (default: a local log's own folder; a log on an object
     store has none unless named, and then only the log is scrubbed, as the report says)."""
@@ -105,9 +116,17 @@ def forget(root: str | Path, target: Target, reason: str = "", db_path: Path | N
     report = ForgetReport(str(target), work=str(work or ""), shared_store=not local)
     removed: list[str] = []  # every attempt's: a redone forget must still scrub the caches of what an earlier one did
     by = by or _who(target)
+    if dry_run:  # the plan alone: nothing is written, locked or scrubbed
+        plan = make_plan(log, target)
+        todo = pending(plan, log)
+        report.dry_run, report.would_retire = True, tuple(sorted(plan.retire))
+        report.events, report.segments = sum(len(plan.scrub[r]) for r in todo), len(todo)
+        report.journals, report.streams, report.kept = len(plan.journals), tuple(sorted(plan.streams)), tuple(sorted(plan.kept))
+        return report
 
     def once(log: EventLog) -> None:
         plan = make_plan(log, target)
+        report.kept = tuple(sorted(plan.kept))
         todo = pending(plan, log)
         if todo or plan.journals:
             report.forget_run = _record_and_rewrite(log, plan, todo, removed, reason, by, now)

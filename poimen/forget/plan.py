@@ -58,7 +58,9 @@ class Target:
 class Plan:
     target: Target
     sha: str = ""  # --sha resolved to a full sha
-    streams: set[str] = field(default_factory=set)  # --source resolved to stream ids
+    streams: set[str] = field(default_factory=set)  # --source resolved to stream ids (what the forget event records)
+    own: set[str] | None = None  # --source of a file on disk: the runs that read that very file (None: by stream id)
+    kept: set[str] = field(default_factory=set)  # runs of the same stream id that another file on disk holds
     shas: set[str] = field(default_factory=set)  # content shas forgotten
     scrub: dict[str, set[int]] = field(default_factory=dict)  # run id -> seqs of events to tombstone
     retire: set[str] = field(default_factory=set)
@@ -80,6 +82,60 @@ def _stream_ids(runs: list[tuple[str, list[Event]]], source: str) -> set[str]:
     if len(tail) > 1:
         raise PoimenError(f"--source {source}: names {len(tail)} streams ({', '.join(sorted(tail))}); give one exactly")
     return tail
+
+
+def _file_runs(plan: Plan, runs: list[tuple[str, list[Event]]], source: str, log_root) -> None:
+    """Scope a ``--source`` that is a file on disk to the runs that read that file, not every run of its name.
+
+    A stream id is a path relative to its run's sources root, so ``a/chan.txt`` and ``b/chan.txt`` run one at a
+    time are both ``chan.txt``. What tells them apart is content: a run's ``stream_sha`` names the chunks it read,
+    so the file is chunked again at every bound the log recorded for that id (with the format noted for it) and a
+    run is the file's when its stream sha is one of those. A run no file on disk claims (an older version of the
+    file) goes with it, unless another file of the same id is under a noted sources root: then which file it came
+    from is unknown, and it stays (named in the report; ``--sha`` removes it)."""
+    from poimen.domain import sha256_json
+    from poimen.inputs.chunking import DEFAULT_MAX_TOKENS, iter_chunks
+    from poimen.inputs.reading import noted_readings
+    from poimen.inputs.source_lines import default_roots
+
+    path = Path(source)
+    if not path.is_file() or "://" in str(log_root):
+        return
+    starts = {rid: RunStart.from_event(ev[0]) for rid, ev in runs if ev and ev[0].kind == EventKind.RUN_START}
+    starts = {rid: s for rid, s in starts.items() if s.stream_id in plan.streams}
+    bounds = {DEFAULT_MAX_TOKENS} | {s.max_tokens for s in starts.values() if s.max_tokens}
+    bounds |= {t for s in starts.values() if (t := getattr(s, "chunk_tokens", None))}
+    readings = noted_readings(log_root)
+
+    def stream_shas(file: Path, sid: str) -> set[str]:
+        fmt, fields = readings.get(sid, (None, None))
+        out = set()
+        for bound in sorted(bounds):
+            try:
+                out.add(sha256_json([c.sha for c in iter_chunks(file, bound, None, fmt, fields)]))
+            except PoimenError:
+                continue
+        return out
+
+    mine: set[str] = set()
+    others: set[str] = set()
+    rivals = False
+    for sid in plan.streams:
+        own_shas = stream_shas(path, sid)
+        mine |= {rid for rid, s in starts.items() if s.stream_id == sid and s.stream_sha in own_shas}
+        for root in default_roots(log_root):
+            other = Path(root) / sid
+            if other.is_file() and other.resolve() != path.resolve():
+                rivals = True
+                theirs = stream_shas(other, sid) - own_shas
+                others |= {rid for rid, s in starts.items() if s.stream_id == sid and s.stream_sha in theirs}
+    unclaimed = set(starts) - mine - others
+    if rivals:
+        plan.kept = others | unclaimed
+        # the forget event names no stream: the other file keeps its name, and this file's chunks go by their shas
+        plan.own, plan.streams = mine, set()
+    else:
+        plan.own = mine | unclaimed
 
 
 def _resolve_sha(runs: list[tuple[str, list[Event]]], prefix: str) -> str:
@@ -148,7 +204,7 @@ def _taint(plan: Plan, run_id: str, events: list[Event]) -> bool:
     if events[0].kind != EventKind.RUN_START or plan.target.namespace:
         return _taint_other(plan, run_id, events)
     start = RunStart.from_event(events[0])
-    own = start.stream_id in plan.streams
+    own = run_id in plan.own if plan.own is not None else start.stream_id in plan.streams
     hit = _taint_loop(plan, run_id, events, whole=own)
     return hit and (own or start.kind is None)  # a recorded stream or document stays, without the forgotten chunks
 
@@ -161,6 +217,10 @@ def make_plan(log: EventLog, target: Target) -> Plan:
         plan.streams = _stream_ids(runs, target.source)
         if not plan.streams:
             raise NothingToForget(f"--source {target.source}: no stream of that name in {log.root}")
+        _file_runs(plan, runs, target.source, log.root)
+        if plan.own is not None and not plan.own:
+            raise NothingToForget(f"--source {target.source}: no run in {log.root} read this file (its stream name "
+                                  f"is another file's); forget by --sha")
     elif target.sha:
         plan.sha = _resolve_sha(runs, target.sha)
         if not plan.sha:
@@ -178,7 +238,7 @@ def make_plan(log: EventLog, target: Target) -> Plan:
             probe = Plan(target, shas=set(plan.shas), streams=plan.streams, retire=set(plan.retire))
             if _taint_loop(probe, run_id, events, False) or _taint_other(probe, run_id, events) or (
                     events and events[0].kind == EventKind.RUN_START
-                    and RunStart.from_event(events[0]).stream_id in plan.streams):
+                    and plan.own is None and RunStart.from_event(events[0]).stream_id in plan.streams):
                 plan.journals.append(run_id)
     return plan
 

@@ -52,7 +52,9 @@ def source_id(path: Path, root: Path | None = None) -> str:
     if root is not None:
         root = Path(root).resolve()
         try:
-            rel = path.resolve().relative_to(root).as_posix()
+            rel = path.resolve(strict=path.is_symlink()).relative_to(root).as_posix()
+        except (RuntimeError, OSError) as exc:
+            raise SourceError(f"{path}: broken or looping symlink") from exc
         except ValueError as exc:
             raise SourceError(f"{path}: outside the sources root {root}") from exc
         return "/" + rel if root == Path(root.anchor) else rel

@@ -20,6 +20,7 @@ def register(app: typer.Typer) -> None:
         sha: Optional[str] = typer.Option(None, "--sha", help="One evidence, memory, symptom or store-write sha "
                                                              "(or a unique prefix), and what was derived from it."),
         reason: str = typer.Option("", "--reason", help="Why, recorded on the forget event."),
+        dry_run: bool = typer.Option(False, "--dry-run", help="List what would go (events, runs, journals) and change nothing."),
         log: Optional[str] = LogUriOpt,
         db: Optional[Path] = typer.Option(None, "--db", help="DuckDB index to rebuild (default: <work dir>/index.duckdb)."),
         work_dir: Optional[Path] = typer.Option(None, "--work-dir", help="The local folder of this machine's "
@@ -35,13 +36,14 @@ def register(app: typer.Typer) -> None:
         Examples:
           mem forget --ns dana --reason "asked to be forgotten"
           mem forget --source incidents/2024-03-payroll.md --reason "holds salaries"
+          mem forget --source b/chan.txt --dry-run      (only the runs that read b/chan.txt, not a/chan.txt)
           mem forget --log s3://team/poimen --work-dir /var/lib/poimen --source payroll.md
         """
         from poimen.forget import Target, forget as run_forget
 
         try:
             report = run_forget(_root(log), Target(source=source or "", namespace=ns or "", sha=sha or ""), reason,
-                                db_path=db, work_dir=work_dir)
+                                db_path=db, work_dir=work_dir, dry_run=dry_run)
         except PoimenError as exc:
             fail(exc)
         out.print(str(report), highlight=False, markup=False, soft_wrap=True)
