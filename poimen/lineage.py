@@ -250,7 +250,8 @@ class _Walk:
 
     def store_writes(self, sha: str) -> tuple[StoreWriteNode, ...]:
         out = []
-        for ns, store, block, ts, text, run_id in self.con.execute(_STORE, [sha, self.namespace, self.namespace] * 2).fetchall():
+        rows = self.con.execute(_STORE, [sha, self.namespace, self.namespace] * 2).fetchall()
+        for ns, store, block, ts, text, run_id in rows:
             final = self.con.execute(_RUN_FINAL, [run_id]).fetchone() if run_id else None
             memory = self.ref(final[0], "from") if final and final[0] else None
             out.append(StoreWriteNode(sha, ns, store, block, ts, text, run_id, memory))

@@ -105,7 +105,8 @@ def register(app: typer.Typer) -> None:
             where = "generated" if token_source == "generated" else f"from {token_source}"
             err.print(f"serving {url} (lookup, context, ask; /show/<sha>) for {db_path}, namespace {namespace}; "
                       f"token {where}, stored in {state} (mode 0600): send Authorization: Bearer <token>, or open "
-                      f"{url}/show/<sha>?token=<token> once in a browser; Ctrl-C stops", highlight=False, soft_wrap=True)
+                      f"{url}/show/<sha>?token=<token> once in a browser; Ctrl-C stops",
+                      highlight=False, soft_wrap=True)
 
         try:
             serve_http(service, token, port, ready)
