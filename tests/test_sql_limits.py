@@ -46,8 +46,10 @@ def test_a_long_query_is_interrupted_at_the_timeout(db):
 
 
 def test_the_default_bounds_apply_and_the_query_cannot_lift_them(db):
-    [(cols, rows)] = run_sql(db, "SELECT current_setting('memory_limit'), current_setting('max_temp_directory_size')")
-    assert rows == [("244.1 MiB", "0 bytes")]  # 256MB, and no spilling past it into files beside the index
+    [(cols, rows)] = run_sql(db, "SELECT current_setting('memory_limit'), current_setting('max_temp_directory_size'), "
+                                 "current_setting('enable_progress_bar')")
+    # 256MB, no spilling past it into files beside the index, and no progress bar drawn into the printed rows
+    assert rows == [("244.1 MiB", "0 bytes", False)]
     for stmt in ("PRAGMA memory_limit='64GB'", "SET memory_limit='64GB'", "RESET memory_limit",
                  "SET lock_configuration = false", "PRAGMA threads=1"):
         with pytest.raises(PoimenError, match="refused"):

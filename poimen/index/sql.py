@@ -60,6 +60,8 @@ def run_sql(db_path: Path, query: str, allow_files: bool = False, memory_limit: 
     try:
         try:
             con.execute(f"SET memory_limit = '{limit}'")  # checked above: digits and a unit only
+            # DuckDB draws a progress bar on stdout for a query over 2 s, into the table or CSV printed there.
+            con.execute("SET enable_progress_bar = false")
             con.execute("SET lock_configuration = true")
         except duckdb.Error as exc:
             raise PoimenError(f"--memory-limit {memory_limit!r}: {str(exc).splitlines()[0]}") from None
