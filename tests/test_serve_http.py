@@ -22,13 +22,14 @@ from typer.testing import CliRunner
 
 from lineage_helpers import QUERY as STANDING_QUERY
 from lineage_helpers import build
-from poimen.cli.entry import app
-from poimen.serve.client import read_env, state_path
+from poimen.cli.app import app
+from poimen.serve.client import model_settings, read_env, state_path
 from poimen.serve.service import ReadService
 from poimen.read.shapes import context_from, context_shape, hit_from, hit_shape
 
 REPO = Path(__file__).resolve().parent.parent
 QUESTION = "how was the 413 on imports fixed?"
+TOKENS: dict[str, str] = {}  # base url -> the token its server stored in serve.json (what the CLI sends)
 CHROMIUM = os.environ.get("POIMEN_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 
 
@@ -51,7 +52,9 @@ def running(log: Path, src: Path):
             time.sleep(0.2)
         state = json.loads(state_path(log).read_text())
         assert state["pid"] == proc.pid
-        yield f"http://127.0.0.1:{state['port']}", proc
+        base = f"http://127.0.0.1:{state['port']}"
+        TOKENS[base] = state["token"]
+        yield base, proc
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
@@ -68,9 +71,12 @@ def server(built):
 
 
 def get(url: str, body: dict | None = None) -> tuple[int, dict | str]:
+    """GET (POST with ``body``) with the token of the server ``url`` names."""
     data = json.dumps(body).encode() if body is not None else None
+    token = next(t for base, t in TOKENS.items() if url.startswith(base + "/"))
+    request = urllib.request.Request(url, data=data, headers={"Authorization": f"Bearer {token}"})
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, data=data), timeout=120) as resp:
+        with urllib.request.urlopen(request, timeout=120) as resp:
             status, raw, ctype = resp.status, resp.read().decode(), resp.headers["Content-Type"]
     except urllib.error.HTTPError as exc:
         status, raw, ctype = exc.code, exc.read().decode(), exc.headers["Content-Type"]
@@ -121,7 +127,7 @@ def test_the_server_has_no_sql_and_refuses_what_it_does_not_know(server):
     status, body = get(f"{server}/context", {})
     assert status == 400 and "missing field 'question'" in body["error"]
     status, page = get(f"{server}/show/not-a-sha")
-    assert status == 404 and "not a sha" in page
+    assert status == 404 and "no such node" in page
 
 
 @pytest.mark.slow
@@ -138,7 +144,8 @@ def test_a_stopped_or_stale_server_falls_back_to_in_process(built, tmp_path):
     # a record whose port no server answers any more (its pid alive: now some other process) is passed over
     state_path(log).write_text(json.dumps({"pid": os.getpid(), "port": int(base.rsplit(":", 1)[1]),
                                            "db": str((log / "index.duckdb").resolve()),
-                                           "embedder": "poimen/hash-bow-384", "env": read_env()}))
+                                           "embedder": "poimen/hash-bow-384", "env": read_env(),
+                                           "model": model_settings(), "token": TOKENS[base]}))
     try:
         res = CliRunner().invoke(app, args)
         assert res.exit_code == 0 and res.output == warm
@@ -212,7 +219,8 @@ def test_a_dead_servers_record_falls_back_cleanly(built, tmp_path):
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
     state_path(log).write_text(json.dumps({"pid": gone.pid, "port": 9, "db": str((log / "index.duckdb").resolve()),
-                                           "embedder": "poimen/hash-bow-384", "env": read_env()}))
+                                           "embedder": "poimen/hash-bow-384", "env": read_env(),
+                                           "model": model_settings(), "token": "t" * 43}))
     args = ["lookup", "--log", str(log), "--json", "-k", "2", "OOMKilled"]
     run_env = {**os.environ, "PYTHONPATH": str(REPO)}
     run_env.pop("POIMEN_NO_SERVER", None)
@@ -249,7 +257,8 @@ def test_show_page_in_headless_chromium(built, server):
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
         try:
             page = browser.new_page()
-            page.goto(f"{server}/show/{sha[:10]}")
+            page.goto(f"{server}/show/{sha[:10]}?token={TOKENS[server]}")  # once: then the cookie
+            assert "token" not in page.url  # traded for the cookie, not kept in the address
             assert page.title() == f"poimen · memory {sha[:12]}"
             assert page.locator("#lineage li[data-kind=line]").count() == len(lin["memory"]["lines"])
             sources = page.locator("#lineage li[data-kind=source]").all_inner_texts()

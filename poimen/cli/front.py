@@ -7,8 +7,9 @@ standard library and a few small poimen modules only. When the argv is one of th
 would accept) and ``poimen.serve.client`` finds a live server for the resolved log, index and settings, the read is
 posted to it and printed by ``poimen.cli.readout``, the code the full command prints with. Anything else returns False
 and the full CLI runs as if this did not exist: another command, ``--help``, an option it does not know (``--embedder``,
-``--opt=value``), a value out of range, no server, a stale ``serve.json``, a server that fails or answers an error.
-The full command then reports every problem itself, with its usual message.
+``--opt=value``), a value out of range, no server, a stale ``serve.json``, a server that fails or answers an error,
+an ``ask`` whose model (``--model``, ``--api-base``, ``--timeout``) is not the one the server calls. The
+full command then reports every problem itself, with its usual message.
 """
 
 from __future__ import annotations

@@ -70,13 +70,15 @@ def vector_matrix(table, default_dim: int = 0) -> np.ndarray:
     return np.array(values.reshape(n, col.type.list_size), dtype=np.float32, order="C")
 
 
-def connect_read_only(db_path: Path, files: bool = True) -> duckdb.DuckDBPyConnection:
+def connect_read_only(db_path: Path, files: bool = True, config: dict[str, str] | None = None
+                      ) -> duckdb.DuckDBPyConnection:
     """A read-only connection to the index; ``files=False`` also turns off DuckDB's access to any other file or URL
-    (``read_text``, ``read_csv``, ``ATTACH``, httpfs), which ad hoc SQL must not reach."""
+    (``read_text``, ``read_csv``, ``ATTACH``, httpfs), which ad hoc SQL must not reach. ``config``: more DuckDB
+    settings fixed at open (fixed before any statement can run)."""
     if not Path(db_path).exists():
         raise IndexMissing(db_path)
     try:
-        config = {} if files else {"enable_external_access": False}
+        config = {**(config or {}), **({} if files else {"enable_external_access": False})}
         return duckdb.connect(str(db_path), read_only=True, config=config)
     except duckdb.Error as exc:
         raise PoimenError(f"{db_path}: cannot open the index ({str(exc).splitlines()[0]})") from None

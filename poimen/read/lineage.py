@@ -28,9 +28,11 @@ _RESOLVE = (
     ("memory", "SELECT DISTINCT sha FROM memory WHERE starts_with(sha, ?)"),
     ("line", "SELECT DISTINCT text_sha FROM unit WHERE kind = 'memory' AND starts_with(text_sha, ?)"),
     ("evidence", "SELECT DISTINCT sha FROM evidence WHERE starts_with(sha, ?)"),
-    ("store_write", "SELECT DISTINCT sha FROM store_item WHERE starts_with(sha, ?) "
-                    "UNION SELECT sha FROM store_block WHERE starts_with(sha, ?)"),
+    ("store_write", "SELECT DISTINCT sha FROM store_item WHERE starts_with(sha, ?) AND {ns} "
+                    "UNION SELECT sha FROM store_block WHERE starts_with(sha, ?) AND {ns}"),
 )
+# A typed-store write is one namespace's: a caller scoped to a namespace (the server's --ns) sees only its own.
+_IN_NS = "(CAST(? AS VARCHAR) IS NULL OR namespace = ?)"
 _MEMORY = ("SELECT m.sha, m.level, m.query_id, m.store, m.run_id, m.turn, m.tokens, m.final, m.text, "
            "coalesce(r.current, false) FROM memory m LEFT JOIN run r USING (run_id) WHERE m.sha = ? "
            "ORDER BY coalesce(r.current, false) DESC, m.final DESC, r.log_position DESC")
@@ -43,8 +45,9 @@ _EVIDENCE = "SELECT sha, level, source, position, tokens, text FROM evidence WHE
 _EARLIER = "SELECT text FROM evidence WHERE source = ? AND level = ? AND position < ? ORDER BY position"
 _EDGES_DOWN = "SELECT DISTINCT parent_sha, kind FROM edge WHERE child_sha = ? AND run_id = ? ORDER BY kind"
 _EDGES_UP = "SELECT DISTINCT child_sha, kind FROM edge WHERE parent_sha = ? ORDER BY kind, child_sha"
-_STORE = ("SELECT namespace, store, '' AS block, ts, text, source FROM store_item WHERE sha = ? "
-          "UNION ALL SELECT namespace, store, block, ts, text, '' FROM store_block WHERE sha = ? ORDER BY 1, 2, 3")
+_STORE = (f"SELECT namespace, store, '' AS block, ts, text, source FROM store_item WHERE sha = ? AND {_IN_NS} "
+          f"UNION ALL SELECT namespace, store, block, ts, text, '' FROM store_block WHERE sha = ? AND {_IN_NS} "
+          "ORDER BY 1, 2, 3")
 _RUN_FINAL = "SELECT final_memory_sha FROM run WHERE run_id = ?"
 _UNIT_TEXT = "SELECT text FROM unit WHERE kind = 'memory' AND text_sha = ? LIMIT 1"
 
@@ -154,16 +157,18 @@ class Lineage:
 KINDS = tuple(kind for kind, _ in _RESOLVE)  # a sha several kinds share (a one-line memory is its line) is the first
 
 
-def resolve(con, sha: str, kind: str | None = None) -> tuple[str, str]:
+def resolve(con, sha: str, kind: str | None = None, namespace: str | None = None) -> tuple[str, str]:
     """(full sha, kind) for a sha or unique prefix; ``kind`` picks one when a sha names several kinds of node.
-    A sha that names no node, or a prefix that several shas start with, raises."""
+    A sha that names no node, or a prefix that several shas start with, raises. With ``namespace``, another
+    namespace's store writes are not nodes at all (not found, and not counted towards an ambiguity)."""
     prefix = sha.strip().lower()
     if not _HEX.match(prefix):
         raise ShaNotFound(sha, "not a sha (up to 64 hex digits)")
     found: dict[str, list[str]] = {}
     for name, sql in _RESOLVE:
         if kind in (None, name):
-            for (full,) in con.execute(sql, [prefix] * sql.count("?")).fetchall():
+            params = [prefix, namespace, namespace] * 2 if name == "store_write" else [prefix]
+            for (full,) in con.execute(sql.format(ns=_IN_NS), params).fetchall():
                 found.setdefault(full, []).append(name)
     if not found:
         raise ShaNotFound(sha, f"no {kind.replace('_', ' ')} has this sha") if kind else ShaNotFound(sha)
@@ -176,8 +181,8 @@ def resolve(con, sha: str, kind: str | None = None) -> tuple[str, str]:
 class _Walk:
     """One walk over an open read-only connection; the source files are read once each."""
 
-    def __init__(self, con, finder: SourceFinder):
-        self.con, self.finder = con, finder
+    def __init__(self, con, finder: SourceFinder, namespace: str | None = None):
+        self.con, self.finder, self.namespace = con, finder, namespace
 
     def chunk(self, sha: str) -> Chunk | None:
         row = self.con.execute(_EVIDENCE, [sha]).fetchone()
@@ -245,22 +250,25 @@ class _Walk:
 
     def store_writes(self, sha: str) -> tuple[StoreWriteNode, ...]:
         out = []
-        for ns, store, block, ts, text, run_id in self.con.execute(_STORE, [sha, sha]).fetchall():
+        rows = self.con.execute(_STORE, [sha, self.namespace, self.namespace] * 2).fetchall()
+        for ns, store, block, ts, text, run_id in rows:
             final = self.con.execute(_RUN_FINAL, [run_id]).fetchone() if run_id else None
             memory = self.ref(final[0], "from") if final and final[0] else None
             out.append(StoreWriteNode(sha, ns, store, block, ts, text, run_id, memory))
         return tuple(out)
 
 
-def lineage(db_path: Path, sha: str, finder: SourceFinder | None = None, kind: str | None = None) -> Lineage:
+def lineage(db_path: Path, sha: str, finder: SourceFinder | None = None, kind: str | None = None,
+            namespace: str | None = None) -> Lineage:
     """The lineage of the node ``sha`` (or a unique prefix) names, read from the index at ``db_path``; ``kind``
-    (one of ``KINDS``) picks the node when one sha names several (a one-line memory and its line)."""
+    (one of ``KINDS``) picks the node when one sha names several (a one-line memory and its line). ``namespace``:
+    only that namespace's typed-store writes are found or shown (None: every namespace's, for the log's owner)."""
     if kind is not None and kind not in KINDS:
         raise ShaNotFound(sha, f"unknown kind {kind!r} (expected one of {', '.join(KINDS)})")
     con = connect_read_only(db_path, files=False)
     try:
-        full, kind = resolve(con, sha, kind)
-        walk = _Walk(con, finder or SourceFinder())
+        full, kind = resolve(con, sha, kind, namespace)
+        walk = _Walk(con, finder or SourceFinder(), namespace)
         if kind == "memory":
             return Lineage(full, kind, memory=walk.memory(full), store_writes=walk.store_writes(full),
                            up=tuple(walk.derived(full)))

@@ -1,11 +1,15 @@
 """How a ``mem`` command finds a running ``mem serve --http`` and hands it the read, or reads in-process.
 
-The server writes ``<log root>/serve.json`` (its pid, port, index and the settings that shape a result); a
-command uses that server only when the file names the same index, the caller's settings (``READ_ENV``) match
-the server's, and a quick ``/health`` request is answered by that pid. Anything else — no file, a dead pid, a
-port now held by someone else, a server error — and the command reads in-process, silently: the server is an
-accelerator, never a dependency, and an error is then raised by the same code, with the same hint, either way.
+The server writes ``<log root>/serve.json`` (mode 0600: its pid, port, index, the settings that shape a result,
+and the bearer token every request must carry); a command uses that server only when the file names the same
+index, the caller's settings (``READ_ENV``, and for ``ask`` the model the caller would use) match the server's,
+and a quick ``/health`` request, sent with the token, is answered by that pid. Anything else — no file, a dead
+pid, a port now held by someone else, a server error — and the command reads in-process, silently: the server is
+an accelerator, never a dependency, and an error is then raised by the same code, with the same hint, either way.
 ``POIMEN_NO_SERVER=1`` turns the lookup off.
+
+A request never names a model, an api_base, a timeout or a key: the server calls the model it was started with.
+So a ``mem ask --model X`` is handed over only when X (and its api_base and timeout) is what the server uses.
 """
 
 from __future__ import annotations
@@ -21,23 +25,44 @@ HEALTH_TIMEOUT = 0.5  # seconds: a live server on loopback answers /health at on
 # Settings a read depends on besides its own fields: a server answers only callers configured like it.
 READ_ENV = ("POIMEN_MODEL", "POIMEN_API_BASE", "POIMEN_TIMEOUT", "POIMEN_CONSTRAIN", "POIMEN_EMBEDDER",
             "POIMEN_PROMPTS")
+# What chooses and reaches ``ask``'s model: the server's own settings, never a request's fields.
+MODEL_FIELDS = ("model", "api_base", "timeout")
 
 
 def read_env() -> dict[str, str]:
     return {k: os.environ.get(k, "") for k in READ_ENV}
 
 
+def model_settings(model: str | None = None, api_base: str | None = None,
+                   timeout: float | None = None) -> dict[str, Any]:
+    """The model ``ask`` would call with these options, each falling back to its ``POIMEN_*`` variable as
+    ``client_for`` does: what the server records, and what a caller is compared with (no key: that stays put)."""
+    raw = timeout if timeout is not None else os.environ.get("POIMEN_TIMEOUT") or None
+    try:
+        timeout_value = float(raw) if raw is not None else None
+    except ValueError:
+        timeout_value = raw  # a bad POIMEN_TIMEOUT: compared as written; the model client reports it
+    return {"model": model or os.environ.get("POIMEN_MODEL") or "",
+            "api_base": api_base or os.environ.get("POIMEN_API_BASE") or "", "timeout": timeout_value}
+
+
 def state_path(root: Path) -> Path:
     return Path(root) / STATE_FILE
 
 
-def write_state(root: Path, port: int, db_path: Path, embedder_id: str) -> Path:
-    """Record this process as the log's server (temp file, then rename: a reader never sees half a file)."""
+def write_state(root: Path, port: int, db_path: Path, embedder_id: str, token: str,
+                model: dict[str, Any] | None = None, namespace: str = "") -> Path:
+    """Record this process as the log's server (temp file, then rename: a reader never sees half a file). The
+    file holds the token, so it is created 0600: only this user's processes can send authenticated requests."""
     path = state_path(root)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{STATE_FILE}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"pid": os.getpid(), "port": port, "db": str(Path(db_path).resolve()),
-                               "embedder": embedder_id, "env": read_env()}))
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        json.dump({"pid": os.getpid(), "port": port, "db": str(Path(db_path).resolve()), "embedder": embedder_id,
+                   "env": read_env(), "model": model if model is not None else model_settings(),
+                   "namespace": namespace, "token": token}, fh)
     tmp.replace(path)
     return path
 
@@ -62,25 +87,37 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def server_for(root: Path, db_path: Path, embedder_id: str | None = None) -> str | None:
-    """The base URL of a live server for this index, these settings and (when given) this query embedder."""
-    if os.environ.get("POIMEN_NO_SERVER"):
+def server_for(root: Path, db_path: Path, embedder_id: str | None = None) -> tuple[str, str] | None:
+    """``(base URL, token)`` of a live server for this index, these settings and (when given) this query
+    embedder; None when there is none."""
+    state = _state(root)
+    if state is None:
         return None
-    try:
-        state = json.loads(state_path(root).read_text())
-        pid, port, db, env = int(state["pid"]), int(state["port"]), state["db"], state["env"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    pid, port, db, env, token = state["pid"], state["port"], state["db"], state["env"], state["token"]
     if db != str(Path(db_path).resolve()) or env != read_env() or not _alive(pid):
         return None
     if embedder_id is not None and embedder_id != state.get("embedder"):
         return None
     base = f"http://127.0.0.1:{port}"
-    health = _request(f"{base}/health", None, HEALTH_TIMEOUT)
-    return base if health is not None and health.get("pid") == pid and health.get("db") == db else None
+    health = _request(f"{base}/health", None, HEALTH_TIMEOUT, token)
+    ok = isinstance(health, dict) and health.get("pid") == pid and health.get("db") == db
+    return (base, token) if ok else None
 
 
-def _request(url: str, body: dict | None, timeout: float | None) -> Any:
+def _state(root: Path) -> dict | None:
+    if os.environ.get("POIMEN_NO_SERVER"):
+        return None
+    try:
+        state = json.loads(state_path(root).read_text())
+        state["pid"], state["port"] = int(state["pid"]), int(state["port"])
+        if not all(isinstance(state[k], t) for k, t in (("db", str), ("env", dict), ("token", str))):
+            return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return state
+
+
+def _request(url: str, body: dict | None, timeout: float | None, token: str) -> Any:
     """The JSON a 200 reply carries; None for anything else (no answer, another status, not JSON).
 
     ``http.client`` rather than ``urllib.request``: the server is always on loopback and plain HTTP, and
@@ -89,10 +126,12 @@ def _request(url: str, body: dict | None, timeout: float | None) -> Any:
     host, _, rest = url.removeprefix("http://").partition("/")
     name, _, port = host.rpartition(":")
     data = json.dumps(body).encode() if body is not None else None
+    headers = {"Authorization": f"Bearer {token}"}
+    if data is not None:
+        headers["Content-Type"] = "application/json"
     conn = http.client.HTTPConnection(name, int(port), timeout=timeout)
     try:
-        conn.request("POST" if data is not None else "GET", "/" + rest, body=data,
-                     headers={"Content-Type": "application/json"} if data is not None else {})
+        conn.request("POST" if data is not None else "GET", "/" + rest, body=data, headers=headers)
         resp = conn.getresponse()
         return json.loads(resp.read()) if resp.status == 200 else None
     except (OSError, ValueError, http.client.HTTPException):
@@ -103,11 +142,19 @@ def _request(url: str, body: dict | None, timeout: float | None) -> Any:
 
 def remote(root: Path, db_path: Path, op: str, params: dict, embedder_id: str | None = None) -> Any:
     """The shape of ``op`` (lookup, context, ask) for ``params`` from a running server for this index (and, when
-    given, this query embedder); None when there is none, or it failed: the caller then computes it itself."""
-    base = server_for(root, db_path, embedder_id)
-    if base is None:
+    given, this query embedder); None when there is none, it calls another model than ``params`` would, or it
+    failed: the caller then computes it itself."""
+    params = dict(params)
+    wanted = model_settings(*(params.pop(k, None) for k in MODEL_FIELDS)) if op == "ask" else None
+    if wanted is not None:
+        state = _state(root)
+        if state is None or state.get("model") != wanted:
+            return None
+    found = server_for(root, db_path, embedder_id)
+    if found is None:
         return None
-    reply = _request(f"{base}/{op}", {k: v for k, v in params.items() if v is not None}, None)
+    base, token = found
+    reply = _request(f"{base}/{op}", {k: v for k, v in params.items() if v is not None}, None, token)
     if not isinstance(reply, dict) or "error" in reply:
         return None
     return reply["hits"] if op == "lookup" else reply
@@ -121,4 +168,6 @@ def read(root: Path, db_path: Path, op: str, params: dict, embedder=None) -> Any
         return shape
     from poimen.serve.service import ReadService
 
-    return getattr(ReadService(root, db_path, embedder), op)(**params)
+    params = dict(params)
+    model = {k: params.pop(k, None) for k in MODEL_FIELDS} if op == "ask" else {}
+    return getattr(ReadService(root, db_path, embedder, **model), op)(**params)

@@ -17,15 +17,23 @@ from poimen.read.shapes import Shape, answer_shape, context_shape, hit_shape
 
 
 class ReadService:
-    def __init__(self, root: Path, db_path: Path, embedder=None, sources: list[Path] | None = None):
+    """One log's reads. ``model``, ``api_base`` and ``timeout`` choose the model ``ask`` calls (unset: the
+    ``POIMEN_*`` settings): fixed when the service is made, so no caller of a server can point it elsewhere.
+    ``namespace``, when given, is the only namespace whose typed-store writes ``show`` serves."""
+
+    def __init__(self, root: Path, db_path: Path, embedder=None, sources: list[Path] | None = None,
+                 model: str | None = None, api_base: str | None = None, timeout: float | None = None,
+                 namespace: str | None = None):
         self.root, self.db_path = Path(root), Path(db_path)
         self.embedder = embedder  # None: the model that built the index, found when the index is first opened
         self.sources = sources
+        self.model, self.api_base, self.timeout = model, api_base, timeout
+        self.namespace = namespace
+        self._client = None
         self._stamp: tuple | None = None
         self._index = None
         self._engine = None
         self._engine_error: PoimenError | None = None
-        self._clients: dict[tuple, object] = {}
         self.lock = threading.Lock()  # one request at a time: the engines memoise scores between calls
 
     def _fresh(self) -> None:
@@ -78,15 +86,14 @@ class ReadService:
     def context(self, question: str, budget: int = 2000) -> Shape:
         return context_shape(self.engine().context(question, budget))
 
-    def ask(self, question: str | None = None, query: str | None = None, budget: int = 2000, model: str | None = None,
-            api_base: str | None = None, timeout: float | None = None) -> Shape:
+    def ask(self, question: str | None = None, query: str | None = None, budget: int = 2000) -> Shape:
         """ψ over the context for a ``question``, or over a standing ``query``'s final memories."""
         from poimen.read.answer import answer_question
         from poimen.read.answer import ask as ask_query
 
         if (question is None) == (query is None):
             raise PoimenError("ask: give a question or a query, not both and not neither")
-        client = self._client(model, api_base, timeout)
+        client = self.client()
         if question is not None:
             answer = asyncio.run(answer_question(self.db_path, question, client, budget, engine=self.engine()))
         else:
@@ -95,19 +102,20 @@ class ReadService:
             answer = asyncio.run(ask_query(EventLog(self.root), query, client))
         return answer_shape(answer, question, query)
 
-    def _client(self, model, api_base, timeout):
+    def client(self):
+        """The model client of this service's own settings, made once."""
         from poimen.llm import ModelConfig, client_for
 
-        key = (model, api_base, timeout)
-        if key not in self._clients:
-            self._clients[key] = client_for(ModelConfig(model, api_base, timeout))
-        return self._clients[key]
+        if self._client is None:
+            self._client = client_for(ModelConfig(self.model, self.api_base, self.timeout))
+        return self._client
 
     def show(self, sha: str, kind: str | None = None):
         from poimen.read.lineage import lineage
         from poimen.inputs.source_lines import SourceFinder, default_roots, noted_readings_of
 
-        return lineage(self.db_path, sha, SourceFinder(self.sources or default_roots(self.root), noted_readings_of(self.root)), kind)
+        return lineage(self.db_path, sha, SourceFinder(self.sources or default_roots(self.root), noted_readings_of(self.root)),
+                       kind, namespace=self.namespace)
 
     def warm(self) -> None:
         """Load everything a first request would: the vectors, and the embedder's model (by embedding once)."""

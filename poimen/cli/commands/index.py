@@ -70,6 +70,7 @@ def follow_log(root: Path, only_if_built: bool = False) -> bool:
 def register(app: typer.Typer) -> None:
     from poimen.cli.entry import LogOpt, NoIndexOpt, RootOpt, err, fail, out
     from poimen.errors import PoimenError
+    from poimen.index.sql import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
 
     @app.command()
     def rebuild(
@@ -146,8 +147,13 @@ def register(app: typer.Typer) -> None:
         csv: bool = typer.Option(False, "--csv", help="Print CSV instead of a table."),
         allow_files: bool = typer.Option(False, "--allow-files",
                                          help="Let the SQL read other files (read_parquet, read_csv …); off by default."),
+        memory_limit: str = typer.Option(DEFAULT_MEMORY_LIMIT, "--memory-limit", envvar="POIMEN_SQL_MEMORY_LIMIT",
+                                         help="Memory the query may use (DuckDB sizes: 256MB, 2GB, 512MiB)."),
+        timeout: float = typer.Option(DEFAULT_TIMEOUT, "--timeout", min=0.001, envvar="POIMEN_SQL_TIMEOUT",
+                                      help="Seconds the statements may run in all before they are stopped."),
     ) -> None:
-        """Run read-only DuckDB SQL on the index (SELECT, EXPLAIN, PRAGMA; writes are refused; no other files).
+        """Run read-only DuckDB SQL on the index (SELECT, EXPLAIN, PRAGMA; writes are refused; no other files),
+        within --memory-limit and --timeout.
 
         Example: mem sql "SELECT query_id, avg(acceptance_rate) FROM run WHERE level = 'L1' GROUP BY 1"
         """
@@ -158,7 +164,7 @@ def register(app: typer.Typer) -> None:
         _, db_path = _paths(log, db)
         text = query if query is not None else sys.stdin.read()
         try:
-            results = run_sql(db_path, text, allow_files)
+            results = run_sql(db_path, text, allow_files, memory_limit, timeout)
         except PoimenError as exc:
             fail(exc)
         for cols, rows in results:
