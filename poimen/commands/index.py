@@ -106,15 +106,15 @@ def register(app: typer.Typer) -> None:
             fail(exc)
         out.print(str(report), highlight=False, soft_wrap=True)
         out.print(f"index: {db_path}", highlight=False)
-        if report.replaced:
-            err.print("[red]error:[/red] the index held rows the log does not give, or the log lost runs its "
-                      "records name (the drift lines above); the index is now rebuilt from the log: find out who "
-                      "changed it", highlight=False, soft_wrap=True)
-            raise typer.Exit(1)
+        if report.replaced and not accept:
+            err.print("[red]error:[/red] the index this rebuild replaced was not the build its heads record, or the "
+                      "log lost runs they name (the drift lines above); the index now holds what the log gives: "
+                      "find out who changed it", highlight=False, soft_wrap=True)
         if not report.ok and not accept:
             err.print("[red]error:[/red] rows above differ from the manifest and no new run explains them; if the "
                       "model, embedder or projection code changed on purpose, record this build with "
                       "`mem rebuild --from-log --accept`", highlight=False, soft_wrap=True)
+        if (report.replaced or not report.ok) and not accept:  # --accept: recorded on purpose, drift and all
             raise typer.Exit(1)
 
     @app.command()

@@ -81,9 +81,10 @@ def index_rows(db_path: Path, dim_hint: int = 0) -> tuple[dict[str, list[RowHash
     problems = []
     con = connect(db_path, read_only=True)
     try:
-        try:
-            dim = con.execute('SELECT vector FROM memory_vector LIMIT 0').arrow().schema.field("vector").type.list_size
-        except (duckdb.Error, AttributeError, KeyError):
+        try:  # the index's own dimension: a vector of another size is then a changed row, not an unreadable table
+            vector = con.sql("SELECT vector FROM memory_vector LIMIT 0").to_arrow_table().schema.field("vector").type
+            dim = vector.list_size if pa.types.is_fixed_size_list(vector) else dim_hint
+        except duckdb.Error:  # no memory_vector table: named below with the other missing tables
             dim = dim_hint
         for p in project.PROJECTIONS:
             try:
