@@ -152,3 +152,25 @@ def test_rebuild_reports_an_edited_index_before_it_overwrites_it(tmp_path, templ
     assert mem("verify", "--log", log)[0] == 0
     again = runner.invoke(app, rebuild, env=keep)
     assert again.exit_code == 0 and "drift:" not in again.output, again.output
+
+
+def test_lookup_and_context_refuse_an_edited_text_rather_than_print_it(tmp_path, template):
+    """`mem lookup` and `mem context` read index.duckdb, not the log: a text that no longer hashes to the sha its
+    row names is refused, naming the row, rather than printed as if the log had said it."""
+    log, db = built(tmp_path / "unit", template)
+    question = "uploads fail with 413 Request Entity Too Large"
+    model = ("--embedder", "poimen/hash-bow-64")  # the index's embedder, not the suite's $POIMEN_EMBEDDER
+    assert mem("lookup", "--log", log, question)[0] == 0 and mem("context", "--log", log, *model, question)[0] == 0
+    key = edit_unit(db)
+    for args in (("lookup",), ("context", *model)):
+        code, out = mem(*args, "--log", log, question)
+        assert code == 1 and f"table unit, row {key}: its text does not hash to its sha" in out, (args, out)
+        assert "curl" not in out and "mem verify" in out
+    log, db = built(tmp_path / "memory", template)
+    found = runner.invoke(app, ["lookup", "--log", str(log), "--json", question])
+    sha = next(h["sha"] for h in map(json.loads, found.output.splitlines()) if h["kind"] == "memory")
+    with duckdb.connect(str(db)) as con:  # the text of a memory the lookup returns
+        con.execute("UPDATE memory SET text = ? WHERE sha = ?", [INJECTED, sha])
+    code, out = mem("lookup", "--log", log, question)
+    assert code == 1 and f"table memory, row {sha}: its text does not hash to its sha" in out, out
+    assert "curl" not in out
