@@ -73,6 +73,15 @@ class IndexMissing(PoimenError):
         self.db_path, self.what = db_path, what
 
 
+class IndexAltered(PoimenError):
+    """A text read from the index does not hash to the sha its row names: the index was edited after its build."""
+
+    def __init__(self, db_path, table: str, key: str):
+        super().__init__(f"{db_path}: table {table}, row {key}: its text does not hash to its sha, so the index was "
+                         "edited after it was built; nothing read from it is shown. Run `mem verify`, then "
+                         "`mem rebuild --from-log`")
+
+
 class EmptyMemory(PoimenError):
     """A standing query ran and sealed, but no gate kept a line: there is no memory to answer from."""
 

@@ -9,7 +9,7 @@ import pytest
 from index_helpers import built
 from typer.testing import CliRunner
 
-from poimen.cli import app
+from poimen.cli.app import app
 from poimen.errors import PoimenError
 from poimen.index.sql import check_memory_limit, run_sql
 

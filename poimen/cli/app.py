@@ -18,6 +18,8 @@ from poimen.errors import PoimenError
 from poimen.cli.readout import console
 from poimen.cli.terminal import JsonOpt, print_json_lines, print_table, run_progress
 
+MAX_PROBLEMS = 20  # problems `mem verify` lists; the first is the error line
+
 app = typer.Typer(help="poimen: gated memory over long streams, with evidence.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
 log_app = typer.Typer(help="Read the event log.", no_args_is_help=True)
@@ -174,16 +176,27 @@ def run(
 
 
 @app.command()
-def verify(log: Optional[str] = LogUriOpt) -> None:
-    """Check the hash chains, parents, shas and that every run is sealed or resumable.
+def verify(log: Optional[str] = LogUriOpt,
+           db: Optional[Path] = typer.Option(None, "--db", help="DuckDB index to check (default: <log>/index.duckdb).")
+           ) -> None:
+    """Check the hash chains, parents, shas and that every run is sealed or resumable; then the log's head against
+    the heads the manifest and the index record (a dropped tail, an emptied log), and the index's rows against
+    the manifest (an edited index).
 
     Example: mem verify --log .poimen
     """
-    from poimen.log.verify import verify as run_verify
+    from poimen.index.audit import verify_all
 
-    report = run_verify(_root(log))
+    try:
+        report = verify_all(_root(log), db)
+    except PoimenError as exc:
+        fail(f"verify failed: {exc}")
     for note in report.notes:
-        out.print(f"note: {note}", highlight=False)
+        out.print(f"note: {note}", highlight=False, soft_wrap=True)
+    for problem in report.problems[1:MAX_PROBLEMS]:
+        err.print(f"also: {problem}", highlight=False, soft_wrap=True)
+    if len(report.problems) > MAX_PROBLEMS:
+        err.print(f"also: … and {len(report.problems) - MAX_PROBLEMS} more", highlight=False)
     if not report.ok:
         fail(f"verify failed: {report.first}")
     out.print(f"ok: {report.sealed_runs} sealed runs, {report.resumable_runs} resumable, {report.events} events", highlight=False)

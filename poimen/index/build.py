@@ -88,6 +88,14 @@ def fill(con: duckdb.DuckDBPyConnection, ctx: BuildContext, p, out_dir: Path, st
     stats.row_hashes[p.name] = hashes
 
 
+def read_table(con: duckdb.DuckDBPyConnection, name: str, dim: int):
+    """A projection table as the index holds it, in the order and exact schema a build gives it (so its row
+    hashes are comparable with a build's)."""
+    p = project.projection(name)
+    order = ", ".join(f'"{k}" NULLS FIRST' for k in p.key)
+    return con.sql(f'SELECT * FROM "{name}" ORDER BY {order}').to_arrow_table().cast(p.schema(dim))
+
+
 def write_head(con: duckdb.DuckDBPyConnection, head: dict, embedder) -> None:
     """Record in the index which log head (and embedder) its tables reflect; not a projection, never hashed."""
     con.execute(f'CREATE OR REPLACE TABLE "{HEAD_TABLE}" (sealed_runs BIGINT, index_hash VARCHAR, embedder VARCHAR)')

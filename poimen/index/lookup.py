@@ -53,6 +53,7 @@ from poimen.index.read import (
     KIND_VECTORS_SQL,
     WALK_SQL,
     connect_read_only,
+    trusted_text,
     vector_matrix,
 )
 from poimen.relevance.units import headline
@@ -275,6 +276,7 @@ class MemoryIndex:
              lists: dict | None = None) -> Hit:
         m = self.meta[i]
         kind = {"R": "reference", "L0": "evidence"}.get(m["level"], "memory")
+        trusted_text(self.db_path, "memory" if kind == "memory" else "evidence", m["sha"], m["text"], m["sha"])
         ranks = tuple((name.lstrip("_"), r) for name, (r, _, _) in sorted((lists or {}).items()))
         return Hit(m["sha"], m["level"], kind, score, tier, m["text"], m["query_id"], m["run_id"], (), why,
                    signature_keys=keys, ranks=ranks)

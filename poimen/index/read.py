@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
-from poimen.errors import IndexMissing, PoimenError
+from poimen.errors import IndexAltered, IndexMissing, PoimenError
 
 DOCS_SQL = """
 WITH finals AS (
@@ -82,3 +82,15 @@ def connect_read_only(db_path: Path, files: bool = True, config: dict[str, str] 
         return duckdb.connect(str(db_path), read_only=True, config=config)
     except duckdb.Error as exc:
         raise PoimenError(f"{db_path}: cannot open the index ({str(exc).splitlines()[0]})") from None
+
+
+def trusted_text(db_path: Path, table: str, key: str, text: str, sha: str, tombstones: bool = True) -> str:
+    """``text`` when it hashes to ``sha``, else ``IndexAltered``: a reader shows no text an edit of index.duckdb put
+    there unnoticed (an edit that also rewrote the sha is ``mem verify``'s to find). ``tombstones``: the sha is the
+    one a forgotten text's tombstone names (evidence and memory rows), not the hash of the tombstone (a unit's)."""
+    from poimen.domain import sha256_text
+    from poimen.log.events import content_sha
+
+    if (content_sha(text) if tombstones else sha256_text(text)) != sha:
+        raise IndexAltered(db_path, table, key)
+    return text

@@ -13,6 +13,7 @@ extended to this build. Only a row that differs in that earlier log is drift.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +34,7 @@ class RebuildReport:
     parquet: dict[str, tuple[str, str]] = field(default_factory=dict)  # table -> (stored sha256, rebuilt sha256)
     manifest_written: bool = False
     new_runs: int = 0  # runs sealed since the manifest whose rows explain every difference (the log grew)
+    replaced: list[str] = field(default_factory=list)  # how the index this rebuild overwrote differed (audit lines)
 
     @property
     def new_rows(self) -> int:
@@ -71,6 +73,9 @@ class RebuildReport:
                          + ("; the manifest now records them" if self.manifest_written else ""))
         else:
             lines.append("rebuild matches the manifest" if self.ok else "rebuild DIFFERS from the manifest")
+        if self.replaced:
+            lines.append(f"the index this rebuild replaced did not hold what the log gives ({len(self.replaced)} "
+                         f"problem{'s' if len(self.replaced) != 1 else ''}, listed before the rebuild)")
         return "\n".join(lines)
 
 
@@ -89,22 +94,32 @@ def compare_rows(table: str, stored: dict[str, RowHash], new: list[RowHash]) -> 
     return out
 
 
-def rebuild(log_root: Path, db_path: Path, embedder, accept: bool = False) -> RebuildReport:
-    """Drop every projection, rebuild it from the log, and compare table and row hashes with the manifest.
+def rebuild(log_root: Path, db_path: Path, embedder, accept: bool = False,
+            on_drift: Callable[[list[str]], None] | None = None) -> RebuildReport:
+    """Audit the index there is, drop every projection, rebuild it from the log, and compare table and row hashes
+    with the manifest.
 
+    The audit (``audit.audit_index``: the heads, then the index's rows) runs before anything is overwritten, and
+    ``on_drift`` gets its problem lines then, so an edited index is reported rather than silently replaced.
     With no manifest yet (a first build), or with ``accept``, the new hashes are
     written as the manifest; otherwise the manifest is left as it was, so a
     difference keeps being reported until someone accepts it.
     """
+    from poimen.index.audit import audit_index
+
     log_root = Path(log_root)
     stored = read_manifest(log_root)
+    replaced = audit_index(log_root, db_path).problems if Path(db_path).exists() else []
+    if replaced and on_drift is not None:
+        on_drift(replaced)
     stats = build_projections(log_root, db_path, embedder)
     if stored is None:
         write_manifest(log_root, stats)
         tables = {t: ("", h) for t, h in stats.content_hash.items()}
         return RebuildReport(True, tables, [], ["no manifest beside the log: this build was recorded as the first one"],
-                             manifest_written=True)
+                             manifest_written=True, replaced=replaced)
     report = growth_or_drift(compare_with_manifest(stored, stats), stored, stats, log_root, embedder)
+    report.replaced = replaced
     if report.grew or (accept and not report.ok):
         write_manifest(log_root, stats)
         report.manifest_written = True

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from poimen.index import default_db, project
 from poimen.index.build import (HEAD_TABLE, PROJECTION_DIR, ProjectionStats, build_projections, extends,
-                                log_head, read_head, read_manifest, write_tables)
+                                log_head, read_head, read_manifest, read_table, write_tables)
 from poimen.index.schema import BuildContext
 
 
@@ -61,11 +61,7 @@ def index_embedder(log_root: Path, name: str | None = None, db_path: Path | None
 
 def _loader(con, dim: int):
     """Read a table this update does not rebuild, as the build made it (key order, exact schema)."""
-    def load(name: str):
-        p = project.projection(name)
-        order = ", ".join(f'"{k}" NULLS FIRST' for k in p.key)
-        return con.sql(f'SELECT * FROM "{name}" ORDER BY {order}').to_arrow_table().cast(p.schema(dim))
-    return load
+    return lambda name: read_table(con, name, dim)
 
 
 def update_index(log_root: Path, db_path: Path | None = None, embedder=None) -> IndexUpdate:

@@ -27,7 +27,8 @@ class Problem:
 
     def __str__(self) -> str:
         at = f" seq {self.seq}" if self.seq is not None else ""
-        return f"{self.where}: run {self.run_id[:16]}{at}: {self.what}"
+        run = f"run {self.run_id[:16]}{at}: " if self.run_id else ""  # a head or an index row names no run
+        return f"{self.where + ': ' if self.where else ''}{run}{self.what}"
 
 
 @dataclass

@@ -120,7 +120,7 @@ class ContextEngine:
         import duckdb
 
         from poimen.embedding.embedders import embedder_for
-        from poimen.index.read import connect_read_only, vector_matrix
+        from poimen.index.read import connect_read_only, trusted_text, vector_matrix
 
         con = connect_read_only(Path(db_path))
         try:
@@ -152,6 +152,9 @@ class ContextEngine:
         names = [c for c in table.column_names if c not in ("vector", "model_id")]
         cols = {c: table.column(c).to_pylist() for c in names}
         rows = [{c: cols[c][i] for c in names} for i in range(n)]
+        for r in rows:  # the engine hashes less than it tokenises: every unit is checked once, at load
+            trusted_text(db_path, "unit", f"{r['owner_sha']}|{r['line_no']}|{r['start']}", r["text"], r["text_sha"],
+                         tombstones=False)
         scorer = Scorer(embedder)
         return cls(db_path, scorer, rows, matrix, queries, dict(signatures))
 

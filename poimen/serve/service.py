@@ -12,7 +12,7 @@ import asyncio
 import threading
 from pathlib import Path
 
-from poimen.errors import PoimenError
+from poimen.errors import IndexAltered, PoimenError
 from poimen.read.shapes import Shape, answer_shape, context_shape, hit_shape
 
 
@@ -76,6 +76,8 @@ class ReadService:
         hits = self.index().search(text, k, explain)
         try:
             engine = self.engine()
+        except IndexAltered:
+            raise  # an edited unit is never dropped quietly: it says the whole index is not the log's
         except PoimenError:
             engine = None  # an index from before the unit projections: the hits still stand, without lines
         if engine is None:

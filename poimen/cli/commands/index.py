@@ -9,6 +9,7 @@ from typing import Optional
 import typer
 
 DbOpt = typer.Option(None, "--db", help="DuckDB index file (default: <log>/index.duckdb).")
+MAX_DRIFT = 20  # lines of an index's drift `mem rebuild` prints before it overwrites that index
 EmbedderOpt = typer.Option(None, "--embedder", envvar="POIMEN_EMBEDDER",
                            help="Embedding model id, e.g. sentence-transformers/all-MiniLM-L6-v2 or poimen/hash-bow-384 "
                                 "(default: the one the manifest records, else all-MiniLM-L6-v2).")
@@ -93,17 +94,28 @@ def register(app: typer.Typer) -> None:
         root, db_path = _paths(log, db)
         if not (root / "index.jsonl").exists():
             fail(f"{root}: no event log here (no index.jsonl); run `mem run` first or pass --log")
+        def drift(problems: list[str]) -> None:  # printed before the rebuild overwrites the index they name
+            for line in problems[:MAX_DRIFT]:
+                out.print(f"drift: {line}", highlight=False, soft_wrap=True)
+            if len(problems) > MAX_DRIFT:
+                out.print(f"drift: … and {len(problems) - MAX_DRIFT} more", highlight=False)
+
         try:
-            with err.status("rebuilding projections from the log"):
-                report = run_rebuild(root, db_path, _embedder(embedder, root), accept=accept)
+            with err.status("checking the index, then rebuilding projections from the log"):
+                report = run_rebuild(root, db_path, _embedder(embedder, root), accept=accept, on_drift=drift)
         except PoimenError as exc:
             fail(exc)
         out.print(str(report), highlight=False, soft_wrap=True)
         out.print(f"index: {db_path}", highlight=False)
+        if report.replaced and not accept:
+            err.print("[red]error:[/red] the index this rebuild replaced was not the build its heads record, or the "
+                      "log lost runs they name (the drift lines above); the index now holds what the log gives: "
+                      "find out who changed it", highlight=False, soft_wrap=True)
         if not report.ok and not accept:
             err.print("[red]error:[/red] rows above differ from the manifest and no new run explains them; if the "
                       "model, embedder or projection code changed on purpose, record this build with "
                       "`mem rebuild --from-log --accept`", highlight=False, soft_wrap=True)
+        if (report.replaced or not report.ok) and not accept:  # --accept: recorded on purpose, drift and all
             raise typer.Exit(1)
 
     @app.command()
