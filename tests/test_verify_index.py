@@ -10,7 +10,7 @@ import duckdb
 from index_helpers import built
 from typer.testing import CliRunner
 
-from poimen.cli import app
+from poimen.cli.app import app
 from poimen.embedding.embedders import HashEmbedder
 from poimen.index.update import update_index
 from poimen.write.reference import ingest_reference
