@@ -66,8 +66,8 @@ def head_problem(name: str, recorded: dict, log_root: Path, entries: list[dict],
         which = f"; missing runs include {names}" if gone else ""
         if not have:
             return f"the log is empty, but {name} records {n} sealed run{'s' if n != 1 else ''}{which}"
-        return (f"the log ends after {have} sealed runs, but {name} records {n}: log positions {have}–{n - 1} are "
-                f"missing (a dropped tail){which}")
+        where = f"log position {have} is" if n - have == 1 else f"log positions {have}–{n - 1} are"
+        return f"the log ends after {have} sealed runs, but {name} records {n}: {where} missing (a dropped tail){which}"
     if log_head(log_root, n) != _head(recorded):
         return (f"the log's first {n} runs are not the ones {name} records (index hash "
                 f"{_head(recorded)['index_hash'][:16]}): the log was rewritten")
