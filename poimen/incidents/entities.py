@@ -59,7 +59,7 @@ _FILE_EXTENSIONS = frozenset("""
 """.split())
 
 _IPV4 = re.compile(r"(?<![\w.])(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}(?![\w.]*\d)")
-_EC2 = re.compile(r"\bip-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}\b")
+_EC2 = re.compile(r"\bip-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}\b|\blocalhost\b")
 _FQDN = re.compile(rf"\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:{_TLDS})\b(?![.\w-]*[a-z0-9_]\()", re.I)
 _TICKET = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(\d{1,6})\b")
 _NOT_TICKET = frozenset({"UTF", "SHA", "ISO", "RFC", "CVE", "GHSA", "HTTP", "TLS", "SSL", "MD", "AES", "X", "P"})
@@ -166,8 +166,10 @@ def entities(text: str) -> tuple[Entity, ...]:
         _add(found, "service", workload(m.group(1)))
         taken.append(m.span())
     for m in _SERVICE.finditer(text):
-        if free(m) and m.group(0) not in _HYPHENATED_WORDS:
-            _add(found, "service", workload(m.group(0)))
+        name = workload(m.group(0))
+        # a number inside a name is a thread or worker index (pool-3-thread-7), not part of a service's name
+        if free(m) and m.group(0) not in _HYPHENATED_WORDS and not any(p.isdigit() for p in name.split("-")):
+            _add(found, "service", name)
     for m in _VERSION.finditer(text):
         if free(m):
             _add(found, "version", next(g for g in m.groups() if g))

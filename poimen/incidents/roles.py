@@ -6,14 +6,14 @@ wording), then picks a role. The cue lists, each matched as a whole word or phra
 - **symptom**: a failure level (WARN 1, ERROR 1.5, FATAL 2, as ``poimen.line_levels`` reads it) and a failure
   signature (+1); words, +0.6 each up to 1.8: error(s), fail/failed/failing/failure, exception, timeout /
   timed out, refused, unreachable, unavailable, is down / went down, outage, alert, firing / fired, paged,
-  degraded, latency, spike(s/d), elevated, 5xx / 4xx / "returned|returning|throwing|seeing|getting 502",
+  degraded, latency, spike(s/d), elevated, 5xx / 4xx / 502s / "returned|returning|throwing|seeing|getting 502",
   OOM, crash(ed/ing/es), hang(s/ing), stuck, slow, broken, not working, can't / cannot / unable to,
   complain(ts/ing), users/customers report(ed/ing), dropped / dropping, backlog, lag, evicted, panic,
   saturated.
 - **cause** (+1.5): because, due to, caused by, root cause, turned out / turns out, the culprit, the cause
   (was|is), the problem/issue (was|is), the underlying problem/issue/cause, the reason (was|is), happens when,
-  triggered by, traced (it|this) (back) to, found (it|the issue|the problem|the cause|the bug), regression,
-  introduced (in|by); (+0.8): a mechanism stated: exhausted / exhaustion, leak(s/ed/ing), misconfigured /
+  triggered by, traced (it|this) (back) to, found (it|the issue|the problem|the cause|the bug), found that,
+  that's / which is / this is why, hence, regression, introduced (in|by); (+0.8): a mechanism stated: exhausted / exhaustion, leak(s/ed/ing), misconfigured /
   misconfiguration, ran/run out of, filled up, (disk|volume|partition) full, too low/small/high/many/few/short,
   expired, not set, race condition, deadlock, changed the default, led to, resulted in, ", so ".
 - **action** (+1.5): a command that changes state (``kubectl patch|scale|set|apply|edit|delete|drain|cordon|
@@ -49,7 +49,7 @@ What makes a line weaker or takes a role away:
   let's, we could, consider, propose; a negation just before the action verb (didn't, did not, never, no,
   without, not) ×0.3.
 - **where the line stands**: a "Root cause" section adds 1.0 to cause; a "Resolution", "Remediation",
-  "Mitigation", "Fix" or "Workaround" section adds 1.0 to action; an "Action items", "Follow-up", "Next steps"
+  "Mitigation", "Fix" or "Workaround" section adds 1.0 to action unless the line verifies; an "Action items", "Follow-up", "Next steps"
   or "Lessons" section halves action (what is yet to do is not what fixed it). A log line or command output
   can only be a symptom; a command can only be an action.
 
@@ -83,7 +83,8 @@ _SYMPTOM = _words(
     r"errors?", r"fail(?:s|ed|ing|ure|ures)?", r"exceptions?", r"time[ds]?[ -]?out", r"timed out", r"refused",
     r"unreachable", r"unavailable", r"(?:is|was|are|were|went) down", r"outage", r"alerts?", r"alerting",
     r"firing", r"fired", r"paged", r"degraded", r"latency", r"spik(?:e|es|ed|ing)", r"elevated", r"[45]xx",
-    r"(?:returned|returning|returns|throwing|seeing|getting|got) (?:an? )?(?:http )?[45]\d\d", r"oom\w*",
+    r"(?:returned|returning|returns|throwing|seeing|getting|got) (?:an? )?(?:http )?[45]\d\ds?", r"[45]\d\ds",
+    r"oom\w*",
     r"crash(?:ed|ing|es|loop\w*)?", r"hang(?:s|ing)?", r"stuck", r"slow(?:ness)?", r"broken", r"not working",
     r"can't", r"cannot", r"unable to", r"complain(?:ts?|ing|ed)?", r"(?:users?|customers?) report(?:ed|ing|s)?",
     r"dropp(?:ed|ing)", r"backlog", r"lag(?:ging)?", r"evicted", r"panic", r"saturated")
@@ -92,7 +93,7 @@ _CAUSE = _words(
     r"the cause (?:was|is)", r"the (?:problem|issue|bug) (?:was|is)", r"the underlying (?:problem|issue|cause)",
     r"underlying (?:problem|issue|cause)", r"the reason (?:was|is)", r"happens when", r"triggered by",
     r"traced (?:it |this )?(?:back )?to", r"found (?:it|the (?:issue|problem|cause|bug))", r"regression",
-    r"introduced (?:in|by)")
+    r"introduced (?:in|by)", r"found that", r"(?:that's|that is|which is|this is) why", r"hence")
 _MECHANISM = _words(
     r"exhaust(?:ed|ion)", r"leak(?:s|ed|ing)?", r"misconfigur(?:ed|ation)", r"r[au]n out of", r"filled up",
     r"(?:disk|volume|partition) (?:is |was )?full", r"too (?:low|small|high|many|few|short|aggressive)",
@@ -242,8 +243,8 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
     section = headings[-1] if headings else ""
     if section and _CAUSE_SECTION.search(section):
         cause += 1.0
-    if section and _FIX_SECTION.search(section):
-        action += 1.0
+    if section and _FIX_SECTION.search(section) and not verification:
+        action += 1.0  # a line's own cue says more than its section: "back to normal" under Resolution verifies
     if section and _TODO_SECTION.search(section):
         action *= 0.5
     hedge = _hedge_factor(text)
