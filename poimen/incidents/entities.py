@@ -14,7 +14,8 @@ same between the alert and the fix written hours later, and drops what differs b
   dotted keys (``spark.executor.memory``, ``scheduler.lease_ttl``), a ``--flag`` and a kebab key given a value
   (``proxy-body-size: 0``).
 - ``version``: ``v2.3.0``, ``8.14.2``, ``image:1.4``, "upgrade to 8.15"; stored without the ``v``.
-- ``signature``: a failure signature key from ``poimen.signatures`` (``http:502``, ``java:...``, ``log:...``).
+- ``signature``: a failure signature key from ``poimen.signatures`` (``http:502``, ``java:...``, ``log:...``),
+  and for an exception its class alone as well (``java:java.lang.OutOfMemoryError``).
 
 Specificity (``weight``, 0..1) is what one shared entity is worth when linking (``link.py`` links at 1.0):
 a ticket id or a shaped signature (an exception with its message or frames, a log template, an advisory) links
@@ -116,6 +117,11 @@ def _signature_entities(text: str) -> list[Entity]:
     for sig in signatures.extract_signatures(text):
         family = sig.kind in ("http", "exit", "signal", "errno", "k8s") or not has_shape(sig.key, sig.kind)
         out.append(Entity("signature", sig.key, FAMILY_SIGNATURE if family else SHAPED_SIGNATURE))
+        if sig.kind == "exception" and ":" in sig.key:
+            # The class alone too: a ticket retells a trace's message in its own words, and the class is what
+            # both keep (it links with one more thing, such as the service).
+            tool, body = sig.key.split(":", 1)
+            out.append(Entity("signature", f"{tool}:{re.split(r': |@', body, maxsplit=1)[0]}", FAMILY_SIGNATURE))
     return out
 
 

@@ -36,7 +36,7 @@ HORIZON_SECONDS = 3 * 24 * 3600
 
 @dataclass(frozen=True)
 class Incident:
-    """Episodes that are one incident, in order of their first record."""
+    """Episodes that are one incident, in time order (episodes without times after, in the order given)."""
 
     episodes: tuple[Episode, ...]
 
@@ -116,8 +116,14 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
                 continue
         if shared_weight(a, b, common) >= threshold:
             sets.union(i, j)
-    groups: dict[int, list[Episode]] = defaultdict(list)
-    for i, ep in enumerate(episodes):
-        groups[sets.find(i)].append(ep)
-    return [Incident(tuple(group)) for _, group in sorted(groups.items())
-            if any(has_failure(ep) for ep in group)]
+    groups: dict[int, list[int]] = defaultdict(list)
+    for i in range(len(episodes)):
+        groups[sets.find(i)].append(i)
+    # Within an incident, episodes in time order where they have times (the log's error before the ticket that
+    # retells it), else in the order given.
+    return [Incident(tuple(episodes[i] for i in sorted(group, key=lambda i: _when(episodes[i], i))))
+            for _, group in sorted(groups.items()) if any(has_failure(episodes[i]) for i in group)]
+
+
+def _when(episode: Episode, index: int) -> tuple[bool, float, int]:
+    return (episode.start is None, episode.start or 0.0, index)

@@ -8,8 +8,8 @@ wording), then picks a role. The cue lists, each matched as a whole word or phra
   timed out, refused, unreachable, unavailable, is down / went down, outage, alert, firing / fired, paged,
   degraded, latency, spike(s/d), elevated, 5xx / 4xx / 502s / "returned|returning|throwing|seeing|getting 502",
   OOM, crash(ed/ing/es), hang(s/ing), stuck, slow, broken, not working, can't / cannot / unable to,
-  complain(ts/ing), users/customers report(ed/ing), dropped / dropping, backlog, lag, evicted, panic,
-  saturated.
+  complain(ts/ing), users/customers (are) report(ed/ing), dropped / dropping, backlog, lag, evicted, panic,
+  saturated. The first word found counts 1.0 and each other +0.4, up to 1.8.
 - **cause** (+1.5): because, due to, caused by, root cause, turned out / turns out, the culprit, the cause
   (was|is), the problem/issue (was|is), the underlying problem/issue/cause, the reason (was|is), happens when,
   triggered by, traced (it|this) (back) to, found (it|the issue|the problem|the cause|the bug), found that,
@@ -45,13 +45,14 @@ What makes a line weaker or takes a role away:
   suspicion, wondering, guess, theory, a question mark; past belief (×0.3): we/I thought, initially, at first,
   assumed. Probably, looks like and seems are ×0.7. A hedge followed by but / actually / turned out / in fact /
   instead does not count.
-- **planned** (action ×0.4): should, will, going to, plan(ning) to, need(s) to, todo, next step, follow-up,
+- **planned** (action and symptom ×0.4): should, will, going to, plan(ning) to, need(s) to, todo, next step, follow-up,
   let's, we could, consider, propose; a negation just before the action verb (didn't, did not, never, no,
   without, not) ×0.3.
 - **where the line stands**: a "Root cause" section adds 1.0 to cause; a "Resolution", "Remediation",
-  "Mitigation", "Fix" or "Workaround" section adds 1.0 to action unless the line verifies; an "Action items", "Follow-up", "Next steps"
-  or "Lessons" section halves action (what is yet to do is not what fixed it). A log line or command output
-  can only be a symptom; a command can only be an action.
+  "Mitigation", "Fix" or "Workaround" section adds 1.0 to action unless the line verifies (its own cue says
+  more than its section); an "Action items", "Follow-up", "Next steps" or "Lessons" section halves action and
+  symptom (what is yet to do neither fixed it nor was seen). A log line or command output can only be a
+  symptom; a command can only be an action.
 
 A role needs a score of ``THRESHOLD``; when the best two are within ``TIE`` the priority is action, cause,
 verification, symptom (the line that states the fix matters more than its mention of the error).
@@ -80,13 +81,13 @@ def _words(*phrases: str) -> re.Pattern:
 
 
 _SYMPTOM = _words(
-    r"errors?", r"fail(?:s|ed|ing|ure|ures)?", r"exceptions?", r"time[ds]?[ -]?out", r"timed out", r"refused",
+    r"errors?", r"fail(?:s|ed|ing|ure|ures)?", r"exceptions?", r"time[ds]?[ -]?outs?", r"timed out", r"refused",
     r"unreachable", r"unavailable", r"(?:is|was|are|were|went) down", r"outage", r"alerts?", r"alerting",
     r"firing", r"fired", r"paged", r"degraded", r"latency", r"spik(?:e|es|ed|ing)", r"elevated", r"[45]xx",
     r"(?:returned|returning|returns|throwing|seeing|getting|got) (?:an? )?(?:http )?[45]\d\ds?", r"[45]\d\ds",
     r"oom\w*",
     r"crash(?:ed|ing|es|loop\w*)?", r"hang(?:s|ing)?", r"stuck", r"slow(?:ness)?", r"broken", r"not working",
-    r"can't", r"cannot", r"unable to", r"complain(?:ts?|ing|ed)?", r"(?:users?|customers?) report(?:ed|ing|s)?",
+    r"can't", r"cannot", r"unable to", r"complain(?:ts?|ing|ed)?", r"(?:users?|customers?|merchants?) (?:are |were )?report(?:ed|ing|s)?",
     r"dropp(?:ed|ing)", r"backlog", r"lag(?:ging)?", r"evicted", r"panic", r"saturated")
 _CAUSE = _words(
     r"because", r"due to", r"caused by", r"root[ -]cause[sd]?", r"turn(?:ed|s) out", r"(?:the )?culprit",
@@ -201,7 +202,8 @@ def _symptom(text: str, level: str) -> float:
     score = max(grades, default=0.0)
     if signatures.extract_signatures(text):
         score += 1.0
-    return score + min(1.8, 0.6 * _count(_SYMPTOM, text))
+    words = _count(_SYMPTOM, text)
+    return score + (min(1.8, 1.0 + 0.4 * (words - 1)) if words else 0.0)
 
 
 def _action(text: str) -> float:
@@ -246,7 +248,9 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
     if section and _FIX_SECTION.search(section) and not verification:
         action += 1.0  # a line's own cue says more than its section: "back to normal" under Resolution verifies
     if section and _TODO_SECTION.search(section):
-        action *= 0.5
+        action, symptom = action * 0.5, symptom * 0.5
+    if _PLANNED.search(text):
+        symptom *= 0.4  # "we should add an alert on X" reports nothing
     hedge = _hedge_factor(text)
     cause, action = cause * hedge, action * hedge
     if _RULED_OUT.search(text):
