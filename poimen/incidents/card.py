@@ -1,0 +1,185 @@
+"""The incident card: the memory of one incident, built by extraction.
+
+A card holds the incident's lines by role, each copied verbatim from its record with its evidence (stream,
+the record's file lines and kind, the line's offset in the record), its entities and its time span. Only two
+things on a card are written rather than copied, and both stay apart from the copied lines: the ``title``
+(the service and the first symptom) and the ``summary``, the seed's sentence "X failed because Y; resolved with
+Z" assembled from the chosen lines.
+
+``render(card)`` is the card as memory text: the copied lines alone, one per line, symptoms first, then causes,
+actions and verifications. So a memory line's sha is the sha256 of a line that exists in its evidence chunk,
+and lineage reaches the file line as it does today; the role of each line travels beside the text as
+``card.roles`` (line sha -> role), never as a prefix on the line.
+
+How many lines of each role a card keeps (``LIMITS``): a symptom is worth keeping once per distinct shape
+(the same error from ten pods is one line), the best-scored first; causes and verifications two, actions four.
+When no line reaches the role threshold for a cause, the best line that states a mechanism (a cause score of
+``WEAK_CAUSE``) is taken, since a card with a fix and no cause still says less than it knows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from poimen.domain import sha256_text
+from poimen.incidents.entities import Entity
+from poimen.incidents.link import Incident
+from poimen.incidents.roles import Role, assign
+from poimen.incidents.times import seconds
+from poimen.signatures.masking import template
+
+LIMITS = {"symptom": 3, "cause": 2, "action": 4, "verification": 2}
+WEAK_CAUSE = 0.6
+TITLE_CHARS = 80
+_PREFIX = re.compile(
+    r"^(?:\[[^\]]*\]\s*|\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\s*|\d{1,2}:\d\d(?::\d\d)?\s*|"
+    r"[-*>#$]\s*|(?:[A-Z][a-z]{2}\s+\d{1,2}\s+[\d:]+)\s*|(?:DEBUG|INFO|WARN(?:ING)?|ERROR|FATAL|CRITICAL)\b:?\s*|"
+    r"[-\u2013\u2014|:]\s*)+")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Where a card line was copied from: the record's stream, file lines and kind, the line's offset in it."""
+
+    stream: str
+    line_start: int
+    line_end: int
+    kind: str
+    offset: int
+    time: str = ""
+    author: str = ""
+
+
+@dataclass(frozen=True)
+class CardLine:
+    """One copied line of a card, with its role and evidence; ``sha`` is the sha256 of ``text``."""
+
+    text: str
+    role: str
+    evidence: Evidence
+    score: float
+
+    @property
+    def sha(self) -> str:
+        return sha256_text(self.text)
+
+
+@dataclass(frozen=True)
+class Card:
+    """The memory of one incident. ``lines`` are copied, in render order; ``title`` and ``summary`` are written."""
+
+    title: str
+    summary: str
+    lines: tuple[CardLine, ...]
+    entities: tuple[Entity, ...]
+    streams: tuple[str, ...]
+    start: str  # the earliest record time as its source wrote it, "" when no record has one
+    end: str
+
+    def of(self, role: str) -> tuple[CardLine, ...]:
+        return tuple(line for line in self.lines if line.role == role)
+
+    @property
+    def symptoms(self) -> tuple[CardLine, ...]:
+        return self.of("symptom")
+
+    @property
+    def causes(self) -> tuple[CardLine, ...]:
+        return self.of("cause")
+
+    @property
+    def actions(self) -> tuple[CardLine, ...]:
+        return self.of("action")
+
+    @property
+    def verifications(self) -> tuple[CardLine, ...]:
+        return self.of("verification")
+
+    @property
+    def roles(self) -> dict[str, str]:
+        """Line sha -> role, for every copied line."""
+        return {line.sha: line.role for line in self.lines}
+
+
+def _card_line(role: Role, as_role: str) -> CardLine:
+    r = role.line.record
+    evidence = Evidence(role.line.stream, r.line_start, r.line_end, r.kind, role.line.offset, r.time, r.author)
+    return CardLine(role.line.text, as_role, evidence, role.scores.of(as_role))
+
+
+def _choose(roles: tuple[Role, ...]) -> list[CardLine]:
+    chosen: list[tuple[int, CardLine]] = []
+    seen_text: set[str] = set()
+    for name, limit in LIMITS.items():
+        candidates = [(i, r) for i, r in enumerate(roles) if r.role == name]
+        if name == "cause" and not candidates:
+            weak = [(i, r) for i, r in enumerate(roles)
+                    if r.role == "none" and not r.scores.ruled_out and r.scores.cause >= WEAK_CAUSE]
+            candidates = sorted(weak, key=lambda ir: -ir[1].scores.cause)[:1]
+        shapes: set[str] = set()
+        kept = []
+        for i, r in sorted(candidates, key=lambda ir: (-ir[1].scores.of(name), ir[0])):
+            shape = template(r.line.text) if name == "symptom" else r.line.text
+            if shape in shapes or r.line.text in seen_text:
+                continue
+            shapes.add(shape)
+            kept.append((i, r))
+            if len(kept) == limit:
+                break
+        for i, r in sorted(kept):
+            seen_text.add(r.line.text)
+            chosen.append((i, _card_line(r, name)))
+    order = list(LIMITS)
+    return [line for _, line in sorted(chosen, key=lambda il: (order.index(il[1].role), il[0]))]
+
+
+def clause(text: str) -> str:
+    """A copied line made fit to stand inside a sentence: its stamp, level and markup in front dropped."""
+    text = _PREFIX.sub("", text).strip().rstrip(".;")
+    return text[:1].lower() + text[1:] if text[:2].istitle() and not text[:2].isupper() else text
+
+
+def _service(incident: Incident) -> str:
+    counts = Counter(e.value for ep in incident.episodes for r in ep.records
+                     for e in ep.entities if e.kind == "service" and e.weight >= 0.5 and e.value in r.text)
+    return counts.most_common(1)[0][0] if counts else ""
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= TITLE_CHARS else text[:TITLE_CHARS - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _summary(subject: str, lines: list[CardLine]) -> str:
+    symptoms = [line for line in lines if line.role == "symptom"]
+    causes = [clause(line.text) for line in lines if line.role == "cause"]
+    actions = [clause(line.text) for line in lines if line.role == "action"]
+    what = subject or (clause(symptoms[0].text) if symptoms else "the incident")
+    sentence = f"{what} failed"
+    if symptoms and subject:
+        sentence += f" ({_shorten(clause(symptoms[0].text))})"
+    if causes:
+        sentence += f" because {causes[0]}"
+    if actions:
+        sentence += f"; resolved with {'; '.join(actions[:2])}"
+    return sentence + "."
+
+
+def build_card(incident: Incident) -> Card:
+    """The card of ``incident``: its lines by role, copied verbatim, each with its evidence."""
+    roles = assign(incident.lines)
+    lines = _choose(roles)
+    service = _service(incident)
+    symptom = next((clause(line.text) for line in lines if line.role == "symptom"), "")
+    title = _shorten(": ".join(part for part in (service, symptom) if part) or "incident")
+    timed = sorted((t, r.time) for ep in incident.episodes for r in ep.records
+                   if r.time and (t := seconds(r.time)) is not None)
+    return Card(title=title, summary=_summary(service, lines), lines=tuple(lines),
+                entities=tuple(sorted(incident.entities)), streams=incident.streams,
+                start=timed[0][1] if timed else "", end=timed[-1][1] if timed else "")
+
+
+def render(card: Card) -> str:
+    """The card as memory text: every copied line verbatim on its own line, in role order; no written words."""
+    return "\n".join(line.text for line in card.lines)

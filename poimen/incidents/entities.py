@@ -1,0 +1,184 @@
+"""The entities a text names, typed and normalised, each with a specificity: what episodes link on.
+
+Two episodes belong to one incident when they name the same specific things. So an entity keeps what stays the
+same between the alert and the fix written hours later, and drops what differs between occurrences:
+
+- ``service``: a deployment, service or pod name, hyphenated (``checkout-api``, ``deploy/checkout-api``). A
+  Kubernetes pod's hash suffixes are stripped (``checkout-api-7d9f8b6c4-x2k9p`` and a DaemonSet's
+  ``fluentd-x2k9p`` name their workload), and so is a StatefulSet ordinal (``kafka-2`` -> ``kafka``): the
+  broker that failed is one replica of the service, and the next occurrence lands on another one.
+- ``host``: an FQDN with a known top-level or cluster suffix, an IPv4 address, an EC2-style ``ip-10-0-1-2``.
+- ``ticket``: ``INC-4101``, ``OPS-12``; GitHub's ``#1234``, ``PR 88``, ``PR #88``, ``pull/88`` and GitLab's
+  ``!88`` all become ``#N`` (issues and pull requests share one number space).
+- ``config``: a key that is set: ``snake_case`` (``client_max_body_size``), ``UPPER_SNAKE`` (``JAVA_OPTS``),
+  dotted keys (``spark.executor.memory``, ``scheduler.lease_ttl``), a ``--flag`` and a kebab key given a value
+  (``proxy-body-size: 0``).
+- ``version``: ``v2.3.0``, ``8.14.2``, ``image:1.4``, "upgrade to 8.15"; stored without the ``v``.
+- ``signature``: a failure signature key from ``poimen.signatures`` (``http:502``, ``java:...``, ``log:...``),
+  and for an exception its class alone as well (``java:java.lang.OutOfMemoryError``).
+
+Specificity (``weight``, 0..1) is what one shared entity is worth when linking (``link.py`` links at 1.0):
+a ticket id or a shaped signature (an exception with its message or frames, a log template, an advisory) links
+alone; a service (0.6), host (0.7) or config key (0.6) links together with one more thing, such as a service and
+a failure family (``http:502``, an errno, a bare exception class: 0.4); a version (0.3) only adds. A word every
+deployment has (``prod``, ``default``, ``localhost``, ``api``) weighs 0.1, so it never carries a link.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from poimen import signatures
+from poimen.signatures.specificity import has_shape
+
+KINDS = ("service", "host", "ticket", "config", "version", "signature")
+WEIGHTS = {"ticket": 1.0, "host": 0.7, "service": 0.6, "config": 0.6, "version": 0.3}
+SHAPED_SIGNATURE = 1.0
+FAMILY_SIGNATURE = 0.4
+GENERIC = 0.1
+# Names every deployment has: they say where, not which.
+_GENERIC_VALUES = frozenset("""
+    prod production staging stage dev development test qa default main master local localhost 127.0.0.1 0.0.0.0
+    ::1 api app web server service worker db database cache cluster node pod host primary replica
+    kube-system kube-proxy coredns ingress-nginx
+""".split())
+# Hyphenated English that is no service name.
+_HYPHENATED_WORDS = frozenset("""
+    follow-up follow-ups read-only write-only built-in up-to-date out-of-date long-running short-lived
+    self-hosted on-call on-prem re-run re-ran re-deploy re-deployed roll-back roll-out e-mail opt-in opt-out
+    in-flight in-memory time-out log-in sign-in check-in set-up non-prod pre-prod non-zero end-to-end
+    per-request per-user so-called well-known third-party open-source real-time run-time x-ray p-value
+    ad-hoc one-off day-to-day back-end front-end rate-limit rate-limited rate-limiting high-cpu low-memory
+    hot-fix post-mortem pre-existing cross-region multi-region
+""".split())
+_TLDS = ("com|net|org|io|dev|app|cloud|ai|co|uk|de|eu|fr|jp|internal|local|lan|corp|intra|svc|cluster|"
+         "amazonaws|compute|example")
+_FILE_EXTENSIONS = frozenset("""
+    py java go js ts rb rs c h cc cpp cs php sh yaml yml json toml ini cfg conf xml md txt log csv sql html css
+    jar war tar gz zip tgz lock properties env pem crt key so dll exe
+""".split())
+
+_IPV4 = re.compile(r"(?<![\w.])(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}(?![\w.]*\d)")
+_EC2 = re.compile(r"\bip-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}\b|\blocalhost\b")
+_FQDN = re.compile(rf"\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:{_TLDS})\b(?![.\w-]*[a-z0-9_]\()", re.I)
+_TICKET = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(\d{1,6})\b")
+_NOT_TICKET = frozenset({"UTF", "SHA", "ISO", "RFC", "CVE", "GHSA", "HTTP", "TLS", "SSL", "MD", "AES", "X", "P"})
+_GITHUB = re.compile(r"(?:\b(?:PR|MR|pr|mr)\s*#?\s*|\bpull/|(?<![\w&])[#!])(\d{2,6})\b")
+_SERVICE = re.compile(r"(?<![\w./@:-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-]|\.[a-z0-9])")
+_RESOURCE = re.compile(r"\b(?:deploy(?:ment)?s?|svc|services?|sts|statefulsets?|ds|daemonsets?|pods?|"
+                       r"jobs?|cronjobs?|app)(?:\.apps)?/([a-z0-9][a-z0-9-]*)", re.I)
+# A pod's suffixes: the ReplicaSet's template hash (6-10 of Kubernetes' safe letters) and the pod's 5.
+_SAFE = "bcdfghjklmnpqrstvwxz2456789"
+_POD = re.compile(rf"^(.+?)(?:-[{_SAFE}]{{6,10}})?-[{_SAFE}]{{5}}$")
+_ORDINAL = re.compile(r"^([a-z][a-z0-9-]*[a-z])-\d{1,3}$")
+_SNAKE = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w(])")
+_UPPER_SNAKE = re.compile(r"(?<![\w.-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w(])")
+# A dotted key, not a code path: no class or call after it (``java.lang.OutOfMemoryError``, ``os.path.join(``).
+_DOTTED = re.compile(r"(?<![\w./-])[a-z][a-zA-Z0-9_]*(?:\.[a-z][a-zA-Z0-9_-]*)+(?![\w(/]|\.[A-Za-z_])")
+_PACKAGE_ROOTS = frozenset({"java", "javax", "jdk", "sun", "com", "org", "net", "io", "kotlin", "scala", "android"})
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)(?==|\s+\S)")
+_KEBAB_SET = re.compile(r"(?<![\w-])([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\s*(?:=|:\s*[\"']?[\d-])")
+_VERSION = re.compile(
+    r"(?<![\w.])v(\d+(?:\.\d+)+(?:-[\w.]+)?)\b"
+    r"|(?<![\w.:])(\d+\.\d+\.\d+(?:-[\w.]+)?)(?![\w.]*\d)"
+    r"|(?<=[@:])(\d+\.\d+(?:\.\d+)*)\b"
+    r"|\b(?:version|to|from|upgrade|upgraded|pinned|pin|bump|bumped|downgraded?)\s+(\d+\.\d+(?:\.\d+)*)\b",
+    re.I)
+
+
+@dataclass(frozen=True, order=True)
+class Entity:
+    """One thing a text names. ``(kind, value)`` is its identity; ``weight`` is its specificity."""
+
+    kind: str
+    value: str
+    weight: float
+
+
+def workload(name: str) -> str:
+    """A pod or replica name reduced to its workload: hash suffixes, then a StatefulSet ordinal, stripped."""
+    name = name.lower()
+    pod = _POD.match(name)
+    if pod and any(ch.isdigit() for ch in name[len(pod.group(1)):]):
+        name = pod.group(1)
+    ordinal = _ORDINAL.match(name)
+    return ordinal.group(1) if ordinal else name
+
+
+def _weight(kind: str, value: str) -> float:
+    if value.lower() in _GENERIC_VALUES:
+        return GENERIC
+    return WEIGHTS[kind]
+
+
+def _signature_entities(text: str) -> list[Entity]:
+    out = []
+    for sig in signatures.extract_signatures(text):
+        family = sig.kind in ("http", "exit", "signal", "errno", "k8s") or not has_shape(sig.key, sig.kind)
+        out.append(Entity("signature", sig.key, FAMILY_SIGNATURE if family else SHAPED_SIGNATURE))
+        if sig.kind == "exception" and ":" in sig.key:
+            # The class alone too: a ticket retells a trace's message in its own words, and the class is what
+            # both keep (it links with one more thing, such as the service).
+            tool, body = sig.key.split(":", 1)
+            out.append(Entity("signature", f"{tool}:{re.split(r': |@', body, maxsplit=1)[0]}", FAMILY_SIGNATURE))
+    return out
+
+
+def _add(found: dict[tuple[str, str], Entity], kind: str, value: str, weight: float | None = None) -> None:
+    value = value.strip().rstrip(".")
+    if not value or (kind, value) in found:
+        return
+    found[(kind, value)] = Entity(kind, value, _weight(kind, value) if weight is None else weight)
+
+
+def entities(text: str) -> tuple[Entity, ...]:
+    """Every entity ``text`` names, de-duplicated by (kind, value), sorted; ``()`` for a text that names none."""
+    if not text or not text.strip():
+        return ()
+    found: dict[tuple[str, str], Entity] = {}
+    taken: list[tuple[int, int]] = []  # spans read as hosts or keys, so their parts are not read again
+
+    def free(m: re.Match) -> bool:
+        return not any(lo < m.end() and m.start() < hi for lo, hi in taken)
+
+    for pattern in (_EC2, _IPV4, _FQDN):
+        for m in pattern.finditer(text):
+            if free(m) and m.group(0).rsplit(".", 1)[-1].lower() not in _FILE_EXTENSIONS:
+                _add(found, "host", m.group(0).lower())
+                taken.append(m.span())
+    for m in _TICKET.finditer(text):
+        if m.group(1) not in _NOT_TICKET and not m.group(1).isdigit():
+            _add(found, "ticket", f"{m.group(1)}-{int(m.group(2))}")
+            taken.append(m.span())
+    for m in _GITHUB.finditer(text):
+        _add(found, "ticket", f"#{int(m.group(1))}")
+        taken.append(m.span())
+    for m in _FLAG.finditer(text):
+        _add(found, "config", m.group(1))
+        taken.append(m.span())
+    for m in _KEBAB_SET.finditer(text):
+        if free(m) and m.group(1) not in _HYPHENATED_WORDS:
+            _add(found, "config", m.group(1))
+            taken.append(m.span(1))
+    for pattern in (_DOTTED, _SNAKE, _UPPER_SNAKE):
+        for m in pattern.finditer(text):
+            key = m.group(0)
+            if free(m) and key.rsplit(".", 1)[-1].lower() not in _FILE_EXTENSIONS \
+                    and key.split(".", 1)[0] not in _PACKAGE_ROOTS:
+                _add(found, "config", key)
+                taken.append(m.span())
+    for m in _RESOURCE.finditer(text):
+        _add(found, "service", workload(m.group(1)))
+        taken.append(m.span())
+    for m in _SERVICE.finditer(text):
+        name = workload(m.group(0))
+        # a number inside a name is a thread or worker index (pool-3-thread-7), not part of a service's name
+        if free(m) and m.group(0) not in _HYPHENATED_WORDS and not any(p.isdigit() for p in name.split("-")):
+            _add(found, "service", name)
+    for m in _VERSION.finditer(text):
+        if free(m):
+            _add(found, "version", next(g for g in m.groups() if g))
+    for entity in _signature_entities(text):
+        found.setdefault((entity.kind, entity.value), entity)
+    return tuple(sorted(found.values()))

@@ -1,0 +1,129 @@
+"""Link episodes that name the same specific things into incidents.
+
+Two episodes link when the entities they share weigh ``THRESHOLD`` or more (``entities.py`` gives the weights:
+a ticket id or a shaped signature alone; a service with a host, a config key or a failure family; never a
+generic word). Linking is transitive (union-find), so a Remediation section, a ticket comment and the alert
+thread join through whatever each pair shares.
+
+Two rules keep a busy channel's incidents apart:
+
+- an entity held by more than half of the episodes linked (and by more than ``COMMON_MIN``) is the channel's
+  subject rather than an incident's, and weighs a quarter;
+- episodes further apart in time than ``HORIZON_SECONDS`` link only through a ticket id: the same service
+  failing the same way a week later is a recurrence, a new incident that lookup shows beside the first one.
+
+An incident is an episode or a linked set that carries a failure signal: a line whose symptom score reaches the
+role threshold. Episodes link within their stream unless ``across_streams`` is set.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from poimen.incidents.entities import Entity
+from poimen.incidents.episodes import Episode, Line
+from poimen.incidents.roles import THRESHOLD as ROLE_THRESHOLD
+from poimen.incidents.roles import line_scores
+
+THRESHOLD = 1.0
+COMMON_MIN = 3
+COMMON_FACTOR = 0.25
+HORIZON_SECONDS = 3 * 24 * 3600
+
+
+@dataclass(frozen=True)
+class Incident:
+    """Episodes that are one incident, in time order (episodes without times after, in the order given)."""
+
+    episodes: tuple[Episode, ...]
+
+    @property
+    def streams(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(ep.stream for ep in self.episodes))
+
+    @property
+    def lines(self) -> tuple[Line, ...]:
+        return tuple(line for ep in self.episodes for line in ep.lines)
+
+    @functools.cached_property
+    def entities(self) -> frozenset[Entity]:
+        return frozenset().union(*(ep.entities for ep in self.episodes))
+
+    @property
+    def start(self) -> float | None:
+        return min((ep.start for ep in self.episodes if ep.start is not None), default=None)
+
+    @property
+    def end(self) -> float | None:
+        return max((ep.end for ep in self.episodes if ep.end is not None), default=None)
+
+
+def has_failure(episode: Episode) -> bool:
+    """Whether any line of ``episode`` is a failure signal: an error, an alert, a complaint."""
+    return any(line_scores(line).symptom >= ROLE_THRESHOLD for line in episode.lines)
+
+
+class _Sets:
+    def __init__(self, n: int) -> None:
+        self.parent = list(range(n))
+
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def union(self, i: int, j: int) -> None:
+        a, b = self.find(i), self.find(j)
+        if a != b:
+            self.parent[max(a, b)] = min(a, b)
+
+
+def _far_apart(a: Episode, b: Episode, horizon: float) -> bool:
+    if a.start is None or b.start is None:
+        return False
+    return max(a.start, b.start) - min(a.end, b.end) > horizon
+
+
+def shared_weight(a: Episode, b: Episode, common: frozenset[tuple[str, str]] = frozenset()) -> float:
+    """What the entities two episodes share weigh together (a ``common`` entity a quarter)."""
+    theirs = {(e.kind, e.value) for e in b.entities}
+    return sum(e.weight * (COMMON_FACTOR if (e.kind, e.value) in common else 1.0)
+               for e in a.entities if (e.kind, e.value) in theirs)
+
+
+def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold: float = THRESHOLD,
+         horizon_seconds: float = HORIZON_SECONDS) -> list[Incident]:
+    """The incidents among ``episodes``: linked sets (within a stream unless ``across_streams``) with a failure."""
+    holders: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i, ep in enumerate(episodes):
+        for e in ep.entities:
+            holders[(e.kind, e.value)].append(i)
+    common = frozenset(key for key, held in holders.items()
+                       if len(held) > COMMON_MIN and len(held) > len(episodes) / 2)
+    sets = _Sets(len(episodes))
+    pairs = {(i, j) for held in holders.values() for i in held for j in held if i < j}
+    for i, j in sorted(pairs):
+        a, b = episodes[i], episodes[j]
+        if not across_streams and a.stream != b.stream:
+            continue
+        if _far_apart(a, b, horizon_seconds):
+            tickets = {e.value for e in a.entities if e.kind == "ticket"}
+            if not tickets & {e.value for e in b.entities if e.kind == "ticket"}:
+                continue
+        if shared_weight(a, b, common) >= threshold:
+            sets.union(i, j)
+    groups: dict[int, list[int]] = defaultdict(list)
+    for i in range(len(episodes)):
+        groups[sets.find(i)].append(i)
+    # Within an incident, episodes in time order where they have times (the log's error before the ticket that
+    # retells it), else in the order given.
+    return [Incident(tuple(episodes[i] for i in sorted(group, key=lambda i: _when(episodes[i], i))))
+            for _, group in sorted(groups.items()) if any(has_failure(episodes[i]) for i in group)]
+
+
+def _when(episode: Episode, index: int) -> tuple[bool, float, int]:
+    return (episode.start is None, episode.start or 0.0, index)

@@ -1,0 +1,76 @@
+"""A record's time as seconds, from the shapes streams write one in: only differences between records matter.
+
+Read in order: a Unix epoch (a Slack ``ts`` such as ``1709388311.000200``, epoch milliseconds), ISO 8601 and
+its log variants (``2024-03-02T14:05:11Z``, ``2024-03-02 14:05:11,123``, an offset), Apache's
+``[02/Mar/2024:14:05:11 +0000]``, syslog's ``Mar  2 14:05:11`` (no year: the year 2000 is assumed, so two
+syslog times compare, and a syslog time is not compared with a dated one by accident of year), and a bare time
+of day ``14:05`` / ``14:05:11`` (as a Markdown timeline writes one; seconds into its day). ``None`` when the
+text states no time: such a record is placed by structure alone.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+
+_MONTHS = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
+_EPOCH = re.compile(r"^\s*(\d{10}|\d{13})(?:\.\d+)?\s*$")
+_ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?(?:[.,]\d+)?\s*(Z|[+-]\d{2}:?\d{2})?")
+_DATE = re.compile(r"^\s*(\d{4})-(\d{2})-(\d{2})\s*$")
+_APACHE = re.compile(r"(\d{2})/([A-Z][a-z]{2})/(\d{4}):(\d{2}):(\d{2}):(\d{2})(?:\s*([+-]\d{4}))?")
+_SYSLOG = re.compile(r"\b([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}):(\d{2}):(\d{2})\b")
+_CLOCK = re.compile(r"(?<![\d:.])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])")
+# Where a time may be found in a record's text when its reader gave none: at the front of a log line.
+_LEADING = 40
+
+
+def _offset(text: str | None) -> timezone:
+    if not text or text == "Z":
+        return timezone.utc
+    sign = -1 if text[0] == "-" else 1
+    digits = text[1:].replace(":", "")
+    return timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:4])))
+
+
+def seconds(text: str) -> float | None:
+    """``text`` (a record's time field, or the front of a log line) as seconds, or None if it states no time."""
+    if not text:
+        return None
+    m = _EPOCH.match(text)
+    if m:
+        value = float(text)
+        return value / 1000 if len(m.group(1)) == 13 else value
+    try:
+        m = _ISO.search(text)
+        if m:
+            y, mo, d, h, mi, s = (int(g or 0) for g in m.groups()[:6])
+            return datetime(y, mo, d, h, mi, s, tzinfo=_offset(m.group(7))).timestamp()
+        m = _DATE.match(text)
+        if m:
+            return datetime(*(int(g) for g in m.groups()), tzinfo=timezone.utc).timestamp()
+        m = _APACHE.search(text)
+        if m and m.group(2).lower() in _MONTHS:
+            d, mon, y, h, mi, s, off = m.groups()
+            return datetime(int(y), _MONTHS[mon.lower()], int(d), int(h), int(mi), int(s),
+                            tzinfo=_offset(off)).timestamp()
+        m = _SYSLOG.search(text)
+        if m and m.group(1).lower() in _MONTHS:
+            mon, d, h, mi, s = m.groups()
+            return datetime(2000, _MONTHS[mon.lower()], int(d), int(h), int(mi), int(s),
+                            tzinfo=timezone.utc).timestamp()
+    except ValueError:
+        return None  # a date-shaped text that is no date (month 13): no time, as for any text without one
+    m = _CLOCK.search(text)
+    if m and int(m.group(1)) < 24:
+        return int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3) or 0)
+    return None
+
+
+def record_seconds(time: str, text: str) -> float | None:
+    """A record's time: its ``time`` field, else a time at the very front of its text (a log line's stamp)."""
+    if time:
+        return seconds(time)
+    head = text.lstrip()[:_LEADING]
+    if head[:1].isdigit() or head[:1] == "[" or head[:3].lower() in _MONTHS:
+        return seconds(head)
+    return None

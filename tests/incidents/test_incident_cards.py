@@ -1,0 +1,76 @@
+"""Cards: built by extraction from a multi-format incident; held-out streams check that the cues generalise."""
+
+from __future__ import annotations
+
+import incident_heldout as held
+from incident_fixtures import (JIRA, JIRA_CAUSE, JIRA_FIX, LOG, PAGERDUTY, PAGERDUTY_FIX, SHELL, SHELL_FIX,
+                               SHELL_RESTART, SLACK, SLACK_CAUSE, SLACK_FIX, SLACK_HERRINGS, SLACK_ROLLBACK)
+
+from poimen.domain import sha256_text
+from poimen.incidents import build_card, cards, incidents, render
+
+
+def _texts(lines) -> list[str]:
+    return [line.text for line in lines]
+
+
+def test_every_rendered_line_is_copied_verbatim_with_its_role_and_evidence():
+    card = build_card(incidents({"slack.json": SLACK})[0])
+    sources = {line.strip() for r in SLACK for line in r.text.split("\n")}
+    rendered = render(card).split("\n")
+    assert rendered and all(line in sources for line in rendered)
+    assert set(card.roles) == {sha256_text(line) for line in rendered}
+    fix = next(line for line in card.lines if line.text == SLACK_FIX)
+    assert card.roles[fix.sha] == "action"
+    assert (fix.evidence.stream, fix.evidence.line_start, fix.evidence.kind) == ("slack.json", 39, "reply")
+
+
+def test_the_slack_card_holds_cause_and_fix_and_no_red_herring():
+    card = build_card(incidents({"slack.json": SLACK})[0])
+    assert _texts(card.causes) == [SLACK_CAUSE]
+    assert SLACK_FIX in _texts(card.actions)
+    assert SLACK_ROLLBACK not in _texts(card.actions)
+    assert not set(SLACK_HERRINGS) & set(_texts(card.lines))
+    assert card.title.startswith("checkout-api")
+    assert card.summary.startswith("checkout-api failed") and "because" in card.summary
+    assert "resolved with bumped proxy-body-size: 16m" in card.summary
+
+
+def test_a_multi_format_incident_makes_one_card_across_streams():
+    streams = {"svc.log": LOG, "jira.csv": JIRA}
+    (card,) = [c for c in cards(streams, across_streams=True) if JIRA_FIX in _texts(c.lines)]
+    assert card.streams == ("svc.log", "jira.csv")  # time order: the log came first
+    assert _texts(card.causes) == [JIRA_CAUSE]
+    assert any("OutOfMemoryError" in line.text and line.evidence.stream == "svc.log" for line in card.symptoms)
+    assert card.verifications and card.start == "2024-04-09 03:12:44,118" and card.end == "2024-04-10T07:00:00Z"
+    assert ("ticket", "ORD-977") in {(e.kind, e.value) for e in card.entities}
+
+
+def test_markdown_and_shell_cards():
+    pd = build_card(incidents({"pd.md": PAGERDUTY})[0])
+    assert PAGERDUTY_FIX in _texts(pd.actions) and pd.causes and pd.verifications
+    shell = build_card(incidents({"shell.txt": SHELL})[0])
+    assert SHELL_FIX in _texts(shell.actions) and SHELL_RESTART not in _texts(shell.actions)
+
+
+def test_symptoms_of_one_shape_are_kept_once():
+    from incident_fixtures import rec
+    burst = tuple(rec(f"2024-04-09 03:14:0{i} ERROR [worker-{i}] upstream timed out after {i}000ms", i, "log")
+                  for i in range(1, 6))
+    card = build_card(incidents({"x.log": burst})[0])
+    assert len(card.symptoms) == 1
+
+
+def test_held_out_postmortem_generalises():
+    (card,) = cards({held.POSTMORTEM_STREAM: held.POSTMORTEM})
+    assert _texts(card.causes) == [held.POSTMORTEM_CAUSE]
+    assert set(held.POSTMORTEM_FIXES) <= set(_texts(card.actions))
+    assert held.POSTMORTEM_HERRING not in _texts(card.lines)
+    assert card.verifications
+
+
+def test_held_out_issue_generalises_and_the_docs_ticket_is_no_incident():
+    (card,) = cards({held.ISSUE_STREAM: held.ISSUES})
+    assert _texts(card.causes) == [held.ISSUE_CAUSE]
+    assert held.ISSUE_FIX in _texts(card.actions)
+    assert not set(held.ISSUE_HERRINGS) & set(_texts(card.lines))

@@ -1,0 +1,74 @@
+"""Entities: pod suffixes stripped, ids and hosts normalised, generic names weak."""
+
+from __future__ import annotations
+
+import pytest
+
+from poimen.incidents.entities import GENERIC, entities, workload
+
+
+def _values(text: str, kind: str) -> set[str]:
+    return {e.value for e in entities(text) if e.kind == kind}
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("checkout-api-7d9f8b6c4-x2k9p", "checkout-api"),   # Deployment pod: ReplicaSet hash and pod suffix
+    ("fluentd-x2k9p", "fluentd"),                        # DaemonSet pod: the pod suffix alone
+    ("kafka-2", "kafka"),                                # StatefulSet ordinal
+    ("checkout-api", "checkout-api"),                    # a plain name stays
+    ("media-svc", "media-svc"),                          # a 5-letter-free tail is not a pod suffix
+])
+def test_workload_strips_pod_suffixes(name, expected):
+    assert workload(name) == expected
+
+
+def test_two_pods_of_one_deployment_name_one_service():
+    a = _values("OOMKilled: checkout-api-7d9f8b6c4-x2k9p", "service")
+    b = _values("OOMKilled: checkout-api-5b6c7d8f9-qq7zt", "service")
+    assert a == b == {"checkout-api"}
+
+
+def test_ticket_and_pr_ids_normalise():
+    found = _values("see INC-4101 and OPS-12, fixed in #1234, PR 88, PR #89 and pull/90; UTF-8 is no ticket",
+                    "ticket")
+    assert found == {"INC-4101", "OPS-12", "#1234", "#88", "#89", "#90"}
+
+
+def test_hosts():
+    found = _values("timeouts from db-1.prod.internal (10.0.3.4) and ip-10-0-1-2, config in app.yaml", "host")
+    assert found == {"db-1.prod.internal", "10.0.3.4", "ip-10-0-1-2"}
+
+
+def test_config_keys_and_not_code_paths():
+    text = ("set client_max_body_size 50m, spark.executor.memory=4g, max_connections and JAVA_OPTS; "
+            "--max-old-space-size=4096; proxy-body-size: 0; java.lang.OutOfMemoryError at os.path.join(x)")
+    assert _values(text, "config") == {"client_max_body_size", "spark.executor.memory", "max_connections",
+                                       "JAVA_OPTS", "max-old-space-size", "proxy-body-size"}
+
+
+def test_versions():
+    assert _values("upgrade to 8.15, pinned v2.3.0, image:1.4 and libvips 8.14.2 at 14:05", "version") == \
+        {"8.15", "2.3.0", "1.4", "8.14.2"}
+
+
+def test_signatures_come_from_poimen_signatures_and_weigh_by_shape():
+    found = {e.value: e.weight for e in entities("java.lang.OutOfMemoryError: Java heap space\n"
+                                                 "\tat com.acme.Exporter.render(Exporter.java:212)\nHTTP 502")
+             if e.kind == "signature"}
+    assert found["java:java.lang.OutOfMemoryError: Java heap space"] == 1.0
+    assert found["http:502"] < 1.0
+
+
+def test_generic_names_link_weakly():
+    weights = {e.value: e.weight for e in entities("localhost:8080 and 127.0.0.1 refused via ingress-nginx on "
+                                                   "db-1.prod.internal")}
+    assert weights["localhost"] == weights["127.0.0.1"] == weights["ingress-nginx"] == GENERIC
+    assert weights["db-1.prod.internal"] > GENERIC
+
+
+def test_thread_names_and_english_are_no_services():
+    assert _values("[pool-3-thread-7] a follow-up on the read-only replica", "service") == set()
+
+
+def test_empty_text_has_no_entities():
+    assert entities("") == () and entities("   \n") == ()

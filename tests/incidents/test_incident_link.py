@@ -1,0 +1,56 @@
+"""Linking: a later fix joins its incident by a shared id or service and signature; unrelated ones stay apart."""
+
+from __future__ import annotations
+
+from incident_fixtures import JIRA, JIRA_FIX, LOG, SLACK, SLACK_FIX, rec
+
+from poimen.incidents import episodes, incidents, link
+
+
+def _texts(incident) -> set[str]:
+    return {r.text for ep in incident.episodes for r in ep.records}
+
+
+def test_two_unrelated_incidents_in_one_channel_stay_apart_and_chatter_is_no_incident():
+    found = incidents({"slack": SLACK})
+    assert len(found) == 2
+    assert SLACK_FIX in _texts(found[0]) and SLACK_FIX not in _texts(found[1])
+    assert all("lunch order" not in text for inc in found for text in _texts(inc))
+
+
+def test_a_later_ticket_comment_joins_by_ticket_id():
+    stream = (rec("OPS-77 checkout-api returns 502 for EU users", 1, "message", time="2024-03-01T10:00:00Z"),
+              rec("unrelated: team lunch on Friday", 2, "message", time="2024-03-01T10:05:00Z"),
+              rec("Follow-up for OPS-77: reverted the keepalive change, details in the runbook", 3, "message",
+                  time="2024-03-01T16:00:00Z"))
+    found = incidents({"chat": stream})
+    assert len(found) == 1 and stream[2].text in _texts(found[0])
+
+
+def test_a_fix_joins_by_service_and_failure_family_but_not_by_service_alone():
+    alert = rec("checkout-api returning 502 Bad Gateway", 1, "message", time="2024-03-01T10:00:00Z")
+    fix = rec("checkout-api: the 502 Bad Gateway responses stopped after we raised the upstream timeout", 2, "message",
+              time="2024-03-01T13:00:00Z")
+    other = rec("checkout-api deploy of v42 finished", 3, "message", time="2024-03-01T16:00:00Z")
+    eps = episodes((alert, fix, other), "chat")
+    assert len(eps) == 3  # an hour-plus gap cuts each one off
+    found = link(eps)
+    assert len(found) == 1 and {r.text for ep in found[0].episodes for r in ep.records} == {alert.text, fix.text}
+
+
+def test_a_recurrence_a_week_later_is_a_new_incident_unless_a_ticket_joins_them():
+    first = rec("checkout-api 502s, upstream timed out", 1, "message", time="2024-03-01T10:00:00Z")
+    again = rec("checkout-api 502s again, upstream timed out", 2, "message", time="2024-03-09T10:00:00Z")
+    assert len(incidents({"chat": (first, again)})) == 2
+    first = rec("INC-9 checkout-api 502s", 1, "message", time="2024-03-01T10:00:00Z")
+    later = rec("INC-9 postmortem: fixed by raising proxy_read_timeout", 2, "message", time="2024-03-09T10:00:00Z")
+    assert len(incidents({"chat": (first, later)})) == 1
+
+
+def test_streams_link_only_when_asked():
+    per_stream = incidents({"svc.log": LOG, "jira.csv": JIRA})
+    assert not any(JIRA_FIX in _texts(inc) and LOG[1].text in _texts(inc) for inc in per_stream)
+    across = incidents({"svc.log": LOG, "jira.csv": JIRA}, across_streams=True)
+    joined = [inc for inc in across if JIRA_FIX in _texts(inc)]
+    assert len(joined) == 1 and LOG[1].text in _texts(joined[0])
+    assert joined[0].streams == ("svc.log", "jira.csv")  # time order: the log came first

@@ -1,0 +1,81 @@
+"""Roles: each role from its cues; a ruled-out suspect and a rollback that changed nothing are never cause or fix."""
+
+from __future__ import annotations
+
+import pytest
+from incident_fixtures import (PAGERDUTY, PAGERDUTY_CAUSE, PAGERDUTY_FIX, PAGERDUTY_HERRINGS, SHELL, SHELL_CAUSE,
+                               SHELL_FIX, SHELL_RESTART, SLACK, SLACK_CAUSE, SLACK_FIX, SLACK_HERRINGS,
+                               SLACK_ROLLBACK, rec)
+
+from poimen.incidents import assign, incidents, score
+from poimen.incidents.episodes import record_lines
+from poimen.incidents.roles import pick
+
+
+@pytest.mark.parametrize("text, role", [
+    ("ERROR upstream connect error or disconnect/reset before headers", "symptom"),
+    ("users are reporting timeouts on login", "symptom"),
+    ("it turned out the cert had expired on the internal CA", "cause"),
+    ("the cache was evicting hot keys because maxmemory was too low", "cause"),
+    ("bumped maxmemory to 4gb and restarted redis", "action"),
+    ("helm rollback billing 14", "action"),
+    ("ALTER SYSTEM SET max_wal_size = '4GB';", "action"),
+    ("confirmed, error rate back to baseline levels and no more pages", "verification"),
+    ("grabbing coffee, back in 5", "none"),
+])
+def test_each_role_from_its_cues(text, role):
+    assert pick(score(text)) == role
+
+
+def test_a_log_line_at_warn_is_a_symptom_and_never_a_cause():
+    s = score("2024-04-09 03:14:05 WARN pool exhausted because of slow queries", kind="log", level="WARN")
+    assert pick(s) == "symptom" and s.cause == 0
+
+
+def test_a_read_only_command_is_nothing_and_a_state_change_is_an_action():
+    assert pick(score("$ kubectl get pods -n shop", kind="command")) == "none"
+    assert pick(score("$ kubectl scale deploy/cart --replicas=6", kind="command")) == "action"
+
+
+def test_hedges_and_questions_are_weaker():
+    assert score("maybe the pool is exhausted?").cause < score("the pool is exhausted").cause
+    assert pick(score("we thought it was DNS because of the timing")) != "cause"
+    assert pick(score("we thought it was DNS but it turned out the pool was exhausted")) == "cause"
+
+
+def test_planned_work_is_not_an_action():
+    assert pick(score("we should raise max_connections next week")) == "none"
+
+
+def _roles(records):
+    (incident,) = incidents({"s": records})
+    return {r.line.text: r.role for r in assign(incident.lines)}
+
+
+def test_slack_thread_roles_and_red_herrings():
+    roles = _roles(SLACK[:8])
+    assert roles[SLACK_CAUSE] == "cause" and roles[SLACK_FIX] == "action"
+    assert roles[SLACK_ROLLBACK] not in ("cause", "action")
+    assert all(roles[text] not in ("cause", "action") for text in SLACK_HERRINGS)
+
+
+def test_pagerduty_timeline_roles_and_the_unrelated_warning():
+    roles = _roles(PAGERDUTY)
+    assert roles[PAGERDUTY_CAUSE] == "cause" and roles[PAGERDUTY_FIX] == "action"
+    assert all(roles[text] not in ("cause", "action") for text in PAGERDUTY_HERRINGS)
+    assert roles["Add an alert on connection count per database."] != "action"  # an action item is yet to do
+
+
+def test_a_restart_that_did_not_help_is_not_the_fix():
+    roles = _roles(SHELL)
+    assert roles[SHELL_RESTART] == "none"
+    assert roles[SHELL_FIX] == "action" and roles[SHELL_CAUSE] == "cause"
+
+
+def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
+    records = (rec("payments-api 503s since 14:00", 1, "message"),
+               rec("the culprit is the new rate limiter config on payments-api", 2, "message"),
+               rec("rate limiter config is a red herring, it was never deployed", 3, "message"))
+    lines = [line for r in records for line in record_lines(r)]
+    roles = [r.role for r in assign(lines)]
+    assert roles == ["symptom", "none", "none"]
