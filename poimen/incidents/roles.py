@@ -3,7 +3,7 @@
 The offline engine scores every line for each role from cues (generic on-call English, never one stream's
 wording), then picks a role. The cue lists, each matched as a whole word or phrase, case-insensitive:
 
-- **symptom**: a failure level (WARN 1, ERROR 1.5, FATAL 2, as ``poimen.line_levels`` reads it) and a failure
+- **symptom**: a failure level (WARN 1, ERROR 1.5, FATAL 2, as ``poimen.text.line_levels`` reads it) and a failure
   signature (+1); words, +0.6 each up to 1.8: error(s), fail/failed/failing/failure, exception, timeout /
   timed out, refused, unreachable, unavailable, is down / went down, outage, alert, firing / fired, paged,
   degraded, latency, spike(s/d), elevated, 5xx / 4xx / 502s / "returned|returning|throwing|seeing|getting 502",
@@ -74,7 +74,7 @@ from dataclasses import dataclass
 from poimen import signatures
 from poimen.incidents.entities import entities
 from poimen.incidents.episodes import Line
-from poimen.line_levels import line_levels
+from poimen.text.line_levels import line_levels
 
 ROLES = ("symptom", "cause", "action", "verification", "none")
 THRESHOLD = 1.0
