@@ -14,11 +14,12 @@ from typing import Optional
 
 import typer
 
+from poimen.cli_args import TextGroup
 from poimen.errors import PoimenError
 from poimen.readout import console
 from poimen.terminal import JsonOpt, print_json_lines, print_table, run_progress
 
-app = typer.Typer(help="poimen: gated memory over long streams, with evidence.", no_args_is_help=True,
+app = typer.Typer(help="poimen: gated memory over long streams, with evidence.", no_args_is_help=True, cls=TextGroup,
                   add_completion=False, pretty_exceptions_enable=False)
 log_app = typer.Typer(help="Read the event log.", no_args_is_help=True)
 app.add_typer(log_app, name="log")
