@@ -14,13 +14,14 @@ from typing import Optional
 
 import typer
 
+from poimen.cli_args import TextGroup
 from poimen.errors import PoimenError
 from poimen.cli.readout import console
 from poimen.cli.terminal import JsonOpt, print_json_lines, print_table, run_progress
 
 MAX_PROBLEMS = 20  # problems `mem verify` lists; the first is the error line
 
-app = typer.Typer(help="poimen: gated memory over long streams, with evidence.", no_args_is_help=True,
+app = typer.Typer(help="poimen: gated memory over long streams, with evidence.", no_args_is_help=True, cls=TextGroup,
                   add_completion=False, pretty_exceptions_enable=False)
 log_app = typer.Typer(help="Read the event log.", no_args_is_help=True)
 app.add_typer(log_app, name="log")

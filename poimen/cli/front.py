@@ -18,6 +18,8 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
+from poimen.argv import is_text, utf8_problem
+
 Parse = Callable[[str], Any]
 
 
@@ -57,13 +59,13 @@ DEFAULTS = {"lookup": {"k": 10, "explain": False, "lines": 4},
 
 def parse(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
     """``(command, options)`` for a plain warm-able argv, else None (the full CLI parses it)."""
-    if not argv or argv[0] not in COMMANDS:
-        return None
+    if not argv or argv[0] not in COMMANDS or any(map(utf8_problem, argv)):
+        return None  # a word that is not UTF-8 text: the full command names it
     command, (positional, options) = argv[0], COMMANDS[argv[0]]
     given: dict[str, Any] = {}
     words = iter(argv[1:])
     for word in words:
-        if not word.startswith("-"):
+        if not word.startswith("-") or is_text(word):
             name, value = positional, word
         elif word in options:
             name, parser = options[word]
@@ -71,7 +73,7 @@ def parse(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
                 value = True
             else:
                 raw = next(words, None)
-                if raw is None or raw.startswith("-"):
+                if raw is None or (raw.startswith("-") and not is_text(raw)):
                     return None
                 try:
                     value = parser(raw)
