@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from poimen import front
-from poimen.argv import is_text, utf8_problem
-from poimen.cli import app
+from poimen.cli import front
+from poimen.cli.argv import is_text, utf8_problem
+from poimen.cli.app import app
 
 BGL = Path("/work/shared/bench/failures/loghub/BGL/BGL_2k.log")
 BAD = b"\xff\xfe".decode("utf-8", "surrogateescape")  # what Python makes of `$'\xff\xfe'` in argv

@@ -14,7 +14,7 @@ from typing import Optional
 
 import typer
 
-from poimen.cli_args import TextGroup
+from poimen.cli.args import TextGroup
 from poimen.errors import PoimenError
 from poimen.cli.readout import console
 from poimen.cli.terminal import JsonOpt, print_json_lines, print_table, run_progress

@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from poimen.argv import is_text, utf8_problem
+from poimen.cli.argv import is_text, utf8_problem
 
 Parse = Callable[[str], Any]
 

@@ -2,7 +2,7 @@
 body runs, and a pasted line that starts with ``-`` reaches the command as its positional text.
 
 Done here, where a command is resolved, so no command repeats it and none can forget it (the word rules are
-``poimen.argv``'s, shared with the front door).
+``poimen.cli.argv``'s, shared with the front door).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, Callable
 import typer
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
-from poimen.argv import is_text, utf8_problem
+from poimen.cli.argv import is_text, utf8_problem
 
 
 def guard_text(cmd: Any) -> None:
@@ -43,7 +43,7 @@ def _checked(callback: Callable[..., Any], params: list[Any]) -> Callable[..., A
 
 
 def text_positionals(cmd: Any, ctx: Any, args: list[str]) -> list[str]:
-    """``args`` with each word that is text though it starts with ``-`` (``poimen.argv.is_text``) moved, with the
+    """``args`` with each word that is text though it starts with ``-`` (``poimen.cli.argv.is_text``) moved, with the
     other positionals in their order, behind a ``--``, so click takes it as the positional; unchanged when there is
     no such word or ``cmd`` takes no positional."""
     if not any(isinstance(p, TyperArgument) for p in cmd.params):

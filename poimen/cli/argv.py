@@ -1,5 +1,5 @@
 """What the command line's words are, before any parser reads them: standard library only, so the front door
-(``poimen.front``) and the full CLI (``poimen.cli_args``) judge a word alike.
+(``poimen.cli.front``) and the full CLI (``poimen.cli.args``) judge a word alike.
 
 Two questions. Is a word text poimen can store? Python hands undecodable argv bytes over as lone surrogates
 (surrogateescape), and the first ``encode("utf-8")`` far downstream raised a traceback, after ``mem remember`` had
