@@ -48,11 +48,12 @@ class Stream:
     id: str
     chunk_shas: tuple[str, ...]
     open: Callable[[], Iterable[Chunk]]
+    chunk_tokens: int | None = None  # the bound the source was cut at (recorded on the run); None: not a chunked source
 
     @classmethod
-    def of(cls, stream_id: str, chunks: Sequence[Chunk]) -> "Stream":
+    def of(cls, stream_id: str, chunks: Sequence[Chunk], chunk_tokens: int | None = None) -> "Stream":
         chunks = list(chunks)
-        return cls(stream_id, tuple(c.sha for c in chunks), lambda: iter(chunks))
+        return cls(stream_id, tuple(c.sha for c in chunks), lambda: iter(chunks), chunk_tokens)
 
     @property
     def sha(self) -> str:
@@ -219,6 +220,7 @@ async def run_loop(
             stream_id=stream.id, stream_sha=stream.sha, chunks=len(stream.chunk_shas),
             config=asdict(cfg), use_exit_gate=use_exit, prompt_template_sha=load("gate").sha,
             constrain=fmt.mode if fmt else None, grammar_sha=fmt.sha if fmt else None,
+            chunk_tokens=stream.chunk_tokens,
         ).to_attrs())]
     state = _replay(sink.events)
     pending: asyncio.Future | None = None
