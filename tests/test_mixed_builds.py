@@ -64,3 +64,20 @@ def test_builds_at_two_chunk_bounds_then_the_rebuild_pass_every_audit_in_any_ord
     log = EventLog(tmp_path / "log")
     recorded = {P.RunStart.from_event(r.events[0]).chunk_tokens for r in loop_runs(read_runs(log), "L1")}
     assert recorded == {300, 120}
+
+
+def test_acceptance_is_judged_on_streams_long_enough_at_their_own_chunk_bound(tmp_path, corpus):  # noqa: F811
+    from assets.checks import acceptance_within
+
+    resources = make_resources(tmp_path, corpus)
+    assert job(dict(resources, corpus=at(corpus, 120)), "full_build").success
+    runs = loop_runs(read_runs(EventLog(tmp_path / "log")), "L1")
+    longest = max(r.start.chunks for r in runs)  # the channel export; the ADR is a few chunks even at 120 tokens
+    long_enough = [r for r in runs if r.start.chunks >= longest]
+    assert long_enough and len(long_enough) < len(runs)
+    verdict = acceptance_within(runs, limit=0.0, min_chunks=longest)
+    assert not verdict.passed and verdict.metadata["runs_judged"] == len(long_enough)
+    assert verdict.metadata["chunks"] == sum(r.end.chunks_seen for r in long_enough)
+    # at a bound where every stream is one or two chunks the rate says nothing about choosing: not judged, passed
+    short = acceptance_within(runs, limit=0.0, min_chunks=10_000)
+    assert short.passed and short.description.startswith("not judged: no stream has 10000 chunks or more at 120-token")
