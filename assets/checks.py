@@ -21,6 +21,7 @@ from resources import WRITER_POOL, EmbedderResource, EventLogResource, writer_st
 MEMORY_INDEX = dg.AssetKey("memory_index")
 
 ACCEPTANCE_LIMIT = 0.30
+MIN_CHUNKS = 4  # streams shorter than this at their chunk bound cannot show a gate choosing
 LISTED = 50
 WHY_HIGH = (
     "Why a high rate is a warning: a gate that opens on most chunks is not choosing. The memory is rewritten on "
@@ -50,10 +51,21 @@ def log_integrity(report: VerifyReport) -> Verdict:
     return Verdict(False, f"first bad event: {report.first}", {**meta, "problems": len(report.problems)})
 
 
-def acceptance_within(runs: Iterable[Run], limit: float = ACCEPTANCE_LIMIT) -> Verdict:
-    """Gates opened over chunks seen in the latest run of each (query, stream): a gate open on most chunks is not gating."""
+def acceptance_within(runs: Iterable[Run], limit: float = ACCEPTANCE_LIMIT, min_chunks: int = MIN_CHUNKS) -> Verdict:
+    """Gates opened over chunks seen in the latest run of each (query, stream): a gate open on most chunks is not gating.
+
+    Judged over the runs whose stream has at least ``min_chunks`` chunks at the bound it was cut at: a stream of one
+    or two chunks (a short document at 5000-token chunks) says nothing about choosing, since a gate that opens on its
+    only relevant chunk opens on all of it. So the rate follows each build's chunk bound, not one bound's corpus."""
     per_query: dict[str, list[int]] = {}
-    for run in current(runs).values():
+    latest = list(current(runs).values())
+    judged = [run for run in latest if run.start.chunks >= min_chunks]
+    if latest and not judged:
+        bounds = sorted({run.start.chunk_tokens for run in latest if run.start.chunk_tokens})
+        return Verdict(True, f"not judged: no stream has {min_chunks} chunks or more"
+                             + (f" at {', '.join(map(str, bounds))}-token chunks" if bounds else ""),
+                       {"acceptance_rate": 0.0, "runs_judged": 0, "runs_too_short": len(latest), "why_a_limit": WHY_HIGH})
+    for run in judged:
         counts = per_query.setdefault(run.query_id, [0, 0])
         counts[0] += run.chunks_used
         counts[1] += run.chunks_seen
@@ -67,6 +79,7 @@ def acceptance_within(runs: Iterable[Run], limit: float = ACCEPTANCE_LIMIT) -> V
         summary += f" (highest: {highest}). " + WHY_HIGH
     return Verdict(rate < limit, summary,
                    {"acceptance_rate": round(rate, 4), "gates_opened": used, "chunks": seen,
+                    "runs_judged": len(judged), "runs_too_short": len(latest) - len(judged),
                     "per_query": markdown_table(rows) + "\n", "why_a_limit": WHY_HIGH})
 
 

@@ -5,7 +5,8 @@ from types import SimpleNamespace
 
 import dagster as dg
 
-from assets.metadata import gate_timeline, outcome_counts, run_stats, sealed_events
+from assets.metadata import (build_settings, gate_timeline, last_build_settings, outcome_counts, run_stats,
+                             sealed_events, settings_change)
 from poimen.inputs.chunk_store import CHUNK_DIR, stored_stream
 from poimen.inputs.chunking import source_id
 from poimen.write.core import RunRequest, RunResult, run_loops
@@ -57,9 +58,16 @@ def require_finished(result: RunResult) -> None:
 
 def level_metadata(outcomes: list, source_errors: int, event_log: EventLogResource) -> dict:
     """What the runs of a level hold, for the materialization."""
-    runs = sealed_events(event_log.log(), [o.run_id for o in outcomes])
+    log = event_log.log()
+    runs = sealed_events(log, [o.run_id for o in outcomes])
+    settings = build_settings(runs)
+    level = next((events[0].level for events in runs.values() if events), "")
+    changed = settings_change(last_build_settings(log, level, runs), settings) if runs else ""
+    if changed:  # said, never failed: each run records its own settings and the rebuild replays it with them
+        dg.get_dagster_logger().warning(f"{level} settings differ from the last build's: {changed}")
     return {
         **run_stats(runs).as_metadata(), **outcome_counts(outcomes), "source_errors": source_errors,
+        "settings": dg.MetadataValue.json(settings), "settings_changed": changed or "no",
         "gate_timeline": dg.MetadataValue.md(gate_timeline(runs)),
     }
 

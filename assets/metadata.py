@@ -6,6 +6,7 @@ the tests call exactly what the assets report.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -81,6 +82,44 @@ def run_stats(runs: dict[str, list[Event]]) -> RunStats:
     stats.prompt_shas.discard("")
     stats.content_hash = sha256_json(sorted([r, ev[-1].hash if ev else ""] for r, ev in runs.items()))
     return stats
+
+
+# What a build records on each of its runs that shapes the log: a change between builds is said, never an error
+# (the rebuild replays each run with its own).
+SETTINGS = ("chunk_tokens", "memory_budget", "model")
+
+
+def recorded_settings(events: Sequence[Event]) -> dict:
+    """The settings one sealed loop run records: its chunk bound (L1), memory budget and model."""
+    start = RunStart.from_event(events[0])
+    found = {"chunk_tokens": start.chunk_tokens, "memory_budget": start.memory_budget or None,
+             "model": next((e.model_id for e in events if e.model_id), None)}
+    return {k: v for k, v in found.items() if v is not None}
+
+
+def build_settings(runs: dict[str, list[Event]]) -> dict:
+    """A build's settings: each setting's most common value over its runs (a run found sealed from an earlier
+    build at other settings, the same chunks cut at another bound, records that build's)."""
+    seen = [recorded_settings(events) for events in runs.values() if events and events[0].kind == EventKind.RUN_START]
+    return {k: Counter(s[k] for s in seen if k in s).most_common(1)[0][0] for k in SETTINGS if any(k in s for s in seen)}
+
+
+def last_build_settings(log: EventLog, level: str, exclude: Iterable[str]) -> dict:
+    """The settings of the latest loop run of ``level`` in the log that is not one of ``exclude`` (this build's)."""
+    skip = set(exclude)
+    for entry in reversed(log.index()):
+        if entry["run_id"] in skip:
+            continue
+        events = log.run_events(entry["run_id"])
+        if events and events[0].kind == EventKind.RUN_START and events[0].level == level and \
+                RunStart.from_event(events[0]).run_kind == "loop":
+            return recorded_settings(events)
+    return {}
+
+
+def settings_change(before: dict, now: dict) -> str:
+    """``"chunk_tokens 5000 -> 800; ..."`` for each setting both record and that differs; "" when none does."""
+    return "; ".join(f"{k} {before[k]} -> {now[k]}" for k in SETTINGS if k in before and k in now and before[k] != now[k])
 
 
 def outcome_counts(outcomes: Sequence[RunOutcome]) -> dict[str, int]:

@@ -103,11 +103,12 @@ class Stream:
     id: str
     chunk_shas: tuple[str, ...]
     open: Callable[[], Iterable[Chunk]]
+    chunk_tokens: int | None = None  # the bound the source was cut at (recorded on the run); None: not a chunked source
 
     @classmethod
-    def of(cls, stream_id: str, chunks: Sequence[Chunk]) -> "Stream":
+    def of(cls, stream_id: str, chunks: Sequence[Chunk], chunk_tokens: int | None = None) -> "Stream":
         chunks = list(chunks)
-        return cls(stream_id, tuple(c.sha for c in chunks), lambda: iter(chunks))
+        return cls(stream_id, tuple(c.sha for c in chunks), lambda: iter(chunks), chunk_tokens)
 
     @property
     def sha(self) -> str:

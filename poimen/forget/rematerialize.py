@@ -1,10 +1,11 @@
 """The full rebuild: every stage done again from the raw inputs in a scratch folder, and compared with what is stored.
 
-1. Chunks: every source is chunked afresh and compared, chunk by chunk, by sha
-   with the stored chunks Parquet.
+1. Chunks: every source is chunked afresh, at the bound its stored file records,
+   and compared, chunk by chunk, by sha with the stored chunks Parquet.
 2. The log: every sealed run is re-derived, in the live log's order, into a
    scratch log — L0 stream and R runs from the fresh chunks, L1/L2 loops
-   replayed through ``run_loop`` against their *recorded* model replies
+   replayed through ``run_loop`` against their *recorded* model replies, each
+   run at its *recorded* chunk bound (a log may hold builds at several),
    (``ReplayClient``: no model call), symptom projections likewise — and each
    sealed segment is compared byte for byte with the live one. A run that
    cannot come from today's inputs (a superseded source, a store write made
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from poimen.inputs.reading import DETECT, Reading
-from poimen.inputs.chunk_store import CHUNK_DIR, chunk_sources, first_chunk_diff
+from poimen.inputs.chunk_store import CHUNK_DIR, chunk_path, chunk_sources, first_chunk_diff, stored_bound
 from poimen.inputs.chunking import source_id
 from poimen.domain import Chunk, EventKind, Level, Query, Stream
 from poimen.index.rebuild import RebuildReport, rebuild_into
@@ -86,10 +87,11 @@ def rematerialize(live_root: Path | str, scratch: Path, inputs: Inputs, embedder
     report = RematerializeReport()
     live, replica = EventLog(live_root), EventLog(scratch / "log")
     forgot = forgotten(live)
-    fresh = {sid: chunks for sid, chunks in
-             chunk_sources(inputs.sources, inputs.sources_root, inputs.chunk_tokens, forgot.shas, inputs.reading).items()
-             if sid not in forgot.streams}
-    report.chunks_compared, diff = first_chunk_diff(work / CHUNK_DIR, fresh)
+    fresh = Fresh(inputs, forgot)
+    # each stored file is compared with the source cut at the bound the file records (the build's), not today's
+    stored = {sid: fresh.at(sid, stored_bound(p) if (p := chunk_path(work / CHUNK_DIR, sid)).exists() else None)
+              for sid in fresh.paths}
+    report.chunks_compared, diff = first_chunk_diff(work / CHUNK_DIR, stored)
     if diff is not None:
         report.first_difference = str(diff)
         return report
@@ -136,10 +138,32 @@ def as_draft(e: Event) -> EventDraft:
                       update=e.update, exit=e.exit, model_id=e.model_id, prompt_sha=e.prompt_sha, attrs=e.attributes)
 
 
+class Fresh:
+    """The sources chunked afresh, without what was forgotten, once per (source, bound) asked for: a log built at
+    several chunk bounds is replayed run by run at each run's recorded bound (``None``: the inputs' bound, as a run
+    recorded before the bound was is taken to have been cut)."""
+
+    def __init__(self, inputs: Inputs, forgot: Forgotten = Forgotten()):
+        self.inputs, self.forgot = inputs, forgot
+        self.paths = {sid: p for p in inputs.sources
+                      if (sid := source_id(p, inputs.sources_root)) not in forgot.streams}
+        self._cut: dict[tuple[str, int], list[Chunk]] = {}
+
+    def at(self, sid: str, bound: int | None) -> list[Chunk] | None:
+        path = self.paths.get(sid)
+        if path is None:
+            return None
+        key = (sid, bound or self.inputs.chunk_tokens)
+        if key not in self._cut:
+            self._cut[key] = chunk_sources([path], self.inputs.sources_root, key[1], self.forgot.shas,
+                                           self.inputs.reading)[sid]
+        return self._cut[key]
+
+
 class _Rederive:
     """Writes one live run's counterpart into the replica; returns a one-line difference, or "" when it could."""
 
-    def __init__(self, live: EventLog, replica: EventLog, fresh: dict[str, list[Chunk]], inputs: Inputs,
+    def __init__(self, live: EventLog, replica: EventLog, fresh: Fresh, inputs: Inputs,
                  report: RematerializeReport, forgot: Forgotten = Forgotten()):
         self.live, self.replica, self.fresh, self.report, self.inputs = live, replica, fresh, report, inputs
         self.forgot = forgot
@@ -170,14 +194,16 @@ class _Rederive:
     def _carry(self, run_id: str, events: list[Event]) -> str:
         self.replica.append_run(run_id, [as_draft(e) for e in events])
         self.report.carried += 1
+        if events[-1].kind == EventKind.RUN_END and events[0].level in (Level.L1, Level.L2):
+            self.finals[events[-1].sha] = events[-1].text  # its symptom run projects the memory as it was
         return ""
 
     def _stream(self, run_id: str, start: Event) -> str:
-        sid = P.RunStart.from_event(start).stream_id
-        chunks = self.fresh.get(sid)
-        if chunks is None or reference_run_id(sid, chunks, 0, STREAM_KIND) != run_id:
+        a = P.RunStart.from_event(start)
+        chunks = self.fresh.at(a.stream_id, a.chunk_tokens)
+        if chunks is None or reference_run_id(a.stream_id, chunks, 0, STREAM_KIND) != run_id:
             return self._carry(run_id, self.live.run_events(run_id))  # a source as it was before an edit
-        record_stream(self.replica, sid, chunks)
+        record_stream(self.replica, a.stream_id, chunks, chunk_tokens=a.chunk_tokens)
         return self._count("stream")
 
     def _reference(self, run_id: str, start: Event) -> str:
@@ -218,8 +244,8 @@ class _Rederive:
         return self._count("loop")
 
     def _l1_stream(self, start: P.RunStart) -> Stream | None:
-        chunks = self.fresh.get(start.stream_id)
-        return Stream.of(start.stream_id, chunks) if chunks is not None else None
+        chunks = self.fresh.at(start.stream_id, start.chunk_tokens)
+        return Stream.of(start.stream_id, chunks, start.chunk_tokens) if chunks is not None else None
 
     def _symptom(self, run_id: str, events: list[Event]) -> str:
         e = events[0]

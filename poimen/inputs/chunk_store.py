@@ -25,6 +25,9 @@ from poimen.domain import Stream
 CHUNK_DIR = "chunks"
 CHUNK_SCHEMA = pa.schema([("source", pa.string()), ("position", pa.int64()), ("sha", pa.string()),
                           ("tokens", pa.int64()), ("text", pa.string())])
+# The bound a file's chunks were cut at, in its schema metadata: the L1 runs reading it record it, and the rebuild
+# re-chunks the source at it, whatever bound the environment names when they run (files before it have none).
+BOUND_KEY = b"poimen.chunk_tokens"
 
 
 def chunk_path(out_dir: Path, sid: str) -> Path:
@@ -39,7 +42,8 @@ def write_chunks(path: Path, source: Path, root: Path, max_tokens: int,
             for c in _chunks(source, max_tokens, root, reading) if c.sha not in forgotten]
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    pq.write_table(pa.Table.from_pylist(rows, schema=CHUNK_SCHEMA), tmp, compression="NONE", write_statistics=False)
+    schema = CHUNK_SCHEMA.with_metadata({BOUND_KEY: str(max_tokens).encode()})
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), tmp, compression="NONE", write_statistics=False)
     sha = hashlib.sha256(tmp.read_bytes()).hexdigest()
     changed = not path.exists() or hashlib.sha256(path.read_bytes()).hexdigest() != sha
     tmp.replace(path) if changed else tmp.unlink()
@@ -59,7 +63,13 @@ def stored_stream(out_dir: Path, source: Path, root: Path) -> Stream:
     if not path.exists():
         raise SourceError(f"{source}: no stored chunks at {path} (materialize `chunks` first)")
     shas = tuple(pq.read_table(path, columns=["sha"]).column("sha").to_pylist())
-    return Stream(sid, shas, lambda: iter(read_chunks(path)))
+    return Stream(sid, shas, lambda: iter(read_chunks(path)), stored_bound(path))
+
+
+def stored_bound(path: Path) -> int | None:
+    """The chunk bound a stored file records; None for a file written before the bound was recorded."""
+    raw = (pq.read_schema(path).metadata or {}).get(BOUND_KEY)
+    return int(raw) if raw else None
 
 
 @dataclass(frozen=True)

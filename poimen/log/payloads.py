@@ -82,6 +82,10 @@ class RunStart(Payload):
     max_tokens: int | None = None  # the chunk bound of a stream or reference run
     constrain: str | None = None  # the constrained-decoding mode of a gated run's requests (poimen.llm.constrain)
     grammar_sha: str | None = None  # the sha of the reply format file those requests carried
+    # The chunk bound an L0 stream run, or an L1 run's stream, was cut at: what the rebuild re-chunks with, so a log
+    # built at several bounds replays each run at its own. None: not recorded (L2 runs, logs written before it was).
+    # Not a run-id input: the chunk shas already name what was read, so runs keep their ids.
+    chunk_tokens: int | None = None
 
     @property
     def run_kind(self) -> str:

@@ -201,6 +201,7 @@ async def run_loop(
             stream_id=stream.id, stream_sha=stream.sha, chunks=len(stream.chunk_shas),
             config=asdict(cfg), use_exit_gate=use_exit, prompt_template_sha=load("gate").sha,
             constrain=fmt.mode if fmt else None, grammar_sha=fmt.sha if fmt else None,
+            chunk_tokens=stream.chunk_tokens,
         ).to_attrs())]
     state = _replay(sink.events)
     pending: asyncio.Future | None = None

@@ -29,12 +29,15 @@ def reference_run_id(source: str, chunks: Sequence[Chunk], max_tokens: int, kind
 
 
 def reference_drafts(source: str, chunks: Sequence[Chunk], max_tokens: int,
-                     level: Level = Level.R, kind: str = REFERENCE_KIND) -> list[EventDraft]:
-    """The events of one document's run (R reference, or an L0 stream). ``query_*`` keys are empty: no query reads it."""
+                     level: Level = Level.R, kind: str = REFERENCE_KIND,
+                     chunk_tokens: int | None = None) -> list[EventDraft]:
+    """The events of one document's run (R reference, or an L0 stream). ``query_*`` keys are empty: no query reads it.
+    ``chunk_tokens``: the bound an L0 stream was cut at (its ``max_tokens`` stays 0, the run-id input it always was)."""
     level = str(level)
     shas = [c.sha for c in chunks]
     drafts = [EventDraft(kind=EventKind.RUN_START, level=level, attrs=P.RunStart(
         kind=kind, stream_id=source, stream_sha=sha256_json(shas), chunks=len(chunks), max_tokens=max_tokens,
+        chunk_tokens=chunk_tokens,
     ).to_attrs())]
     for turn, c in enumerate(chunks, start=1):
         drafts.append(EventDraft(kind=EventKind.EVIDENCE, level=level, turn=turn, sha=c.sha, text=c.text,
@@ -67,7 +70,8 @@ def ingest_reference(log_root: Path, paths: list[Path], max_tokens: int = 1000, 
     return [run_id for run_id, _, _ in docs]
 
 
-def record_stream(log: EventLog, stream_id: str, chunks: Sequence[Chunk], sealed: Set[str] | None = None) -> str:
+def record_stream(log: EventLog, stream_id: str, chunks: Sequence[Chunk], sealed: Set[str] | None = None,
+                  chunk_tokens: int | None = None) -> str:
     """Record an L0 stream (every chunk the loop will read) as its own sealed run; the caller holds the writer.
 
     The loop's evidence events hold only the chunks a gate opened on; this run
@@ -79,7 +83,7 @@ def record_stream(log: EventLog, stream_id: str, chunks: Sequence[Chunk], sealed
     chunks = list(chunks)
     run_id = reference_run_id(stream_id, chunks, 0, STREAM_KIND)
     if run_id not in sealed if sealed is not None else not log.is_sealed(run_id):
-        log.append_run(run_id, reference_drafts(stream_id, chunks, 0, Level.L0, STREAM_KIND))
+        log.append_run(run_id, reference_drafts(stream_id, chunks, 0, Level.L0, STREAM_KIND, chunk_tokens))
     return run_id
 
 

@@ -34,7 +34,7 @@ def source_stream(path: str | Path, max_tokens: int = DEFAULT_MAX_TOKENS, root: 
     sid = source_id(path, root)
     fmt = reading.format_for(sid)
     shas = tuple(c.sha for c in iter_chunks(path, max_tokens, root, fmt, reading.fields))
-    return Stream(sid, shas, lambda: iter_chunks(path, max_tokens, root, fmt, reading.fields))
+    return Stream(sid, shas, lambda: iter_chunks(path, max_tokens, root, fmt, reading.fields), max_tokens)
 
 
 def open_sources(paths: Sequence[str | Path], max_tokens: int = DEFAULT_MAX_TOKENS,
@@ -93,7 +93,8 @@ def without_forgotten(plans: Sequence[RunPlan], gone: frozenset[str]) -> list[Ru
         else:
             opened = p.stream.open
             out.append(RunPlan(p.level, p.query, Stream(p.stream.id, shas,
-                                                         lambda opened=opened: (c for c in opened() if c.sha not in gone))))
+                                                         lambda opened=opened: (c for c in opened() if c.sha not in gone),
+                                                         p.stream.chunk_tokens)))
     return out
 
 
@@ -184,7 +185,7 @@ def record_streams(log: EventLog, streams: Sequence[Stream], sealed: frozenset[s
     recorded = []
     for s in streams:
         try:
-            recorded.append(record_stream(log, s.id, list(s.open()), sealed))
+            recorded.append(record_stream(log, s.id, list(s.open()), sealed, s.chunk_tokens))
         except RunForgotten:  # forgotten on another machine while this batch ran: the record is dropped, as it should be
             continue
     return recorded
