@@ -102,6 +102,12 @@ class HybridCorpus:
         return [int(i) for i in np.argsort(-self.scores(query, alpha, w), kind="stable")]
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def line_cost(text: str) -> int:
+    """Tokens of a line with its newline (a weight search fills the same lines thousands of times: cached)."""
+    return count_tokens(text) + 1
+
+
 def fill_text(ranked: Sequence[int], texts: Sequence[str], budget_tokens: int,
               members: Callable[[int], Sequence[int]] | None = None) -> str:
     """The top units, in rank order, whose lines fit ``budget_tokens`` together (each line counted with its newline).
@@ -115,7 +121,7 @@ def fill_text(ranked: Sequence[int], texts: Sequence[str], budget_tokens: int,
     used = 0
     for unit in ranked:
         new = [j for j in members(unit) if j not in seen]
-        cost = sum(count_tokens(texts[j]) + 1 for j in new)
+        cost = sum(line_cost(texts[j]) for j in new)
         if not new or used + cost > budget_tokens:
             continue
         taken += new
