@@ -155,12 +155,10 @@ class PoimenRun:
 
     def engines(self):
         """The context engine ``mem ask`` fills, and the same engine over the raw units alone."""
-        from poimen.context import ContextEngine
+        from bench.locomo_poimen import raw_units_engine
 
         full = self.service.engine()
-        keep = [i for i, r in enumerate(full.rows) if r["kind"] != "memory"]
-        bare = ContextEngine(full.db_path, full.scorer, [full.rows[i] for i in keep], full.matrix[keep], {}, {})
-        return full, bare
+        return full, raw_units_engine(full)
 
 
 def engine_fill(engine, question: str, budget: int) -> str:
