@@ -55,6 +55,7 @@ import yaml
 
 from bench import hybrid
 from bench.text import squash
+from poimen.errors import PoimenError
 from poimen.tokens import count_tokens
 
 SUITE = Path(__file__).resolve().parent / "incidents"
@@ -130,7 +131,7 @@ class PoimenRun:
         self.root = work / "log"
         start = time.perf_counter()
         result = run_loops(RunRequest(root=self.root, sources=paths, query=question, sources_root=sources, concurrency=2))
-        self.refused = list(result.source_errors)
+        self.refused = [line.replace(f"{sources}/", "") for line in result.source_errors]
         self.outcomes = result.outcomes
         self.loop_s = time.perf_counter() - start
         start = time.perf_counter()
@@ -223,9 +224,13 @@ def run(folder: Path = SUITE, embedder=None, progress: Callable[[str], None] = p
         progress(f"  incidents: {len(poimen.outcomes)} runs in {poimen.loop_s:.1f}s, index {poimen.index_s:.1f}s, "
                  f"{len(poimen.refused)} stream(s) refused")
         full, bare = poimen.engines()
-        rows = []
+        rows, errors = [], []
         for kind, inc, text in _items(incidents):
-            out = poimen.ask(text) if kind == "ask" else poimen.lookup(text)
+            try:
+                out = poimen.ask(text) if kind == "ask" else poimen.lookup(text)
+            except PoimenError as exc:  # an answer poimen could not give scores nothing, and the report says why
+                out = ""
+                errors.append(f"{inc.id} {kind}: {exc}")
             tokens = count_tokens(out)
             rows.append({"kind": kind, "id": inc.id, "format": inc.format, "split": inc.split, "query": text,
                          "tokens": tokens, "poimen": score(out, inc, incidents), "output": out,
@@ -251,7 +256,7 @@ def run(folder: Path = SUITE, embedder=None, progress: Callable[[str], None] = p
         groups[f"split:{r['split']}"].append(r)
         groups["all"].append(r)
     return {"incidents": len(incidents), "formats": sorted({i.format for i in incidents}), "question": question,
-            "refused": poimen.refused, "runs": len(poimen.outcomes), "loop_s": poimen.loop_s, "index_s": poimen.index_s,
+            "refused": poimen.refused, "errors": errors, "runs": len(poimen.outcomes), "loop_s": poimen.loop_s, "index_s": poimen.index_s,
             "poimen_s": poimen_s, "seconds": time.perf_counter() - started, "weights": weights,
             "tally": {g: {m: _tally(rs, m) for m in methods} for g, rs in groups.items()},
             "items": [{k: v for k, v in r.items() if k != "output"} | {"output": r["output"][:2000]} for r in rows]}
@@ -298,7 +303,9 @@ def section(result: dict, assets: Path | None = None) -> dict:
     notes = (f"{result['incidents']} incidents in {len(formats)} formats ({', '.join(formats)}), "
              f"{tally['all']['poimen']['probes']} raw-error probes (`bench/incidents/suite.yaml`). One log, one standing "
              f"query (\"{result['question']}\"), offline engine; {result['runs']} L1 runs in {result['loop_s']:.0f} s. "
-             f"Streams refused by the readers: {refused}. Baselines are filled to poimen's output tokens per item; "
+             f"Streams refused by the readers: {refused}. Reads that failed (scored as not holding the fix): "
+             f"{len(result.get('errors', []))}{': ' + '; '.join(result['errors'][:5]) if result.get('errors') else ''}. "
+             "Baselines are filled to poimen's output tokens per item; "
              "their weights were chosen on the dev incidents only: "
              + ", ".join(f"{n} alpha = {v['alpha']}, w = {v['w']} ({v['dev_holds']}/{v['dev_items']} dev items)"
                          for n, v in w.items())
