@@ -7,10 +7,12 @@
         --constrain llamacpp --items 2 --lengths 7000 --chunk-tokens 2000 --out /tmp/bench-smollm2
 
 Sections: long-context QA (RULER-HQA style), LoCoMo coverage against the BM25,
-dense and hybrid (RRF) baselines, tool context (loghub; Hadoop duplicates when
-``bench.hadoop_dups`` exists), speed, reliability (when ``bench.reliability``
-exists), scale (executors, the log on S3, growth, typed-store writes on each store). A section that fails or whose module is missing says so in the report;
-no figure is ever filled in. Embeddings are cached by (model, text sha) under
+dense and hybrid baselines (RRF, and stemmed linear fusion with neighbour mixing),
+the incident suite (``bench/incidents``: does ask / lookup bring the fix back),
+tool context (loghub; Hadoop duplicates when ``bench.hadoop_dups`` exists), speed,
+reliability (when ``bench.reliability`` exists), scale (executors, the log on S3,
+growth, typed-store writes on each store). A section that fails or whose module is
+missing says so in the report; no figure is ever filled in. Embeddings are cached by (model, text sha) under
 ``$POIMEN_BENCH_CACHE`` (default ``~/.cache/poimen-bench``), outside the repository.
 """
 
@@ -32,7 +34,7 @@ from poimen._env import offline_defaults
 offline_defaults()
 
 REPO = Path(__file__).resolve().parents[1]
-SECTIONS = ("hotpot", "locomo", "tools", "speed", "reliability", "scale")
+SECTIONS = ("hotpot", "locomo", "incidents", "tools", "speed", "reliability", "scale")
 
 
 @dataclass
@@ -146,6 +148,18 @@ def locomo_section(cfg: Config, assets: Path) -> dict:
     return locomo_poimen.section(result, assets)
 
 
+def incidents_section(cfg: Config, assets: Path) -> dict:
+    import json
+
+    from bench import incident_suite
+
+    _offline_engine(cfg)
+    result = incident_suite.run(embedder=_embedder(cfg), progress=cfg.progress)
+    cfg.data_dir.mkdir(parents=True, exist_ok=True)
+    (cfg.data_dir / "incidents.json").write_text(json.dumps(result, indent=1, default=str))
+    return incident_suite.section(result, assets)
+
+
 def _generic_rows(result: dict, skip: tuple[str, ...] = ()) -> list[tuple]:
     return [(k.replace("_", " "), "", v, None) for k, v in result.items()
             if k not in skip and isinstance(v, (int, float, str)) and not isinstance(v, bool)]
@@ -225,6 +239,7 @@ def reliability_section(cfg: Config, assets: Path) -> dict:
 BENCHMARKS: dict[str, Benchmark] = {b.key: b for b in (
     FunctionBenchmark("hotpot", "Long-context QA (RULER-HQA style, HotpotQA)", hotpot_section),
     FunctionBenchmark("locomo", "LoCoMo: evidence coverage", locomo_section),
+    FunctionBenchmark("incidents", "Incident suite: does the fix come back?", incidents_section),
     FunctionBenchmark("tools", "Tool context", tools_section),
     FunctionBenchmark("speed", "Speed", speed_section),
     FunctionBenchmark("reliability", "Reliability", reliability_section),

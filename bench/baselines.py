@@ -232,6 +232,44 @@ class HybridTurns(_TurnRetriever):
         return fused
 
 
+class LinearTurns(_TurnRetriever):
+    """Stemmed BM25 + dense with linear fusion and neighbour mixing (``bench.hybrid``) over each conversation's turns.
+
+    The strongest cheap baseline: ``alpha`` and ``w`` are set by ``tune`` on dev conversations only.
+    """
+
+    def __init__(self, data: LoCoMo, embedder, skip: bool = True, dated: bool = True, alpha: float = 0.5, w: float = 0.0):
+        from bench import hybrid
+
+        super().__init__(data, skip, dated)
+        self.corpora = {sid: hybrid.HybridCorpus([self.document(t) for t in turns], [sid] * len(turns), embedder)
+                        for sid, turns in self.turns.items()}
+        self.alpha, self.w = alpha, w
+
+    def warm(self, items: Sequence[QAItem]) -> None:
+        for sid, corpus in self.corpora.items():
+            corpus.warm([i.question for i in items if i.sample_id == sid])
+
+    def set_weights(self, alpha: float, w: float) -> None:
+        self.alpha, self.w, self._last_key = alpha, w, None  # a ranking cached under other weights is stale
+
+    def scores(self, sample_id: str, question: str) -> np.ndarray:
+        return self.corpora[sample_id].scores(question, self.alpha, self.w)
+
+    def tune(self, dev: Sequence[QAItem], budgets: Sequence[int] = BUDGETS) -> dict:
+        """Pick ``alpha`` and ``w`` for the best mean coverage over ``budgets`` on ``dev`` items, and keep them."""
+        from bench import hybrid
+
+        def objective(alpha: float, w: float) -> float:
+            self.set_weights(alpha, w)
+            cov = evaluate(self.context, dev, budgets)["coverage"]
+            return float(np.mean([cov[b]["overall"] for b in budgets]))
+
+        alpha, w, value = hybrid.pick_weights(objective)
+        self.set_weights(alpha, w)
+        return {"alpha": alpha, "w": w, "dev_coverage": value}
+
+
 def run(data: LoCoMo, embedder=None, skip: bool = True, budgets: Sequence[int] = BUDGETS) -> dict[str, dict]:
     """The three baselines on every scored item; per method the ``evaluate`` result plus index time."""
     results = {}

@@ -81,7 +81,9 @@ TOPICS = (
 )
 GOAL_MARGIN = {500: 0.08, 2000: 0.05}  # over the best baseline (issue 10)
 GOAL_ABSOLUTE = {500: 0.63, 2000: 0.80}
-BASELINES = ("bm25", "dense", "hybrid")
+BASELINES = ("bm25", "dense", "hybrid", "hybrid-linear")
+# The conversations hybrid-linear's weights are chosen on (at least one other is always left to score them on).
+DEV_CONVERSATIONS = ("conv-26", "conv-30")
 
 
 class MemoEmbedder:
@@ -130,6 +132,7 @@ class ConversationContext:
         self.levels: collections.Counter = collections.Counter()  # lines per level, over every context built
         self.tag_tokens: collections.Counter = collections.Counter()  # per budget: tokens spent on provenance tags
         self.context_tokens: collections.Counter = collections.Counter()
+        self._bare: ContextEngine | None = None  # the same engine without memory lines, made on first use
 
     def context(self, question: str, budget: int) -> str:
         start = time.perf_counter()
@@ -153,8 +156,31 @@ class ConversationContext:
             used += cost
         return "\n".join(lines)
 
+    def bare(self, question: str, budget: int) -> str:
+        """The same context builder over the raw units alone: what the context is without any memory."""
+        if self._bare is None:
+            self._bare = raw_units_engine(self.engine)
+        return self._bare.context(question, budget=budget).render()
+
     def memories(self) -> str:
         return "\n".join(o.final_memory for o in self.outcomes)
+
+
+def raw_units_engine(engine: ContextEngine) -> ContextEngine:
+    """``engine`` without its memory lines, its standing queries (the memory prior) and the memories' signatures:
+    poimen's scorer, neighbour mixing and de-duplication over the raw units alone."""
+    keep = [i for i, r in enumerate(engine.rows) if r["kind"] != "memory"]
+    return ContextEngine(engine.db_path, engine.scorer, [engine.rows[i] for i in keep], engine.matrix[keep], {}, {})
+
+
+def dev_split(data: LoCoMo) -> tuple[list[str], list[str]]:
+    """(dev, test) conversation ids: ``DEV_CONVERSATIONS`` present in the run, the first one alone when that would
+    leave nothing to test on."""
+    ids = [c.sample_id for c in data.conversations]
+    dev = [i for i in ids if i in DEV_CONVERSATIONS]
+    if not dev or len(dev) == len(ids):
+        dev = ids[:1]
+    return dev, [i for i in ids if i not in dev]
 
 
 class ScorerTurns(baselines._TurnRetriever):
@@ -173,7 +199,9 @@ class ScorerTurns(baselines._TurnRetriever):
         return out
 
 
-def _context_fn(by_conversation: dict[str, ConversationContext], untagged: bool = False):
+def _context_fn(by_conversation: dict[str, ConversationContext], untagged: bool = False, bare: bool = False):
+    if bare:
+        return lambda item, budget: by_conversation[item.sample_id].bare(item.question, budget)
     if untagged:
         return lambda item, budget: by_conversation[item.sample_id].untagged(item.question, budget)
     return lambda item, budget: by_conversation[item.sample_id].context(item.question, budget)
@@ -221,9 +249,15 @@ def run(data: LoCoMo, embedder, client, workdir: Path, budgets: Sequence[int] = 
     dense = baselines.DenseTurns(data, embedder)
     dense.warm([i.question for i in items])
     hybrid = baselines.HybridTurns(bm25, dense)
+    linear = baselines.LinearTurns(data, embedder)
+    linear.warm(items)
+    dev_ids, test_ids = dev_split(data)
+    dev_items, test_items = [i for i in items if i.sample_id in dev_ids], [i for i in items if i.sample_id in test_ids]
+    out["linear"] = {"dev": dev_ids, "test": test_ids, **linear.tune(dev_items, budgets)}
     out["baseline_index_s"] = time.perf_counter() - start
     progress(f"  locomo baselines indexed in {out['baseline_index_s']:.1f}s")
-    for name, retriever in (("bm25", bm25), ("dense", dense), ("hybrid", hybrid), ("poimen-scorer", ScorerTurns(data, embedder))):
+    for name, retriever in (("bm25", bm25), ("dense", dense), ("hybrid", hybrid), ("hybrid-linear", linear),
+                            ("poimen-scorer", ScorerTurns(data, embedder))):
         out["methods"][name] = baselines.evaluate(retriever.context, items, budgets)
         progress(f"  locomo {name}: " + " / ".join(f"{r['overall']:.3f}" for r in out["methods"][name]["coverage"].values()))
 
@@ -232,6 +266,10 @@ def run(data: LoCoMo, embedder, client, workdir: Path, budgets: Sequence[int] = 
                                                   chunk_tokens, memory_budget) for c in data.conversations}
     out["methods"]["poimen"] = baselines.evaluate(_context_fn(realistic), items, budgets)
     out["methods"]["poimen-untagged"] = baselines.evaluate(_context_fn(realistic, untagged=True), items, budgets)
+    out["methods"]["poimen-no-memory"] = baselines.evaluate(_context_fn(realistic, bare=True), items, budgets)
+    held_out = (("hybrid-linear", linear.context), ("poimen", _context_fn(realistic)),
+                ("poimen-no-memory", _context_fn(realistic, bare=True)))
+    out["linear"]["on_test"] = {name: baselines.evaluate(fn, test_items, budgets) for name, fn in held_out}
     out["topics"] = _run_stats(realistic)
     out["ceiling"] = _ceiling(items, realistic)
     progress(f"  locomo poimen: {out['topics']['runs']} runs in {out['topics']['loop_s']:.1f}s, index "
@@ -267,7 +305,8 @@ def goal_rows(result: dict) -> list[tuple]:
     """Per budget: poimen (realistic) against the best baseline + margin, and against the absolute goal."""
     rows = []
     for b in result["methods"]["poimen"]["coverage"]:
-        best_name, best = max(((m, _overall(result, m, b)) for m in BASELINES), key=lambda t: t[1])
+        best_name, best = max(((m, _overall(result, m, b)) for m in BASELINES if m in result["methods"]),
+                             key=lambda t: t[1])
         got, margin, floor = _overall(result, "poimen", b), GOAL_MARGIN.get(b, 0.05), GOAL_ABSOLUTE.get(b)
         rows.append((f"coverage @{b}: poimen (topic queries) vs best baseline ({best_name})",
                      f">= {best + margin:.3f} (+{margin:.2f})", f"{got:.3f} ({got - best:+.3f})", got >= best + margin))
@@ -288,6 +327,16 @@ def section(result: dict, assets: Path) -> dict:
 
     for b in budgets:
         rows += [(f"coverage @{b}: {named(m, r)}", "", r["coverage"][b]["overall"], None) for m, r in methods.items()]
+    for b in budgets:
+        got, bare = _overall(result, "poimen", b), _overall(result, "poimen-no-memory", b)
+        rows.append((f"coverage @{b}: what the memory adds (poimen vs the same builder over raw units, no memory)",
+                     "> 0", f"{got:.3f} vs {bare:.3f} ({got - bare:+.3f})", got > bare))
+    lin = result.get("linear", {})
+    for b in budgets if lin.get("test") else ():
+        t = lin["on_test"]
+        rows.append((f"coverage @{b} on the held-out conversations: poimen / no memory / hybrid-linear", "",
+                     " / ".join(f"{t[m]['coverage'][b]['overall']:.3f}" for m in ("poimen", "poimen-no-memory",
+                                                                                  "hybrid-linear")), None))
     for name, r in result.get("subset", {}).items():
         rows += [(f"coverage @{b}: {name} on the per-question subset", "", r["coverage"][b]["overall"], None) for b in budgets]
     t, q = result["topics"], result["questions"]
@@ -311,7 +360,13 @@ def section(result: dict, assets: Path) -> dict:
     notes = (f"{result['conversations']} conversations, {result['n']['overall']} questions (category 5 left out). "
              f"Model `{result['model']}`, chunk bound {result['chunk_tokens']} tokens, memory budget "
              f"{result['memory_budget']}, {len(TOPICS)} topic queries per conversation (see `bench/locomo_poimen.py`). "
-             "Baselines render turns with their date (`[date] speaker: text`); hybrid is RRF(BM25, dense), k = 60. "
+             "Baselines render turns with their date (`[date] speaker: text`); hybrid is RRF(BM25, dense), k = 60; "
+             "hybrid-linear is Snowball-stemmed BM25 + dense, min-max linear fusion and neighbour mixing (`bench/hybrid.py`), "
+             + (f"alpha = {result['linear']['alpha']}, w = {result['linear']['w']}, chosen on the dev conversations "
+                f"{', '.join(result['linear']['dev'])} only (held out: {', '.join(result['linear']['test']) or 'none'}). "
+                if "linear" in result else "")
+             + "`poimen-no-memory` is the same context builder over the raw units alone (memory lines, the memory "
+             "prior and the memories' signatures left out). "
              "`poimen` is the context builder over the topic index (the headline); `poimen-scorer` is poimen's "
              "scorer over the raw turns; `poimen-untagged` (a diagnostic) is the same context builder's ranking "
              "filled without the provenance tag each rendered line carries. A turn counts when the context holds "

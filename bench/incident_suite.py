@@ -1,0 +1,353 @@
+"""poimen's own incident dev suite: does the fix come back, as a user asks for it and as the error shows up again?
+
+    python -m bench.incident_suite            # prints the tables; --out DIR also writes DIR/REPORT.md
+
+The streams and labels are ``bench/incidents/`` (``suite.yaml`` says how they
+are labelled and split). Per run, as a user would:
+
+1. Every stream file, as given, goes through ``mem run``'s code
+   (``poimen.core.run_loops``) into one log (one on-call memory), with one
+   generic standing query (``suite.yaml``'s ``question``), the offline engine
+   and the command's default chunk bound. A file the readers refuse is
+   reported with the reader's own message and scores nothing.
+2. The index is built from the log (``build_projections``, what ``mem run``'s
+   index update and ``mem rebuild`` write).
+3. ``mem ask QUESTION`` and ``mem lookup -k 1 ERROR``: ``ReadService.ask`` and
+   ``ReadService.lookup``, the code both commands run in-process. An answer
+   is its text; a lookup's output is the top hit's shown lines as ``mem
+   lookup`` prints them (its text, cut at 600 characters, when it has none).
+
+Scored per incident: the answer (or top hit) holds the fix when it contains
+one of the incident's fix substrings (whitespace-insensitive); it is a
+confusion when it holds the fix of another incident (a ``recurs_with``
+incident excepted); output tokens are ``count_tokens`` of what is printed.
+
+In the same run, each at the SAME number of tokens as poimen's output for that
+item (a comparison at equal output tokens):
+
+- ``hybrid-lines`` / ``hybrid-windows``: ``bench.hybrid`` (stemmed BM25 +
+  MiniLM, linear fusion, neighbour mixing) over the raw lines of the streams
+  (chat messages and CSV cells read as their text, so the baseline is not
+  handicapped by a format poimen refuses), and over 3-line windows; ``alpha``
+  and ``w`` chosen on the dev incidents only.
+- ``context+memory`` / ``context-no-memory``: ``ContextEngine``'s ranking, the
+  one ``mem ask`` and ``mem context`` fill, filled with untagged lines to the
+  same tokens; the second is the same engine over the raw units alone (memory
+  lines, the memory prior and the memories' failure signatures left out).
+  Their difference is what the memory adds to the ranking.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import shutil
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from bench import hybrid
+from bench.text import squash
+from poimen.errors import PoimenError
+from poimen.tokens import count_tokens
+
+SUITE = Path(__file__).resolve().parent / "incidents"
+WINDOW = 3
+SHOWN_CHARS = 600  # mem lookup prints a hit without lines as its text cut here (poimen.readout.print_hits)
+
+
+@dataclass(frozen=True)
+class Incident:
+    id: str
+    format: str
+    stream: str
+    split: str
+    symptom: tuple[str, ...]
+    cause: tuple[str, ...]
+    fix: tuple[str, ...]
+    ask: str
+    probes: tuple[str, ...]
+    recurs_with: str | None = None
+
+
+def load(folder: Path = SUITE) -> tuple[str, list[Incident]]:
+    """The suite's standing query and its incidents, as ``suite.yaml`` labels them."""
+    data = yaml.safe_load((folder / "suite.yaml").read_text())
+    incidents = []
+    for raw in data["incidents"]:
+        raw = dict(raw)
+        for key in ("symptom", "cause", "fix", "probes"):
+            raw[key] = tuple(raw[key])
+        incidents.append(Incident(**raw))
+    return data["question"], incidents
+
+
+def stream_lines(path: Path) -> list[str]:
+    """The readable lines of a stream for the baselines: chat messages as ``name: text``, CSV cells, other lines."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        out = []
+        for m in json.loads(text):
+            name = (m.get("user_profile") or {}).get("real_name") or m.get("username") or m.get("user", "")
+            out += [f"{name}: {line}" if i == 0 else line for i, line in enumerate(m.get("text", "").splitlines())]
+        return [x for x in out if x.strip()]
+    if path.suffix == ".csv":
+        return [line for row in csv.reader(io.StringIO(text)) for cell in row for line in cell.splitlines() if line.strip()]
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def holds(output: str, needles: Sequence[str]) -> bool:
+    flat = squash(output)
+    return any(squash(n) in flat for n in needles)
+
+
+def score(output: str, incident: Incident, others: Sequence[Incident]) -> tuple[bool, bool]:
+    """(holds this incident's fix, holds another incident's fix)."""
+    alien = [o.fix for o in others if o.id != incident.id and o.id != incident.recurs_with]
+    return holds(output, incident.fix), any(holds(output, f) for f in alien)
+
+
+class PoimenRun:
+    """The suite's streams through ``mem run`` into one log, then the read path ``mem ask`` / ``mem lookup`` use."""
+
+    def __init__(self, folder: Path, incidents: Sequence[Incident], question: str, work: Path, embedder):
+        from poimen.core import RunRequest, run_loops
+        from poimen.index import build_projections, default_db
+        from poimen.serve.service import ReadService
+
+        sources = work / "sources"
+        paths = []
+        for stream in sorted({i.stream for i in incidents}):
+            (sources / stream).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(folder / stream, sources / stream)
+            paths.append(sources / stream)
+        self.root = work / "log"
+        start = time.perf_counter()
+        result = run_loops(RunRequest(root=self.root, sources=paths, query=question, sources_root=sources, concurrency=2))
+        self.refused = [line.replace(f"{sources}/", "") for line in result.source_errors]
+        self.outcomes = result.outcomes
+        self.loop_s = time.perf_counter() - start
+        start = time.perf_counter()
+        self.db = default_db(self.root)
+        build_projections(self.root, self.db, embedder)
+        self.service = ReadService(self.root, self.db, embedder)
+        self.index_s = time.perf_counter() - start
+
+    def ask(self, question: str) -> str:
+        return self.service.ask(question=question)["text"]
+
+    def lookup(self, text: str) -> str:
+        from poimen.shapes import hit_from
+
+        shapes = self.service.lookup(text, k=1)
+        if not shapes:
+            return ""
+        hit, shown = hit_from(shapes[0])
+        if shown is not None and shown.lines:
+            return "\n".join(line.render() for line in shown.lines)
+        return hit.text if len(hit.text) <= SHOWN_CHARS else hit.text[:SHOWN_CHARS] + "…"
+
+    def engines(self):
+        """The context engine ``mem ask`` fills, and the same engine over the raw units alone."""
+        from bench.locomo_poimen import raw_units_engine
+
+        full = self.service.engine()
+        return full, raw_units_engine(full)
+
+
+def engine_fill(engine, question: str, budget: int) -> str:
+    """The engine's ranking, de-duplicated and filled by the line text alone (as ``bench.locomo_poimen`` does)."""
+    lines, used, seen = [], 0, set()
+    for i, _ in engine.ranked(question):
+        cost = count_tokens(engine.texts[i]) + 1
+        if engine.keys[i] in seen or used + cost > budget:
+            continue
+        seen.add(engine.keys[i])
+        lines.append(engine.texts[i])
+        used += cost
+        if budget - used < 8:
+            break
+    return "\n".join(lines)
+
+
+def _items(incidents: Sequence[Incident]) -> list[tuple[str, Incident, str]]:
+    """Every scored item: (kind, incident, text), kind "ask" (its question) or "probe" (a raw error)."""
+    return [("ask", inc, inc.ask) for inc in incidents] + [("probe", inc, p) for inc in incidents for p in inc.probes]
+
+
+def _baselines(folder: Path, incidents: Sequence[Incident], embedder) -> dict[str, tuple[Callable, list[str]]]:
+    """Per baseline a ``ranked(query, alpha, w)`` function and the lines its ranks point into."""
+    lines, tags = [], []
+    for stream in sorted({i.stream for i in incidents}):
+        got = stream_lines(folder / stream)
+        lines += got
+        tags += [stream] * len(got)
+    line_corpus = hybrid.HybridCorpus(lines, tags, embedder)
+    starts = [i for i in range(len(lines)) if all(tags[j] == tags[i] for j in range(i, min(i + WINDOW, len(lines))))]
+    windows = [list(range(i, min(i + WINDOW, len(lines)))) for i in starts]
+    window_corpus = hybrid.HybridCorpus(["\n".join(lines[j] for j in w) for w in windows], [tags[w[0]] for w in windows],
+                                        embedder)
+    queries = [q for _, _, q in _items(incidents)]
+    line_corpus.warm(queries)
+    window_corpus.warm(queries)
+    return {"hybrid-lines": (lambda q, a, w, b: hybrid.fill_text(line_corpus.ranked(q, a, w), lines, b), lines),
+            "hybrid-windows": (lambda q, a, w, b: hybrid.fill_text(window_corpus.ranked(q, a, w), lines, b,
+                                                                   lambda u: windows[u]), lines)}
+
+
+def _tally(rows: list[dict], method: str) -> dict:
+    asks = [r for r in rows if r["kind"] == "ask"]
+    probes = [r for r in rows if r["kind"] == "probe"]
+    return {"ask": sum(r[method][0] for r in asks), "asks": len(asks),
+            "lookup": sum(r[method][0] for r in probes), "probes": len(probes),
+            "confusions": sum(r[method][1] for r in rows), "items": len(rows),
+            "tokens": sum(r["tokens"] for r in rows) / max(1, len(rows))}
+
+
+def run(folder: Path = SUITE, embedder=None, progress: Callable[[str], None] = print, work: Path | None = None) -> dict:
+    """poimen's ask and lookup on every incident, the baselines at the same tokens; per item and per format."""
+    if embedder is None:
+        from poimen.embedding import default_embedder
+
+        embedder = default_embedder()
+    question, incidents = load(folder)
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="poimen-incidents-") as tmp:
+        poimen = PoimenRun(folder, incidents, question, Path(work or tmp), embedder)
+        progress(f"  incidents: {len(poimen.outcomes)} runs in {poimen.loop_s:.1f}s, index {poimen.index_s:.1f}s, "
+                 f"{len(poimen.refused)} stream(s) refused")
+        full, bare = poimen.engines()
+        rows, errors = [], []
+        for kind, inc, text in _items(incidents):
+            try:
+                out = poimen.ask(text) if kind == "ask" else poimen.lookup(text)
+            except PoimenError as exc:  # an answer poimen could not give scores nothing, and the report says why
+                out = ""
+                errors.append(f"{inc.id} {kind}: {exc}")
+            tokens = count_tokens(out)
+            rows.append({"kind": kind, "id": inc.id, "format": inc.format, "split": inc.split, "query": text,
+                         "tokens": tokens, "poimen": score(out, inc, incidents), "output": out,
+                         "context+memory": score(engine_fill(full, text, tokens), inc, incidents),
+                         "context-no-memory": score(engine_fill(bare, text, tokens), inc, incidents)})
+        poimen_s = time.perf_counter() - started
+    weights = {}
+    by_id = {i.id: i for i in incidents}
+    for name, (fill, _) in _baselines(folder, incidents, embedder).items():
+        dev = [r for r in rows if r["split"] == "dev"]
+
+        def objective(alpha: float, w: float, dev=dev, fill=fill) -> float:
+            return sum(score(fill(r["query"], alpha, w, r["tokens"]), by_id[r["id"]], incidents)[0] for r in dev)
+
+        alpha, w, dev_score = hybrid.pick_weights(objective)
+        weights[name] = {"alpha": alpha, "w": w, "dev_holds": dev_score, "dev_items": len(dev)}
+        for r in rows:
+            r[name] = score(fill(r["query"], alpha, w, r["tokens"]), by_id[r["id"]], incidents)
+    methods = ("poimen", "context+memory", "context-no-memory", "hybrid-lines", "hybrid-windows")
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        groups[r["format"]].append(r)
+        groups[f"split:{r['split']}"].append(r)
+        groups["all"].append(r)
+    return {"incidents": len(incidents), "formats": sorted({i.format for i in incidents}), "question": question,
+            "refused": poimen.refused, "errors": errors, "runs": len(poimen.outcomes), "loop_s": poimen.loop_s, "index_s": poimen.index_s,
+            "poimen_s": poimen_s, "seconds": time.perf_counter() - started, "weights": weights,
+            "tally": {g: {m: _tally(rs, m) for m in methods} for g, rs in groups.items()},
+            "items": [{k: v for k, v in r.items() if k != "output"} | {"output": r["output"][:2000]} for r in rows]}
+
+
+def _pct(a: int, b: int) -> str:
+    return f"{a}/{b} ({100 * a / b:.0f}%)" if b else "-"
+
+
+def section(result: dict, assets: Path | None = None) -> dict:
+    """The report section: headline rows for poimen and the best baseline, per-format tables, notes."""
+    tally = result["tally"]
+    methods = list(tally["all"])
+    formats = [f for f in result["formats"] if f in tally]
+    rows = []
+    for m in methods:
+        t = tally["all"][m]
+        rows.append((f"{m}: ask holds the fix / lookup top-1 holds the fix / confusions", "",
+                     f"{_pct(t['ask'], t['asks'])} / {_pct(t['lookup'], t['probes'])} / {t['confusions']}", None))
+    p, best_name = tally["all"]["poimen"], max(("hybrid-lines", "hybrid-windows"),
+                                               key=lambda m: tally["all"][m]["ask"] + tally["all"][m]["lookup"])
+    b = tally["all"][best_name]
+    share = lambda t: (t["ask"] + t["lookup"]) / max(1, t["asks"] + t["probes"])  # noqa: E731
+    head = [("incident suite: poimen ask / lookup top-1 holds the fix", "", f"{_pct(p['ask'], p['asks'])} / "
+             f"{_pct(p['lookup'], p['probes'])}, {p['confusions']} confusions", None),
+            (f"incident suite: poimen vs best hybrid baseline ({best_name}) at equal output tokens", ">= +15 points",
+             f"{100 * share(p):.0f}% vs {100 * share(b):.0f}% ({100 * (share(p) - share(b)):+.0f})",
+             share(p) - share(b) >= 0.15)]
+    m_full, m_bare = tally["all"]["context+memory"], tally["all"]["context-no-memory"]
+    rows = head + rows + [("memory's contribution: context ranking with memory vs the same scorer over raw units", "",
+                           f"{100 * share(m_full):.0f}% vs {100 * share(m_bare):.0f}%", None),
+                          ("mean output tokens per item (all methods are filled to poimen's)", "",
+                           f"{p['tokens']:.0f}", None)]
+    tables = []
+    for group in [*formats, "split:dev", "split:test", "all"]:
+        if group not in tally:
+            continue
+        tables.append({"title": f"{group}", "columns": ["method", "ask holds fix", "lookup top-1 holds fix", "confusions",
+                                                        "mean output tokens"],
+                       "rows": [[m, _pct(t["ask"], t["asks"]), _pct(t["lookup"], t["probes"]), t["confusions"],
+                                 f"{t['tokens']:.0f}"] for m, t in tally[group].items()]})
+    w = result["weights"]
+    refused = "; ".join(f"`{line}`" for line in result["refused"]) or "none"
+    notes = (f"{result['incidents']} incidents in {len(formats)} formats ({', '.join(formats)}), "
+             f"{tally['all']['poimen']['probes']} raw-error probes (`bench/incidents/suite.yaml`). One log, one standing "
+             f"query (\"{result['question']}\"), offline engine; {result['runs']} L1 runs in {result['loop_s']:.0f} s. "
+             f"Streams refused by the readers: {refused}. Reads that failed (scored as not holding the fix): "
+             f"{len(result.get('errors', []))}{': ' + '; '.join(result['errors'][:5]) if result.get('errors') else ''}. "
+             "Baselines are filled to poimen's output tokens per item; "
+             "their weights were chosen on the dev incidents only: "
+             + ", ".join(f"{n} alpha = {v['alpha']}, w = {v['w']} ({v['dev_holds']}/{v['dev_items']} dev items)"
+                         for n, v in w.items())
+             + ". `context+memory` and `context-no-memory` are `ContextEngine`'s ranking with and without the memory "
+             "lines (and their prior and signatures), filled untagged to the same tokens. A confusion is an output "
+             "holding another incident's fix (the `recurs_with` twin excepted).")
+    return {"title": "Incident suite: does the fix come back?", "rows": rows, "headline": head, "tables": tables,
+            "notes": notes}
+
+
+def main(argv: list[str] | None = None) -> None:
+    from poimen._env import offline_defaults
+
+    offline_defaults()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cache-dir", type=Path, help="embedding cache (default: poimen's)")
+    parser.add_argument("--out", type=Path, help="also write REPORT.md and the raw JSON here")
+    parser.add_argument("--json", type=Path, help="write the per-item results here")
+    args = parser.parse_args(argv)
+    from poimen.embedding import SentenceTransformerEmbedder
+    from poimen.llm import offline
+
+    embedder = SentenceTransformerEmbedder(cache_dir=args.cache_dir) if args.cache_dir else None
+    if embedder is not None:
+        offline.configure(embedder)
+    result = run(embedder=embedder)
+    sec = section(result)
+    for r in sec["rows"]:
+        print(f"{r[0]}: {r[2]}")
+    for t in sec["tables"]:
+        print(f"\n{t['title']}")
+        for row in t["rows"]:
+            print("  " + " | ".join(str(x) for x in row))
+    print(f"\n{result['seconds']:.1f}s")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1, default=str))
+    if args.out:
+        from bench import report
+
+        print(report.write_report({"incidents": sec}, args.out, {"duration_s": result["seconds"],
+                                                                 "repo": Path(__file__).resolve().parents[1]}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""The incident dev suite's labels: exact substrings of their streams, probes that are new text, a real split."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from bench import hybrid, incident_suite
+from bench.incident_suite import SUITE, load, score, stream_lines
+
+QUESTION, INCIDENTS = load()
+
+
+def test_the_suite_has_its_size_formats_and_both_splits():
+    assert len(INCIDENTS) >= 24
+    assert len({i.id for i in INCIDENTS}) == len(INCIDENTS)
+    formats = Counter(i.format for i in INCIDENTS)
+    assert len(formats) >= 6 and min(formats.values()) >= 4, formats
+    splits = Counter(i.split for i in INCIDENTS)
+    assert set(splits) == {"dev", "test"} and abs(splits["dev"] - splits["test"]) <= 4, splits
+    assert QUESTION.strip()
+
+
+@pytest.mark.parametrize("inc", INCIDENTS, ids=lambda i: i.id)
+def test_labels_are_exact_substrings_and_every_incident_has_probes(inc):
+    text = (SUITE / inc.stream).read_text(encoding="utf-8")
+    for role in ("symptom", "cause", "fix"):
+        labels = getattr(inc, role)
+        assert labels, f"{inc.id}: no {role}"
+        for label in labels:
+            assert label in text, f"{inc.id}: {role} {label!r} is not in {inc.stream}"
+    assert inc.ask.strip() and 1 <= len(inc.probes) <= 2, inc.id
+    for probe in inc.probes:  # the same error next time: never a copy of a line of the stream
+        assert probe not in text, f"{inc.id}: probe copies the stream"
+
+
+def test_a_recurrence_names_its_twin_and_the_twins_fix_differently():
+    by_id = {i.id: i for i in INCIDENTS}
+    twins = [i for i in INCIDENTS if i.recurs_with]
+    assert twins
+    for inc in twins:
+        other = by_id[inc.recurs_with]
+        assert other.recurs_with == inc.id and other.stream != inc.stream
+        assert not set(inc.fix) & set(other.fix)
+
+
+def test_scoring_counts_the_own_fix_and_flags_another_incidents_fix():
+    a, b = INCIDENTS[0], INCIDENTS[1]
+    assert score(f"noise\n{a.fix[0]}\n", a, INCIDENTS) == (True, False)
+    assert score(f"{b.fix[0]}", a, INCIDENTS) == (False, True)
+    twin = next(i for i in INCIDENTS if i.recurs_with)
+    other = next(i for i in INCIDENTS if i.id == twin.recurs_with)
+    assert score(other.fix[0], twin, INCIDENTS) == (False, False)  # the twin's own fix is no confusion
+
+
+def test_baseline_lines_hold_every_fix_of_their_stream():
+    """The baselines read chat and CSV streams as text: every fix is reachable by them."""
+    for inc in INCIDENTS:
+        lines = "\n".join(stream_lines(SUITE / inc.stream))
+        assert incident_suite.holds(lines, inc.fix), inc.id
+
+
+def test_the_hybrid_fills_within_budget_and_mixes_neighbours():
+    from poimen.embedding import HashEmbedder
+
+    units = ["disk full on db-1", "raised the volume to 2TB", "unrelated chatter", "lunch at noon"]
+    corpus = hybrid.HybridCorpus(units, ["a", "a", "a", "b"], HashEmbedder())
+    alone = corpus.scores("disk full", 1.0, 0.0)
+    mixed = corpus.scores("disk full", 1.0, 0.5)
+    assert alone[1] == 0.0 and mixed[1] > 0.0  # the fix line under the error inherits from it
+    assert mixed[3] == alone[3]  # another stream's unit is no neighbour
+    text = hybrid.fill_text(corpus.ranked("disk full", 1.0, 0.5), units, 12)
+    assert text.splitlines()[0] == "disk full on db-1" and sum(hybrid.line_cost(x) for x in text.splitlines()) <= 12
