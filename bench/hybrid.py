@@ -6,7 +6,7 @@ same ingredients, each at its best:
 
 - BM25 (bm25s, Lucene variant, English stopwords) over Snowball-stemmed tokens
   (``snowballstemmer``, the stemmer poimen's own scorer uses);
-- dense cosine under the run's embedder (MiniLM by default, poimen.embedding);
+- dense cosine under the run's embedder (MiniLM by default, poimen.embedding.embedders);
 - linear fusion: both score vectors min-max normalised over the corpus for the
   query, then ``alpha * bm25 + (1 - alpha) * dense`` (a constant vector
   normalises to zeros);
@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 
 ALPHAS = (0.0, 0.2, 0.4, 0.5, 0.6, 0.8, 1.0)
 NEIGHBOUR_WEIGHTS = (0.0, 0.1, 0.25, 0.5)

@@ -6,7 +6,7 @@ The streams and labels are ``bench/incidents/`` (``suite.yaml`` says how they
 are labelled and split). Per run, as a user would:
 
 1. Every stream file, as given, goes through ``mem run``'s code
-   (``poimen.core.run_loops``) into one log (one on-call memory), with one
+   (``poimen.write.core.run_loops``) into one log (one on-call memory), with one
    generic standing query (``suite.yaml``'s ``question``), the offline engine
    and the command's default chunk bound. A file the readers refuse is
    reported with the reader's own message and scores nothing.
@@ -56,11 +56,11 @@ import yaml
 from bench import hybrid
 from bench.text import squash
 from poimen.errors import PoimenError
-from poimen.tokens import count_tokens
+from poimen.text.tokens import count_tokens
 
 SUITE = Path(__file__).resolve().parent / "incidents"
 WINDOW = 3
-SHOWN_CHARS = 600  # mem lookup prints a hit without lines as its text cut here (poimen.readout.print_hits)
+SHOWN_CHARS = 600  # mem lookup prints a hit without lines as its text cut here (poimen.cli.readout.print_hits)
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,7 @@ class PoimenRun:
     """The suite's streams through ``mem run`` into one log, then the read path ``mem ask`` / ``mem lookup`` use."""
 
     def __init__(self, folder: Path, incidents: Sequence[Incident], question: str, work: Path, embedder):
-        from poimen.core import RunRequest, run_loops
+        from poimen.write.core import RunRequest, run_loops
         from poimen.index import build_projections, default_db
         from poimen.serve.service import ReadService
 
@@ -144,7 +144,7 @@ class PoimenRun:
         return self.service.ask(question=question)["text"]
 
     def lookup(self, text: str) -> str:
-        from poimen.shapes import hit_from
+        from poimen.read.shapes import hit_from
 
         shapes = self.service.lookup(text, k=1)
         if not shapes:
@@ -214,7 +214,7 @@ def _tally(rows: list[dict], method: str) -> dict:
 def run(folder: Path = SUITE, embedder=None, progress: Callable[[str], None] = print, work: Path | None = None) -> dict:
     """poimen's ask and lookup on every incident, the baselines at the same tokens; per item and per format."""
     if embedder is None:
-        from poimen.embedding import default_embedder
+        from poimen.embedding.embedders import default_embedder
 
         embedder = default_embedder()
     question, incidents = load(folder)
@@ -325,7 +325,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, help="also write REPORT.md and the raw JSON here")
     parser.add_argument("--json", type=Path, help="write the per-item results here")
     args = parser.parse_args(argv)
-    from poimen.embedding import SentenceTransformerEmbedder
+    from poimen.embedding.embedders import SentenceTransformerEmbedder
     from poimen.llm import offline
 
     embedder = SentenceTransformerEmbedder(cache_dir=args.cache_dir) if args.cache_dir else None

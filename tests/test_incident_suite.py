@@ -62,7 +62,7 @@ def test_baseline_lines_hold_every_fix_of_their_stream():
 
 
 def test_the_hybrid_fills_within_budget_and_mixes_neighbours():
-    from poimen.embedding import HashEmbedder
+    from poimen.embedding.embedders import HashEmbedder
 
     units = ["disk full on db-1", "raised the volume to 2TB", "unrelated chatter", "lunch at noon"]
     corpus = hybrid.HybridCorpus(units, ["a", "a", "a", "b"], HashEmbedder())
