@@ -188,8 +188,9 @@ def verify(log: Optional[str] = LogUriOpt,
     """
     from poimen.index.audit import verify_all
 
+    root = _root(log)  # a bad --log or POIMEN_HOME is a usage error, said as itself
     try:
-        report = verify_all(_root(log), db)
+        report = verify_all(root, db)
     except PoimenError as exc:
         fail(f"verify failed: {exc}")
     for note in report.notes:

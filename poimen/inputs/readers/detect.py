@@ -78,7 +78,9 @@ def _line_kind(head: str) -> str | None:
         return None
     if sum(is_prompt(x) for x in lines) >= max(1, PROMPT_SHARE * len(lines)):
         return "shell"
-    if len(lines) >= 3 and sum(is_log_line(x) for x in lines) >= LOG_SHARE * len(lines):
+    # A log from its first line on: a report whose title heads a pasted log (a ticket, an e-mail) stays prose, so
+    # its title still stands over its body.
+    if len(lines) >= 3 and is_log_line(lines[0]) and sum(is_log_line(x) for x in lines) >= LOG_SHARE * len(lines):
         return "log"
     return None
 
