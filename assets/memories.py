@@ -21,9 +21,9 @@ from resources import CorpusResource, EventLogResource, LLMResource, appender_st
 def l1_streams(corpus: CorpusResource, event_log: EventLogResource, sources: list | None = None) -> tuple[list, list[str]]:
     """Each source's stream from its chunks Parquet (written by `chunks`): no source is chunked again."""
     streams, errors = [], []
-    gone = forgotten(event_log.log()).streams  # sources `mem forget` removed have no chunks and are not read
+    gone = forgotten(event_log.log())  # sources `mem forget` removed have no chunks and are not read
     for source in corpus.source_files() if sources is None else sources:
-        if source_id(source, corpus.sources_dir) in gone:
+        if source_id(source, corpus.sources_dir) in gone.streams:
             continue
         try:
             streams.append(stored_stream(event_log.path / CHUNK_DIR, source, corpus.sources_dir))

@@ -19,7 +19,6 @@ from poimen.log.timeline import markdown_table, turn_rows
 from poimen.text.tokens import count_tokens
 
 TIMELINE_ROWS = 400  # past this a UI table stops being readable; the log keeps everything
-FIRST_LINE = 80  # characters of a memory's first line shown in a timeline row
 
 
 @dataclass
@@ -130,11 +129,14 @@ def outcome_counts(outcomes: Sequence[RunOutcome]) -> dict[str, int]:
 
 def gate_timeline(runs: dict[str, list[Event]], limit: int = TIMELINE_ROWS) -> str:
     """One markdown table per run, headed by its question and stream, turn by turn: chunk, gate, exit, memory size,
-    the first line of the memory the turn wrote, notes; then the final memory's first line and token count."""
+    the sha of the memory the turn wrote, notes; then the final memory's sha and token count.
+
+    Never the text: Dagster's run storage keeps materialization metadata for good, out of reach of `mem forget`,
+    so the text stays in the log, behind its sha (``SHOWN_BY``)."""
     parts, shown = [], 0
     ordered = sorted(runs.items(), key=lambda kv: _title(kv[1]))
     for run_id, events in ordered:
-        rows = _with_memory_lines(turn_rows(events), events)
+        rows = _with_memory_shas(turn_rows(events), events)
         if shown + len(rows) > limit:
             parts.append(f"_{len(ordered) - len(parts)} more runs not shown; `mem log show --run <id>` prints any run._")
             break
@@ -142,24 +144,31 @@ def gate_timeline(runs: dict[str, list[Event]], limit: int = TIMELINE_ROWS) -> s
         parts.append(f"**{_title(events)}** — run `{run_id[:16]}`\n\n"
                      + markdown_table(rows, ["turn", "chunk", "gate", "exit", "memory_tokens", "memory", "note"])
                      + f"\n\n{_final(events)}")
-    return "\n\n".join(parts) or "(no runs)"
+    return "\n\n".join(parts + ([SHOWN_BY] if parts else [])) or "(no runs)"
 
 
-def first_line(text: str, width: int = FIRST_LINE) -> str:
-    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    return line if len(line) <= width else line[: width - 1] + "…"
+SHA_SHOWN = 12  # hex digits of a memory's sha in a timeline row
+SHOWN_BY = (f"_Memories are named by their sha ({SHA_SHOWN} hex digits): `mem show <sha>`, or the `/show/<sha>` page "
+            "of `mem serve --http`, prints the text; Dagster's storage holds none of it, so `mem forget` reaches it all._")
 
 
-def _with_memory_lines(rows: list[dict], events: list[Event]) -> list[dict]:
-    written = {e.turn: e.text for e in events if e.kind == EventKind.MEMORY}
-    return [dict(r, memory=first_line(written[r["turn"]]) if r["turn"] in written else "") for r in rows]
+def _with_memory_shas(rows: list[dict], events: list[Event]) -> list[dict]:
+    written = {e.turn: e.sha for e in events if e.kind == EventKind.MEMORY}
+    return [dict(r, memory=f"`{written[r['turn']][:SHA_SHOWN]}`" if r["turn"] in written else "",
+                 note=_unquoted(r["note"])) for r in rows]
+
+
+def _unquoted(note: str) -> str:
+    """A note without what a parser reason quotes of the reply (``got 'the reply…'``): it is text the log holds."""
+    cut = min((i for i in (note.find("'"), note.find('"')) if i >= 0), default=-1)
+    return note if cut < 0 else note[:cut].rstrip(" :,") + " (reply quoted in the log)"
 
 
 def _final(events: list[Event]) -> str:
     end = events[-1] if events else None
     if end is None or end.kind != EventKind.RUN_END or not end.text:
         return "_final memory: empty (no gate opened)_"
-    return f"_final memory ({count_tokens(end.text)} tokens):_ {first_line(end.text)}"
+    return f"_final memory ({count_tokens(end.text)} tokens):_ `{end.sha[:SHA_SHOWN]}`"
 
 
 def _title(events: list[Event]) -> str:

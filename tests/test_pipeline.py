@@ -15,7 +15,6 @@ import pytest
 
 from assets import chunks, l1_memories
 from assets.checks import acceptance_within, log_integrity, memories_within_budget
-from assets.metadata import first_line
 from pipelines.definitions import make_definitions
 from pipelines.sensors import sources_sensor
 from poimen.domain import Level, sha256_text
@@ -87,6 +86,10 @@ def full_build(resources: dict) -> dg.ExecuteInProcessResult:
     return defs.resolve_job_def("full_build").execute_in_process(instance=dg.DagsterInstance.ephemeral())
 
 
+def first_line(text: str) -> str:
+    return next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+
+
 def materialization(result, key: str) -> dict:
     (event,) = [e for e in result.get_asset_materialization_events() if e.asset_key.path == [key]]
     return event.step_materialization_data.materialization.metadata
@@ -130,10 +133,12 @@ def test_chain_materializes_every_table_with_linked_parents_and_l2_equal_to_l1_b
         assert f"{query.id}: “{query.text}”" in timeline
     log = EventLog(tmp_path / "log")
     memories = [e for r in log.sealed_run_ids() for e in log.run_events(r) if e.kind == "memory" and e.level == "L1"]
-    assert memories and all(first_line(m.text) in timeline for m in memories)  # each memory's first line, per turn
+    assert memories and all(f"`{m.sha[:12]}`" in timeline for m in memories)  # each memory's sha, per turn
+    assert not any(first_line(m.text) in timeline for m in memories)  # and never its text (forget cannot reach it)
     finals = [evs[-1] for r in log.sealed_run_ids() if (evs := log.run_events(r))[-1].kind == "run_end"
               and evs[0].level == "L1" and evs[-1].text]
-    assert all(f"_final memory ({count_tokens(e.text)} tokens):_ {first_line(e.text)}" in timeline for e in finals)
+    assert all(f"_final memory ({count_tokens(e.text)} tokens):_ `{e.sha[:12]}`" in timeline for e in finals)
+    assert "`mem show <sha>`" in timeline
     assert materialization(result, "memory_index")["rows_memory_vector"].value > 0
 
     # The L2 loop is the L1 loop: replay each L2 run's stream at level L1 with the same script.

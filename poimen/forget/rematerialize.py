@@ -27,7 +27,7 @@ from pathlib import Path
 from poimen.inputs.reading import DETECT, Reading
 from poimen.inputs.chunk_store import CHUNK_DIR, chunk_path, chunk_sources, first_chunk_diff, stored_bound
 from poimen.inputs.chunking import source_id
-from poimen.domain import Chunk, EventKind, Level, Query, Stream
+from poimen.domain import Chunk, EventKind, Level, Query, Stream, sha256_text
 from poimen.index.rebuild import RebuildReport, rebuild_into
 from poimen.llm.replay import ReplayClient, ReplayMiss
 from poimen.log import payloads as P
@@ -130,6 +130,10 @@ def first_event_diff(stored: list[Event], replayed: list[Event]) -> str:
 
 
 def _first_values(a: dict, b: dict, col: str) -> str:
+    """The two values, or the sha256 prefixes of text and attrs (source text, quoted here, would reach the audit's
+    Dagster metadata and logs, which no `mem forget` scrubs)."""
+    if col in ("text", "attrs"):
+        return f" (stored sha256 {sha256_text(str(a[col]))[:12]}, replayed sha256 {sha256_text(str(b[col]))[:12]})"
     return f" (stored {str(a[col])[:60]!r}, replayed {str(b[col])[:60]!r})"
 
 
