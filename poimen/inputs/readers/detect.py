@@ -109,7 +109,10 @@ def detect(path: Path) -> str:
 
 
 def _csv_header(head: str) -> bool:
-    first = next(csv.reader(io.StringIO(head)), [])
+    try:
+        first = next(csv.reader(io.StringIO(head, newline="")), [])
+    except csv.Error:  # not CSV (a stray carriage return, a NUL): the file is read as some other format
+        return False
     return len(first) >= 2 and is_ticket_header(first)
 
 
