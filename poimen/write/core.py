@@ -55,11 +55,12 @@ def plan_runs(req: RunRequest, log: EventLog) -> tuple[list[RunPlan], list[str]]
     if req.level == "L2":
         plans = [RunPlan(Level.L2, q, s) for q in qs if (s := l2_stream(log, q)) is not None]
         return plans, []
-    if req.streams is not None:
-        return [RunPlan(Level.L1, q, s) for s in req.streams for q in qs], []
-    root = req.sources_root if req.sources_root is not None else sources_root(req.sources)
-    streams, errors = open_sources(req.sources, req.chunk_tokens, root, req.reading)
-    remember_root(req.root, root)
+    if req.streams is not None:  # chunked already (the Dagster build's stored chunks): note where they were read
+        streams, errors, root = req.streams, [], req.sources_root
+    else:
+        root = req.sources_root if req.sources_root is not None else sources_root(req.sources)
+        streams, errors = open_sources(req.sources, req.chunk_tokens, root, req.reading)
+    remember_root(req.root, root)  # so `mem show` finds the files, whichever entry built the runs
     for s in streams:
         remember_reading(req.root, s.id, req.reading)
     return [RunPlan(Level.L1, q, s) for s in streams for q in qs], errors
