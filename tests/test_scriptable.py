@@ -106,3 +106,13 @@ def test_symptoms_show_json_carries_the_projection(built, monkeypatch):
     assert shown["memory_sha"] == l1.final_memory_sha and shown["level"] == "L1"
     assert shown["symptoms"] == shown["text"].splitlines() and "<symptoms>" in shown["reply"]  # empty is valid
     assert len(shown["prompt_sha"]) == 64 and shown["model_id"].startswith("poimen/extractive")
+
+
+def test_a_second_mem_run_on_a_sealed_run_reports_it_done(built):
+    """Issue 25, rough edge 11: the same `mem run` again is not 'unfinished … rerun with --resume'."""
+    home, _ = built
+    source = home.parent / "HADOOP-12345-datanode-no-space-report.log"
+    again = mem_cli(home, "run", "--query", QUERY, str(source))  # exits 0 (mem_cli asserts it)
+    assert "skipped" in again.stdout and "unfinished" not in again.stdout + again.stderr
+    (run,) = [r for r in loop_runs(read_runs(EventLog(home))) if r.level == "L1"]  # nothing new was sealed
+    assert run.run_id[:12] in again.stdout
