@@ -63,7 +63,11 @@ _IPV4 = re.compile(r"(?<![\w.])(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4
 _EC2 = re.compile(r"\bip-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}\b|\blocalhost\b")
 _FQDN = re.compile(rf"\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:{_TLDS})\b(?![.\w-]*[a-z0-9_]\()", re.I)
 _TICKET = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(\d{1,6})\b")
-_NOT_TICKET = frozenset({"UTF", "SHA", "ISO", "RFC", "CVE", "GHSA", "HTTP", "TLS", "SSL", "MD", "AES", "X", "P"})
+# Shapes of a ticket id that name something else: encodings, standards, ciphers, and an incident's severity or
+# priority ("SEV-3", "P-1"), which every incident of a kind shares.
+_NOT_TICKET = frozenset({"UTF", "SHA", "ISO", "RFC", "CVE", "GHSA", "HTTP", "TLS", "SSL", "MD", "AES", "X", "P",
+                         "SEV", "SEVERITY", "PRIO", "PRIORITY", "PRI", "TIER", "STEP", "PHASE", "PART",
+                         "TCP", "UDP", "IPV", "EC2", "S3"})
 _GITHUB = re.compile(r"(?:\b(?:PR|MR|pr|mr)\s*#?\s*|\bpull/|(?<![\w&])[#!])(\d{2,6})\b")
 _SERVICE = re.compile(r"(?<![\w./@:-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-]|\.[a-z0-9])")
 _RESOURCE = re.compile(r"\b(?:deploy(?:ment)?s?|svc|services?|sts|statefulsets?|ds|daemonsets?|pods?|"
@@ -77,7 +81,9 @@ _UPPER_SNAKE = re.compile(r"(?<![\w.-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w(])")
 # A dotted key, not a code path: no class or call after it (``java.lang.OutOfMemoryError``, ``os.path.join(``).
 _DOTTED = re.compile(r"(?<![\w./-])[a-z][a-zA-Z0-9_]*(?:\.[a-z][a-zA-Z0-9_-]*)+(?![\w(/]|\.[A-Za-z_])")
 _PACKAGE_ROOTS = frozenset({"java", "javax", "jdk", "sun", "com", "org", "net", "io", "kotlin", "scala", "android"})
-_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)(?==|\s+\S)")
+# A flag given a value (``--max-connections=200``, ``--retention 30d``); not one whose "value" is another flag or a
+# key=value pair (``--reuse-values --set a.b=3``: the key set is ``a.b``, read as a dotted key).
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*)(?==|\s+(?!-)[^\s=]+(?:\s|$))")
 _KEBAB_SET = re.compile(r"(?<![\w-])([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\s*(?:=|:\s*[\"']?[\d-])")
 _VERSION = re.compile(
     r"(?<![\w.])v(\d+(?:\.\d+)+(?:-[\w.]+)?)\b"
@@ -173,8 +179,10 @@ def entities(text: str) -> tuple[Entity, ...]:
         taken.append(m.span())
     for m in _SERVICE.finditer(text):
         name = workload(m.group(0))
-        # a number inside a name is a thread or worker index (pool-3-thread-7), not part of a service's name
-        if free(m) and m.group(0) not in _HYPHENATED_WORDS and not any(p.isdigit() for p in name.split("-")):
+        # a number inside a name is a thread or worker index (pool-3-thread-7), not part of a service's name; and a
+        # bare word left by an index (a log's [sched-1] or [consumer-4] thread) names a thread, not a service
+        if free(m) and m.group(0) not in _HYPHENATED_WORDS and not any(p.isdigit() for p in name.split("-")) \
+                and ("-" in name or name == m.group(0).lower()):
             _add(found, "service", name)
     for m in _VERSION.finditer(text):
         if free(m):

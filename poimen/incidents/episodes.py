@@ -8,12 +8,22 @@ Structure comes first, because a format that groups records says what belongs to
   (the part-heading list is ``PART_HEADINGS``: the sections of the Google SRE and PagerDuty postmortem templates);
 - a *thread* (Slack ``thread_ts``, a ticket with its comments, an issue with its replies) is one episode however
   long it runs: the fix in a reply hours after the alert is the point of keeping it;
-- everything else is a *flow*: log lines, shell commands with their output and ``#`` notes, chat messages that
-  start no thread. A flow (one per ``thread``, so two shell sessions never mix) is cut where the time between
-  consecutive records exceeds ``GAP_SECONDS``, and where the topic shifts: the specific names (services, hosts,
-  tickets, config keys) of the ``WINDOW`` records before a point and of the ``WINDOW`` after it are disjoint.
-  Failure signatures and versions are left out of that test, since each error line of one burst has its own
-  template. A record without a time is placed by its order alone.
+- everything else is the stream's *flow*: log lines, shell commands with their output and ``#`` notes, ticket
+  comments pasted under a log, chat messages that start no thread. A flow is read in order, as the on-call
+  engineer lived it: what comes after a failure (the notes, the commands, the comments) belongs to it, until
+  a *new* failure starts or time runs out:
+
+  - a new failure is a failure line that names a service or a ticket, where the episode so far has named some
+    and none of these (a host, an address or a registry on an error line is no new topic: each error names its
+    own);
+  - time runs out after ``GAP_SECONDS`` of silence, for the machine's records (log lines, output, commands) and
+    for chat messages (linking joins a later message that names the same things). People's comments and ``#``
+    notes that follow an episode belong to it for up to ``PATIENCE_SECONDS``: a ticket's comment stream under
+    the log it is about is written over hours, and the fix is often its last comment. Times are compared only
+    when both are dates, or both times of day (a Markdown timeline's "14:05" says nothing about a log's date).
+
+  A record without a failure never starts an episode on its own (chatter sits in the episode it falls in; the
+  roles give it none), and a record without a time is placed by its order alone.
 """
 
 from __future__ import annotations
@@ -24,11 +34,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from poimen.incidents.entities import Entity, entities
-from poimen.incidents.times import record_seconds
+from poimen.incidents.lines import Line, record_lines
+from poimen.incidents.roles import THRESHOLD, line_scores
+from poimen.incidents.times import record_seconds, time_kind
 from poimen.inputs.records import Record
 
+__all__ = ["Episode", "Line", "episodes", "is_part_heading", "names", "record_lines", "section_path"]
+
 GAP_SECONDS = 30 * 60
-WINDOW = 3
+PATIENCE_SECONDS = 3 * 24 * 3600  # the linking horizon: a comment a week later is about something else
 TOPIC_WEIGHT = 0.5
 _FLOW_KINDS = frozenset({"log", "command", "output", "note"})
 _THREAD_KINDS = frozenset({"reply", "ticket", "comment"})
@@ -39,29 +53,11 @@ PART_HEADINGS = (
     "resolution", "remediation", "mitigation", "fix", "the fix", "recovery", "workaround", "action items",
     "follow-up", "follow-ups", "follow up", "next steps", "lessons learned", "what went well",
     "what went wrong", "where we got lucky", "status", "notes", "references", "supporting information",
-    "details", "discussion", "outcome",
+    "details", "discussion", "outcome", "why it happened", "how we fixed it", "what we changed",
+    "mitigation steps", "corrective actions", "preventive actions", "preventative actions", "lessons",
+    "key events", "incident timeline", "contributing factor", "remediations", "learnings", "what we learned",
 )
 _HEADING_NOISE = re.compile(r"^[\s\d.)#:*_-]+|[\s:*_.-]+$")
-
-
-@dataclass(frozen=True)
-class Line:
-    """One non-blank line of a record, stripped: what a role is given to and a card copies verbatim.
-
-    ``offset`` is the line's index among its record's text lines, so a caller that knows how the record's text
-    maps onto its file lines can place it exactly; ``record.line_start``-``line_end`` always bound it.
-    """
-
-    text: str
-    record: Record
-    stream: str
-    offset: int
-
-
-def record_lines(record: Record, stream: str = "") -> tuple[Line, ...]:
-    """The non-blank lines of ``record``, stripped, in order."""
-    return tuple(Line(text.strip(), record, stream, i)
-                 for i, text in enumerate(record.text.split("\n")) if text.strip())
 
 
 @dataclass(frozen=True)
@@ -69,20 +65,20 @@ class Episode:
     """Records of one stream that are about one thing, in stream order; ``key`` says what grouped them."""
 
     stream: str
-    key: str  # "section:<path>" | "thread:<id>" | "flow:<thread>:<n>"
+    key: str  # "section:<path>" | "thread:<id>" | "flow:<n>"
     records: tuple[Record, ...]
 
     @functools.cached_property
     def entities(self) -> frozenset[Entity]:
         return frozenset(e for r in self.records for e in entities(r.text))
 
-    @property
+    @functools.cached_property
     def lines(self) -> tuple[Line, ...]:
         return tuple(line for r in self.records for line in record_lines(r, self.stream))
 
     @functools.cached_property
     def times(self) -> tuple[float, ...]:
-        return tuple(sorted(t for r in self.records if (t := record_seconds(r.time, r.text)) is not None))
+        return tuple(sorted(t for r in self.records if (t := record_seconds(r.time, r.text, r.kind)) is not None))
 
     @property
     def start(self) -> float | None:
@@ -109,7 +105,7 @@ def section_path(headings: Sequence[str]) -> str:
 
 
 def _structure(records: Sequence[Record]) -> list[tuple[str, list[Record]]]:
-    """Records grouped by structure, in order of first appearance; flows still to be cut have a ``flow`` key."""
+    """Records grouped by structure, in order of first appearance; the flow (to be cut) has the key ``flow``."""
     groups: dict[str, list[Record]] = {}
     for record in records:
         if record.headings:
@@ -117,19 +113,18 @@ def _structure(records: Sequence[Record]) -> list[tuple[str, list[Record]]]:
         elif record.thread and record.kind not in _FLOW_KINDS:
             key = "thread:" + record.thread
         else:
-            key = "flow:" + record.thread
+            key = "flow"
         groups.setdefault(key, []).append(record)
     out: list[tuple[str, list[Record]]] = []
-    loose: dict[str, list[Record]] = {}
+    flow: list[Record] = []
     for key, group in groups.items():
         # A message that started no thread is part of the channel's flow, not an episode of its own.
         if key.startswith("thread:") and len(group) == 1 and group[0].kind not in _THREAD_KINDS:
-            key = "flow:"
-        if key.startswith("flow:"):
-            if key not in loose:
-                loose[key] = []
-                out.append((key, loose[key]))
-            loose[key].extend(group)
+            key = "flow"
+        if key == "flow":
+            if not flow:
+                out.append(("flow", flow))
+            flow.extend(group)
         else:
             out.append((key, group))
     order = {id(r): i for i, r in enumerate(records)}
@@ -138,39 +133,70 @@ def _structure(records: Sequence[Record]) -> list[tuple[str, list[Record]]]:
     return out
 
 
-def _names(record: Record) -> frozenset[tuple[str, str]]:
-    return frozenset((e.kind, e.value) for e in entities(record.text)
-                     if e.kind not in ("signature", "version") and e.weight >= TOPIC_WEIGHT)
+def names(record: Record, kinds: frozenset[str] = frozenset({"service", "ticket"})) -> frozenset[tuple[str, str]]:
+    """The specific things a record names that say what it is about: services and tickets by default."""
+    return frozenset((e.kind, e.value) for e in entities(record.text) if e.kind in kinds and e.weight >= TOPIC_WEIGHT)
 
 
-def _cut(flow: Sequence[Record], gap_seconds: float, window: int) -> list[list[Record]]:
-    names = [_names(r) for r in flow]
-    times = [record_seconds(r.time, r.text) for r in flow]
+def _failure(record: Record) -> bool:
+    return any(line_scores(line).symptom >= THRESHOLD for line in record_lines(record))
+
+
+_PATIENT_KINDS = frozenset({"comment", "note", "reply"})  # people writing about the episode they follow
+# People who announce what they turn to: an operator's note, a chat message. (A ticket's comments stay on it.)
+_SPEAKING_KINDS = frozenset({"note", "message"})
+
+
+def elapsed(earlier: float | None, later: float | None) -> float | None:
+    """Seconds between two record times, or None when either is unknown or they are not of one kind: a date, a
+    syslog stamp (no year: ``times.seconds`` places it in 2000) and a time of day (seconds into its day) are
+    compared only with their own kind."""
+    if earlier is None or later is None or time_kind(earlier) != time_kind(later):
+        return None
+    return later - earlier
+
+
+def _cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
     pieces: list[list[Record]] = []
-    start = 0
+    current: list[Record] = []
+    named: set[tuple[str, str]] = set()  # what the current piece has named
+    failed = False  # whether the current piece holds a failure yet
     last_time: float | None = None
-    for i, record in enumerate(flow):
-        if i > start:
-            gap = times[i] is not None and last_time is not None and times[i] - last_time > gap_seconds
-            left = frozenset().union(*names[max(start, i - window):i])
-            right = frozenset().union(*names[i:i + window])
-            if gap or (left and right and not left & right):
-                pieces.append(list(flow[start:i]))
-                start = i
-        if times[i] is not None:
-            last_time = times[i]
-    pieces.append(list(flow[start:]))
+    for record in flow:
+        t = record_seconds(record.time, record.text, record.kind)
+        mine = names(record)
+        failure = _failure(record)
+        new = False
+        if current:
+            since = elapsed(last_time, t)
+            late = since is not None and since > gap_seconds
+            if late and record.kind in _PATIENT_KINDS and since <= PATIENCE_SECONDS:
+                late = False
+            # A new topic: a failure, or a person's note or message, naming services or tickets where the episode
+            # has named others and none of these ("# 14:30 second page: ingest-worker restarting").
+            # (A person's note names a ticket to follow up on, so only a service counts there.)
+            said = mine if failure else {n for n in mine if n[0] == "service"} if record.kind in _SPEAKING_KINDS else ()
+            topic = failed and bool(said) and bool(named) and not mine & named
+            new = late or topic
+        if new:
+            pieces.append(current)
+            current, named, failed = [], set(), False
+        current.append(record)
+        named |= mine
+        failed = failed or failure
+        if t is not None:
+            last_time = t
+    if current:
+        pieces.append(current)
     return pieces
 
 
-def episodes(records: Sequence[Record], stream: str = "", *, gap_seconds: float = GAP_SECONDS,
-             window: int = WINDOW) -> list[Episode]:
+def episodes(records: Sequence[Record], stream: str = "", *, gap_seconds: float = GAP_SECONDS) -> list[Episode]:
     """The episodes of one stream's records, in order of their first record."""
     out: list[Episode] = []
     for key, group in _structure(records):
-        if key.startswith("flow:"):
-            for n, piece in enumerate(_cut(group, gap_seconds, window)):
-                out.append(Episode(stream, f"{key}:{n}", tuple(piece)))
+        if key == "flow":
+            out.extend(Episode(stream, f"flow:{n}", tuple(piece)) for n, piece in enumerate(_cut(group, gap_seconds)))
         else:
             out.append(Episode(stream, key, tuple(group)))
     order = {id(r): i for i, r in enumerate(records)}

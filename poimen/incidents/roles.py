@@ -73,7 +73,7 @@ from dataclasses import dataclass
 
 from poimen import signatures
 from poimen.incidents.entities import entities
-from poimen.incidents.episodes import Line
+from poimen.incidents.lines import Line
 from poimen.text.line_levels import line_levels
 
 ROLES = ("symptom", "cause", "action", "verification", "none")

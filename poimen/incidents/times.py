@@ -2,7 +2,7 @@
 
 Read in order: a Unix epoch (a Slack ``ts`` such as ``1709388311.000200``, epoch milliseconds), ISO 8601 and
 its log variants (``2024-03-02T14:05:11Z``, ``2024-03-02 14:05:11,123``, an offset), Apache's
-``[02/Mar/2024:14:05:11 +0000]``, syslog's ``Mar  2 14:05:11`` (no year: the year 2000 is assumed, so two
+``[02/Mar/2024:14:05:11 +0000]``, Jira's ``14/May/24 10:40`` and ``14/May/24 3:02 PM`` (a comment export), syslog's ``Mar  2 14:05:11`` (no year: the year 2000 is assumed, so two
 syslog times compare, and a syslog time is not compared with a dated one by accident of year), and a bare time
 of day ``14:05`` / ``14:05:11`` (as a Markdown timeline writes one; seconds into its day). ``None`` when the
 text states no time: such a record is placed by structure alone.
@@ -18,6 +18,7 @@ _EPOCH = re.compile(r"^\s*(\d{10}|\d{13})(?:\.\d+)?\s*$")
 _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?(?:[.,]\d+)?\s*(Z|[+-]\d{2}:?\d{2})?")
 _DATE = re.compile(r"^\s*(\d{4})-(\d{2})-(\d{2})\s*$")
 _APACHE = re.compile(r"(\d{2})/([A-Z][a-z]{2})/(\d{4}):(\d{2}):(\d{2}):(\d{2})(?:\s*([+-]\d{4}))?")
+_JIRA = re.compile(r"\b(\d{1,2})/([A-Z][a-z]{2})/(\d{2}|\d{4})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*([AaPp][Mm]))?")
 _SYSLOG = re.compile(r"\b([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}):(\d{2}):(\d{2})\b")
 _CLOCK = re.compile(r"(?<![\d:.])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])")
 # Where a time may be found in a record's text when its reader gave none: at the front of a log line.
@@ -53,6 +54,13 @@ def seconds(text: str) -> float | None:
             d, mon, y, h, mi, s, off = m.groups()
             return datetime(int(y), _MONTHS[mon.lower()], int(d), int(h), int(mi), int(s),
                             tzinfo=_offset(off)).timestamp()
+        m = _JIRA.search(text)
+        if m and m.group(2).lower() in _MONTHS:
+            d, mon, y, h, mi, s, half = m.groups()
+            hour = int(h) % 12 + (12 if half and half.lower() == "pm" else 0) if half else int(h)
+            year = int(y) + (2000 if len(y) == 2 else 0)
+            return datetime(year, _MONTHS[mon.lower()], int(d), hour, int(mi), int(s or 0),
+                            tzinfo=timezone.utc).timestamp()
         m = _SYSLOG.search(text)
         if m and m.group(1).lower() in _MONTHS:
             mon, d, h, mi, s = m.groups()
@@ -66,11 +74,31 @@ def seconds(text: str) -> float | None:
     return None
 
 
-def record_seconds(time: str, text: str) -> float | None:
-    """A record's time: its ``time`` field, else a time at the very front of its text (a log line's stamp)."""
+_UNTIMED_KINDS = frozenset({"output", "command", "code"})
+
+
+def record_seconds(time: str, text: str, kind: str = "") -> float | None:
+    """A record's time: its ``time`` field, else a time at the very front of its text (a log line's stamp). A
+    command's output, a command and a code block state no time of their own: a date at the front of an output
+    line is what the command printed (a secret's creation time, a release's date), not when it ran."""
     if time:
         return seconds(time)
+    if kind in _UNTIMED_KINDS:
+        return None
     head = text.lstrip()[:_LEADING]
     if head[:1].isdigit() or head[:1] == "[" or head[:3].lower() in _MONTHS:
         return seconds(head)
     return None
+
+
+DAY = 86400.0
+_SYSLOG_YEAR = (datetime(2000, 1, 1, tzinfo=timezone.utc).timestamp(), datetime(2001, 1, 1, tzinfo=timezone.utc).timestamp())
+
+
+def time_kind(value: float) -> str:
+    """What a ``seconds`` value is: "clock" (a time of day), "syslog" (a day of a year not given) or "date"."""
+    if value < 2 * DAY:
+        return "clock"
+    if _SYSLOG_YEAR[0] <= value < _SYSLOG_YEAR[1]:
+        return "syslog"
+    return "date"

@@ -11,7 +11,7 @@ from poimen.incidents.times import seconds
 def test_a_thread_is_one_episode_and_a_lone_message_is_flow():
     eps = episodes(SLACK, "slack")
     keys = [ep.key for ep in eps]
-    assert keys == ["thread:1709388311.000200", "flow::0", "thread:1709402000.000100"]
+    assert keys == ["thread:1709388311.000200", "flow:0", "thread:1709402000.000100"]
     assert len(eps[0].records) == 8  # the fix, 1.5 hours after the alert, is in the alert's episode
 
 

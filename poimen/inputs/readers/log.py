@@ -4,7 +4,9 @@ A log line begins with a timestamp, a level or an id, whatever token comes first
 numeric id, Thunderbird's and BGL's with "-", OpenStack's with the file name). A continuation — an indented line,
 "at …", "Caused by: …", "Traceback …", a Python frame, an exception class line, "... 12 more" — belongs to the
 record above it, up to ``MAX_TRACE_LINES``, so a trace stays with its error. Every other line is a record, as
-every line of a .log always was.
+every line of a .log always was. A line that is someone speaking — "[14/May/24 10:40] priya.n: paged for …", the
+shape a ticket's comments take when pasted under the log they are about — is a ``comment`` with its time and
+author, so what people said about an error reads as their words, not as one more log line.
 """
 
 from __future__ import annotations
@@ -24,8 +26,37 @@ CONTINUATION = re.compile(
     r"|[\w$]+(?:\.[\w$]+)*(?:Exception|Error|Throwable)\b)")
 
 
+SAYS = re.compile(r"^\[(?P<time>[^\]]{4,40})\]\s+(?P<who>[A-Za-z][\w.@-]{0,40}):\s+\S")
+_SPEAKER = re.compile(r"^\]?\s*(?P<who>[A-Za-z][\w.@-]{0,40}):\s+\S")
+
+
+def said(line: str) -> tuple[str, str] | None:
+    """(time, author) of a line that is someone speaking: "[14/May/24 10:40] priya.n: …" or "2024-06-03 08:31
+    rafael.m: …" (a stamp, then a name and a colon, no level between); None for a log line."""
+    m = SAYS.match(line)
+    if m:
+        time, rest_at = m.group("time"), m.start("who")
+    else:
+        time = time_of(line)
+        if not time:
+            return None
+        rest_at = line.index(time) + len(time)
+        m = _SPEAKER.match(line[rest_at:])
+        if not m:
+            return None
+        rest_at += m.start("who")
+    if level_of(line[:rest_at + 1]):
+        return None
+    who = _SPEAKER.match(line[rest_at:]) or SAYS.match(line)
+    return time, who.group("who")
+
+
 def _record(lines: list[str], start: int) -> Record:
     head = lines[0]
+    speaker = said(head)
+    if speaker:
+        return Record("\n".join(lines), start, start + len(lines) - 1, kind="comment", time=speaker[0],
+                      author=speaker[1])
     return Record("\n".join(lines), start, start + len(lines) - 1, kind="log", time=time_of(head), level=level_of(head))
 
 

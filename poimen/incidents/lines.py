@@ -1,0 +1,59 @@
+"""The lines of a record: what roles are given to and cards copy.
+
+An episode's *lines* are what roles are given to and cards copy: a log line, a command, an output line, a table
+row or a code line as written; prose (a paragraph, a chat message, a comment, a note) as the units the relevance
+scorer reads (``poimen.relevance.split_units``: a hard-wrapped paragraph joined back and cut into sentences, a
+short line whole), so a card line says a whole sentence and is a unit of its chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from poimen.inputs.records import Record
+from poimen.relevance.units import split_units
+
+VERBATIM_KINDS = frozenset({"log", "output", "command", "code", "table_row"})  # lines as written, never re-cut
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a record, stripped: what a role is given to and a card copies verbatim.
+
+    ``offset`` is the line's index among its record's lines; ``start``/``end`` are its span in ``record.text``
+    (for a prose sentence joined across wrapped lines, from its first character to its last), so a caller that
+    knows where the record sits in a chunk places the line exactly; ``record.line_start``-``line_end`` always
+    bound it.
+    """
+
+    text: str
+    record: Record
+    stream: str
+    offset: int
+    start: int = 0
+    end: int = 0
+
+    @property
+    def is_heading(self) -> bool:
+        return bool(_MD_HEADING.match(self.text))
+
+
+def _physical(record: Record) -> list[tuple[str, int, int]]:
+    out, at = [], 0
+    for raw in record.text.split("\n"):
+        if raw.strip():
+            lead = len(raw) - len(raw.lstrip())
+            out.append((raw.strip(), at + lead, at + len(raw.rstrip())))
+        at += len(raw) + 1
+    return out
+
+
+def record_lines(record: Record, stream: str = "") -> tuple[Line, ...]:
+    """The lines of ``record``, in order: as written for logs, commands, output, tables and code; prose as units."""
+    if record.kind in VERBATIM_KINDS:
+        spans = _physical(record)
+    else:
+        spans = [(u.text, u.start, u.end) for u in split_units(record.text)]
+    return tuple(Line(text, record, stream, i, start, end) for i, (text, start, end) in enumerate(spans) if text)
