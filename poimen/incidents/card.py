@@ -14,19 +14,28 @@ and lineage reaches the file line as it does today; the role of each line travel
 How many lines of each role a card keeps (``LIMITS``): a symptom is worth keeping once per distinct shape
 (the same error from ten pods is one line), the best-scored first; causes and verifications two, actions four.
 When no line reaches the role threshold for a cause, the best line that states a mechanism (a cause score of
-``WEAK_CAUSE``) is taken, since a card with a fix and no cause still says less than it knows.
+``WEAK_CAUSE``) is taken, since a card with a fix and no cause still says less than it knows; failing that, the
+diagnosis is the finding that led to the fix: among the plain statements between the first symptom and the first
+action (no suspect ruled out, no hedge or question, no plan, no machine output), the one that shares the most
+words with the fix, then the nearest to it. People rarely write "because"; they write what they found, then
+what they changed.
+
+``choose(lines)`` is the selection; ``build_card(incident)`` and the offline engine's incident task
+(``poimen.llm.offline_incident``, which sees only the lines of a prompt) both make their cards with it.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from poimen.domain import sha256_text
-from poimen.incidents.entities import Entity
+from poimen.incidents.entities import Entity, entities
+from poimen.incidents.lines import Line
 from poimen.incidents.link import Incident
-from poimen.incidents.roles import Role, assign
+from poimen.incidents.roles import Role, assign, hedge_factor, is_planned
 from poimen.incidents.times import seconds
 from poimen.signatures.masking import template
 
@@ -109,11 +118,47 @@ def _card_line(role: Role, as_role: str) -> CardLine:
     return CardLine(role.line.text, as_role, evidence, role.scores.of(as_role))
 
 
-def _choose(roles: tuple[Role, ...]) -> list[CardLine]:
-    chosen: list[tuple[int, CardLine]] = []
+_MACHINE_KINDS = frozenset({"log", "output", "command", "code"})
+_CONTENT = re.compile(r"[A-Za-z][\w.-]{2,}")
+_COMMON = frozenset("""the and for with from that this was were are has have had not but our their its into onto
+    then than when also just still only all any some more most very now new old after before over under""".split())
+DIAGNOSIS_WORDS = 6  # a finding states something: a line shorter than this is an exclamation or an ack
+
+
+def _words_of(text: str) -> set[str]:
+    return {w.lower().strip(".-") for w in _CONTENT.findall(text)} - _COMMON
+
+
+def _diagnosis(roles: tuple[Role, ...], chosen: dict[int, str]) -> int | None:
+    """The finding that led to the fix (see the module docstring), as an index into ``roles``; None when none."""
+    symptoms = [i for i, r in chosen.items() if r == "symptom"]
+    actions = sorted(i for i, r in chosen.items() if r == "action")
+    if not actions:
+        return None
+    first_action = actions[0]
+    start = min(symptoms) if symptoms and min(symptoms) < first_action else -1
+    fix_words = set().union(*(_words_of(roles[i].line.text) for i in actions))
+    best, best_key = None, None
+    for i in range(start + 1, first_action):
+        r = roles[i]
+        text, s = r.line.text, r.scores
+        if i in chosen or r.role not in ("none", "cause") or s.ruled_out or s.ineffective \
+                or r.line.record.kind in _MACHINE_KINDS or r.line.is_heading or len(text.split()) < DIAGNOSIS_WORDS \
+                or hedge_factor(text) < 1.0 or is_planned(text):
+            continue
+        key = (len(_words_of(text) & fix_words), s.cause, i)
+        if best_key is None or key > best_key:
+            best, best_key = i, key
+    return best
+
+
+def choose(lines: Sequence[Line]) -> list[tuple[int, CardLine]]:
+    """The card's lines: (index into ``lines``, the copied line with its role), in render order."""
+    roles = assign(lines)
+    chosen: dict[int, str] = {}
     seen_text: set[str] = set()
     for name, limit in LIMITS.items():
-        candidates = [(i, r) for i, r in enumerate(roles) if r.role == name]
+        candidates = [(i, r) for i, r in enumerate(roles) if r.role == name and not r.line.is_heading]
         if name == "cause" and not candidates:
             weak = [(i, r) for i, r in enumerate(roles)
                     if r.role == "none" and not r.scores.ruled_out and r.scores.cause >= WEAK_CAUSE]
@@ -125,15 +170,18 @@ def _choose(roles: tuple[Role, ...]) -> list[CardLine]:
             if shape in shapes or r.line.text in seen_text:
                 continue
             shapes.add(shape)
-            kept.append((i, r))
+            kept.append(i)
             if len(kept) == limit:
                 break
-        for i, r in sorted(kept):
-            seen_text.add(r.line.text)
-            chosen.append((i, _card_line(r, name)))
+        for i in kept:
+            seen_text.add(roles[i].line.text)
+            chosen[i] = name
+    if "cause" not in chosen.values():
+        found = _diagnosis(roles, chosen)
+        if found is not None:
+            chosen[found] = "cause"
     order = list(LIMITS)
-    return [line for _, line in sorted(chosen, key=lambda il: (order.index(il[1].role), il[0]))]
-
+    return [(i, _card_line(roles[i], role)) for i, role in sorted(chosen.items(), key=lambda ir: (order.index(ir[1]), ir[0]))]
 
 def clause(text: str) -> str:
     """A copied line made fit to stand inside a sentence: its stamp, level and markup in front dropped."""
@@ -141,9 +189,9 @@ def clause(text: str) -> str:
     return text[:1].lower() + text[1:] if text[:2].istitle() and not text[:2].isupper() else text
 
 
-def _service(incident: Incident) -> str:
-    counts = Counter(e.value for ep in incident.episodes for r in ep.records
-                     for e in ep.entities if e.kind == "service" and e.weight >= 0.5 and e.value in r.text)
+def service_of(lines: Sequence[Line]) -> str:
+    """The service an incident is about: the specific service its lines name most (a pod's hash suffix dropped)."""
+    counts = Counter(e.value for line in lines for e in entities(line.text) if e.kind == "service" and e.weight >= 0.5)
     return counts.most_common(1)[0][0] if counts else ""
 
 
@@ -151,7 +199,7 @@ def _shorten(text: str) -> str:
     return text if len(text) <= TITLE_CHARS else text[:TITLE_CHARS - 1].rsplit(" ", 1)[0] + "…"
 
 
-def _summary(subject: str, lines: list[CardLine]) -> str:
+def summary_of(subject: str, lines: Sequence[CardLine]) -> str:
     symptoms = [line for line in lines if line.role == "symptom"]
     causes = [clause(line.text) for line in lines if line.role == "cause"]
     actions = [clause(line.text) for line in lines if line.role == "action"]
@@ -166,16 +214,18 @@ def _summary(subject: str, lines: list[CardLine]) -> str:
     return sentence + "."
 
 
+def title_of(service: str, lines: Sequence[CardLine]) -> str:
+    symptom = next((clause(line.text) for line in lines if line.role == "symptom"), "")
+    return _shorten(": ".join(part for part in (service, symptom) if part) or "incident")
+
+
 def build_card(incident: Incident) -> Card:
     """The card of ``incident``: its lines by role, copied verbatim, each with its evidence."""
-    roles = assign(incident.lines)
-    lines = _choose(roles)
-    service = _service(incident)
-    symptom = next((clause(line.text) for line in lines if line.role == "symptom"), "")
-    title = _shorten(": ".join(part for part in (service, symptom) if part) or "incident")
+    lines = [line for _, line in choose(incident.lines)]
+    service = service_of(incident.lines)
     timed = sorted((t, r.time) for ep in incident.episodes for r in ep.records
                    if r.time and (t := seconds(r.time)) is not None)
-    return Card(title=title, summary=_summary(service, lines), lines=tuple(lines),
+    return Card(title=title_of(service, lines), summary=summary_of(service, lines), lines=tuple(lines),
                 entities=tuple(sorted(incident.entities)), streams=incident.streams,
                 start=timed[0][1] if timed else "", end=timed[-1][1] if timed else "")
 

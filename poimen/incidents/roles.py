@@ -110,7 +110,7 @@ _MECHANISM = _words(
 _SO = re.compile(r", so ", re.I)
 _COMMAND = re.compile(
     r"\bkubectl\b.*?\b(?:patch|scale|set|apply|edit|delete|drain|cordon|uncordon|replace|annotate|label|"
-    r"rollout\s+(?:undo|restart))\b|\bhelm\s+(?:upgrade|rollback|install|uninstall)\b|\bterraform\s+apply\b"
+    r"rollout\s+(?:undo|restart))\b|\bhelm\b(?:\s+-{1,2}[\w-]+(?:[= ](?!-)\S+)?)*\s+(?:upgrade|rollback|install|uninstall)\b|\bterraform\s+apply\b"
     r"|\bALTER\s+(?:TABLE|SYSTEM|DATABASE|USER|ROLE|INDEX)\b|\bUPDATE\s+\w+\s+SET\b|\bSET\s+GLOBAL\b"
     r"|\bsystemctl\s+(?:restart|reload|stop|start|enable|disable)\b|\bservice\s+\S+\s+restart\b"
     r"|\bgit\s+revert\b|\bsysctl\s+-w\b|\bdocker\s+(?:restart|rm|run)\b|\bredis-cli\b.*\bconfig\s+set\b"
@@ -190,7 +190,7 @@ def _count(pattern: re.Pattern, text: str) -> int:
     return len({m.group(0).lower() for m in pattern.finditer(text)})
 
 
-def _hedge_factor(text: str) -> float:
+def hedge_factor(text: str) -> float:
     """How much a hedge weakens a claim: 1 for none, lower for a guess or a belief since dropped."""
     but = _BUT.search(text)
     factor = 1.0
@@ -259,13 +259,18 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
         action, symptom = action * 0.5, symptom * 0.5
     if _PLANNED.search(text):
         symptom *= 0.4  # "we should add an alert on X" reports nothing
-    hedge = _hedge_factor(text)
+    hedge = hedge_factor(text)
     cause, action = cause * hedge, action * hedge
     if _RULED_OUT.search(text):
         return Scores(ruled_out=True)
     if _INEFFECTIVE.search(text):
         return Scores(symptom=symptom, cause=cause, ineffective=True)
     return Scores(symptom, cause, action, verification)
+
+
+def is_planned(text: str) -> bool:
+    """Whether a line speaks of what is yet to be done ("we should…", "next step:", "will…")."""
+    return bool(_PLANNED.search(text))
 
 
 def pick(scores: Scores) -> str:

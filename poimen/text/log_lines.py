@@ -10,8 +10,10 @@ _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
 TIMESTAMP = (rf"(?:\[?\d{{8}}[-T_ ]?\d{{2}}:?\d{{2}}:?\d{{2}}|\[?\d{{2,4}}[-/.]\d{{1,2}}[-/.]\d{{1,4}}(?:[T _-]+\d{{1,2}}[:.]\d{{2}}(?:[:.]\d{{2}})?(?:[.,]\d+)?)?"
              rf"|\[?(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),? )?{_MONTH} +\d{{1,2}},? (?:\d{{4}} )?\d{{1,2}}:\d{{2}}(?::\d{{2}})?|\[?\d{{1,2}}:\d{{2}}:\d{{2}}(?:[.,]\d+)?)")
 LEVELS = r"(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|SEVERE|FATAL|CRITICAL|CRIT|ALERT|EMERG|PANIC)"
-# Timestamp, level or a numeric id (5+ digits: an epoch, a sequence number), after at most one leading token.
-LOG_START = re.compile(rf"^(?:\S+\s+)??(?:{TIMESTAMP}|\[?{LEVELS}\b|\d{{5,}}\s)")
+# Timestamp, level or a numeric id (5+ digits: an epoch, a sequence number), after at most one leading token. The
+# leading token is a mark, an id or a file name ("-", "R34", "nova-api.log.1"), never a word of prose: "On
+# 2024-04-02 at 13:42 UTC every edge proxy …" is a sentence, not a log line.
+LOG_START = re.compile(rf"^(?:(?![A-Za-z]+[,:;]?\s)\S+\s+)??(?:{TIMESTAMP}|\[?{LEVELS}\b|\d{{5,}}\s)")
 _LEVEL = re.compile(rf"(?<![\w.-]){LEVELS}(?![\w-])")
 def is_log_line(line: str) -> bool:
     return bool(LOG_START.match(line))
