@@ -96,7 +96,11 @@ _SYMPTOM = _words(
     r"crash(?:ed|ing|es|loop\w*)?", r"hang(?:s|ing)?", r"stuck", r"slow(?:ness)?", r"broken", r"not working",
     r"can't", r"cannot", r"unable to", r"complain(?:ts?|ing|ed)?",
     r"(?:users?|customers?|merchants?) (?:are |were )?report(?:ed|ing|s)?",
-    r"dropp(?:ed|ing)", r"backlog", r"lag(?:ging)?", r"evicted", r"panic", r"saturated")
+    r"dropp(?:ed|ing)", r"backlog", r"lag(?:ging)?", r"evicted", r"panic", r"saturated",
+    r"prematurely closed", r"(?:connection )?reset", r"rejected", r"denied", r"not allowed", r"exceeded",
+    r"overflow", r"unauthori[sz]ed", r"forbidden", r"no space", r"killed", r"oomkilled", r"crashloopbackoff",
+    r"\w*backoff", r"not ready", r"unhealthy", r"throttl(?:ed|ing)", r"stalled", r"deadlock(?:ed)?", r"corrupt(?:ed)?",
+    r"invalid", r"expired", r"missing", r"not found", r"red", r"flak(?:y|ing)")
 _CAUSE = _words(
     r"because", r"due to", r"caused by", r"root[ -]cause[sd]?", r"turn(?:ed|s) out", r"(?:the )?culprit",
     r"the cause (?:was|is)", r"the (?:problem|issue|bug) (?:was|is)", r"the underlying (?:problem|issue|cause)",
@@ -139,12 +143,16 @@ _RULED_OUT = _words(
     r"not (?:the )?(?:cause|culprit|issue|problem)", r"not related", r"unrelated", r"ruled (?:it |this )?out",
     r"rule (?:it |this )?out", r"red[ -]herring", r"(?:wasn't|was not|isn't|is not) it", r"nothing to do with",
     r"(?:a )?coincidence", r"coincidental", r"false (?:alarm|positive)", r"(?:is|was|looks|looked) fine",
-    r"not it")
+    r"not it", r"(?:so|then|it's|its|it is|that's|thats) not the \w+", r"not the (?:deploy|release|rollout|chart|"
+    r"change|network|database|db|cdn|dns|load balancer|lb|broker|disk)\b", r"ignore it", r"is (?:a |just )?noise",
+    r"are (?:normal|expected)", r"is (?:normal|expected)", r"(?:normal|expected) for this")
 _INEFFECTIVE = _words(
     r"(?:didn't|did not|doesn't|does not) (?:help|fix|work|change)", r"no change", r"no effect",
     r"changed nothing", r"made no difference", r"no difference", r"no improvement", r"no luck", r"unchanged",
     r"still (?:failing|erroring|broken|down|happening|the same|seeing|getting|\d+)",
-    r"same (?:errors?|problem|issue)", r"persist(?:s|ed|ing)?", r"not fixed")
+    r"same (?:errors?|problem|issue|rate)", r"persist(?:s|ed|ing)?", r"not fixed", r"still there",
+    r"still (?:at|the same|there|happen\w*|occurr\w*|present|seeing|hitting|red)", r"did nothing", r"does nothing",
+    r"changed nothing", r"nothing changed", r"no better", r"didn't work", r"did not work")
 _HEDGE = _words(r"maybe", r"might", r"could (?:it )?be", r"possibly", r"perhaps", r"not sure", r"i think",
                 r"suspect(?:ed|s)?", r"suspicion", r"wondering", r"guess", r"theory")
 _BELIEF = _words(r"(?:we|i) thought", r"initially", r"at first", r"assumed")
@@ -227,22 +235,51 @@ def _action(text: str) -> float:
     elif _IMPERATIVE.match(text):
         score += 1.0
     kinds = {e.kind for e in entities(text)}
+    bonus = 0.0
     if "config" in kinds and _VALUE.search(text):
-        score += 0.8
+        bonus += 0.8
     if "version" in kinds:
-        score += 0.4
+        bonus += 0.4
     if "ticket" in kinds:
-        score += 0.3
+        bonus += 0.3
+    # What is set, pinned or referenced makes a change a fix; alone (an alert naming its ticket, a line quoting a
+    # setting) it is no action.
+    score += bonus if score else min(bonus, 0.8)
     if _PLANNED.search(text):
         score *= 0.4
     return score
+
+
+# A chat line as the readers render it: "[2024-05-14T13:32:00Z] maria.k: …", "2024-06-03 08:31 rafael.m: …" (a stamp,
+# then a speaker; "Root cause: …" has no stamp and keeps its words). The stamp and the speaker are not what the line says: they are left out before
+# scoring (a speaker named "maria.k" is no config key, a stamp "13:32:00Z" no value set).
+_SPEAKER = re.compile(r"^\s*(?:\[[^\]]{4,40}\]\s*|\d{4}-\d\d-\d\d[T ][\d:.,]+Z?\s+)[A-Za-z][\w .@-]{0,40}?:\s+(?=\S)")
+_QUOTED = re.compile(r"`([^`]{8,})`|\"([^\"]{12,})\"")
+
+
+def body(text: str) -> str:
+    """A line without the chat rendering's stamp and speaker (the line itself when it has none)."""
+    m = _SPEAKER.match(text)
+    return text[m.end():] if m and not _COMMAND.match(text) else text
+
+
+def _quoted_error(text: str) -> float:
+    """A quoted error in a person's line ("logs are full of `upstream prematurely closed connection …`"): what it
+    shows, scored as the error line it quotes."""
+    best = 0.0
+    for m in _QUOTED.finditer(text):
+        quoted = m.group(1) or m.group(2)
+        if _count(_SYMPTOM, quoted) or signatures.extract_signatures(quoted) or line_levels(quoted):
+            best = max(best, 1.0 + 0.5 * bool(signatures.extract_signatures(quoted)))
+    return best
 
 
 def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = ()) -> Scores:
     """The role scores of one line of text, from the cues in the module docstring."""
     if _FRAME.match(text):
         return Scores()
-    symptom = _symptom(text, level)
+    text = body(text)
+    symptom = max(_symptom(text, level), _quoted_error(text))
     if kind in ("log", "output"):
         return Scores(symptom=symptom)
     action = _action(text)
@@ -287,12 +324,13 @@ def _content(text: str) -> frozenset[str]:
                      and not _RULED_OUT.fullmatch(w) and not _INEFFECTIVE.fullmatch(w))
 
 
-def _names(line: Line, earlier: Line) -> bool:
-    """Whether a ruling-out ``line`` names what ``earlier`` says: two content words or one specific entity."""
-    if len(_content(line.text) & _content(earlier.text)) >= 2:
-        return True
-    mine = {(e.kind, e.value) for e in entities(line.text) if e.weight >= 0.6}
-    return bool(mine & {(e.kind, e.value) for e in entities(earlier.text)})
+def _overlap(line: Line, earlier: Line) -> int:
+    """How strongly a ruling-out ``line`` names what ``earlier`` says: content words in common, a specific entity in
+    common counting two; below 2, it does not name it."""
+    words = len(_content(body(line.text)) & _content(body(earlier.text)))
+    mine = {(e.kind, e.value) for e in entities(body(line.text)) if e.weight >= 0.6}
+    shared = mine & {(e.kind, e.value) for e in entities(body(earlier.text))}
+    return words + 2 * len(shared)
 
 
 def line_scores(line: Line) -> Scores:
@@ -302,17 +340,30 @@ def line_scores(line: Line) -> Scores:
 
 
 def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
-    """A role for every line of an incident, in order, with ruled-out suspects and failed attempts demoted."""
+    """A role for every line of an incident, in order, with ruled-out suspects and failed attempts demoted.
+
+    - A line that rules a suspect out demotes the one earlier line it names best (the most content words and
+      specific entities in common, at least two words or one entity), whatever role that line had: the suspect.
+    - A line that says an attempt did not help demotes the nearest action among the ``LOOKBACK`` lines before it.
+    - Nothing is verified before something was done: a verification before the incident's first action is read
+      again without that role (a symptom if it reports one, else none).
+    """
     scored = [line_scores(line) for line in lines]
     roles = [pick(s) for s in scored]
     for i, (line, s) in enumerate(zip(lines, scored)):
         if s.ruled_out:
-            for j in range(i):
-                if roles[j] != "verification" and _names(line, lines[j]):
-                    roles[j] = "none"
+            named = [(_overlap(line, lines[j]), j) for j in range(i) if roles[j] != "verification"]
+            named = [(n, j) for n, j in named if n >= 2]
+            if named:
+                roles[max(named)[1]] = "none"
         elif s.ineffective:
             for j in range(i - 1, max(-1, i - 1 - LOOKBACK), -1):
                 if roles[j] == "action":
                     roles[j] = "none"
                     break
+    first_action = next((i for i, r in enumerate(roles) if r == "action"), None)
+    if first_action is not None:
+        for i in range(first_action):
+            if roles[i] == "verification":
+                roles[i] = "symptom" if scored[i].symptom >= THRESHOLD else "none"
     return tuple(Role(line, role, s) for line, role, s in zip(lines, roles, scored))

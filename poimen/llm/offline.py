@@ -36,6 +36,7 @@ TASKS: dict[str, str] = {  # prompt task -> "module:function" answering it with 
     "gate": "poimen.llm.offline:gate",
     "answer": "poimen.llm.offline:answer",
     "symptom": "poimen.llm.offline_symptom:symptom",
+    "incident": "poimen.llm.offline_incident:incident",
     "router": "poimen.agent.router:offline_route",
 }
 

@@ -86,6 +86,7 @@ class RunStart(Payload):
     # built at several bounds replays each run at its own. None: not recorded (L2 runs, logs written before it was).
     # Not a run-id input: the chunk shas already name what was read, so runs keep their ids.
     chunk_tokens: int | None = None
+    incident: str | None = None  # an incident run: where its incident starts in the stream (its key there)
 
     @property
     def run_kind(self) -> str:
@@ -131,9 +132,25 @@ class Evidence(ChunkPlace):
 
 @dataclass(frozen=True)
 class Memory(Payload):
+    """A memory version. An incident's card (``poimen.write.incidents``) also carries, line by line of its text, the
+    role each line plays and where it was copied from (``spans``: [index into the event's parents, start, end] in
+    that chunk's text), with the title and summary the model wrote. A loop's memory leaves them out."""
+
     KIND = EventKind.MEMORY
     tokens: int = 0
     query_id: str = ""
+    roles: tuple[str, ...] | None = None
+    spans: tuple[tuple[int, int, int], ...] | None = None
+    title: str | None = None
+    summary: str | None = None
+
+    @property
+    def is_card(self) -> bool:
+        return self.roles is not None
+
+    @property
+    def line_spans(self) -> tuple[tuple[int, int, int], ...]:
+        return tuple(tuple(x) for x in self.spans or ())
 
 
 @dataclass(frozen=True)

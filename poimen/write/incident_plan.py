@@ -1,0 +1,115 @@
+"""What one incident run reads: the incident's lines, each placed in the L0 chunk that holds it.
+
+A stream's records (its reader's, the ones the chunker packed) are cut into incidents by ``poimen.incidents``;
+every line of an incident is then found in the stream's chunks, so the card that copies it names its evidence
+(the chunk's sha) and its span in that chunk, and lineage reaches the chunk, the unit and the file line as it does
+for a loop's memory. Records are found in chunk order (a chunk is its records joined by the format's separator),
+so a line that occurs twice is placed at the occurrence its record is. A line that cannot be placed (its record
+was cut across two chunks, or the chunks were cut from another version of the source) is left out of the
+incident: a card line without evidence would break the rule that every memory line names where it came from.
+
+The rendered lines (``prompt_text``) are what the model is shown: one JSON object per line with its number, its
+record (lines of one record share it), kind, time, author, level, headings and text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from poimen import incidents as inc
+from poimen.domain import Chunk, sha256_json
+from poimen.incidents.lines import Line
+from poimen.inputs.records import Record
+
+
+@dataclass(frozen=True)
+class PlacedLine:
+    line: Line
+    chunk: int  # index into the stream's chunks
+    start: int  # span in that chunk's text
+    end: int
+
+
+@dataclass(frozen=True)
+class IncidentPlan:
+    """One incident of one stream, ready to be shown to the model."""
+
+    stream_id: str
+    stream_sha: str
+    key: str  # where the incident starts: "<episode key>@<file line>", stable while the stream is
+    lines: tuple[PlacedLine, ...]
+    chunks: tuple[Chunk, ...]  # the stream's chunks (``PlacedLine.chunk`` indexes them)
+    chunk_tokens: int | None = None
+
+    @property
+    def prompt_text(self) -> str:
+        records: dict[int, int] = {}
+        out = []
+        for n, p in enumerate(self.lines, start=1):
+            r = p.line.record
+            number = records.setdefault(id(r), len(records))
+            obj = {"n": n, "record": number, "kind": r.kind}
+            for name, value in (("time", r.time), ("author", r.author),
+                                ("level", r.level if p.line.offset == 0 else ""), ("headings", list(r.headings))):
+                if value:
+                    obj[name] = value
+            obj["text"] = p.line.text
+            out.append(json.dumps(obj, ensure_ascii=False))
+        return "\n".join(out)
+
+    @property
+    def sha(self) -> str:
+        """What the run reads: the stream it is placed in, and the lines with their places."""
+        return sha256_json({"stream": self.stream_sha, "key": self.key, "prompt": self.prompt_text,
+                            "places": [(self.chunks[p.chunk].sha, p.start, p.end) for p in self.lines]})
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def place_records(records: Sequence[Record], chunks: Sequence[Chunk]) -> dict[int, tuple[int, int]]:
+    """id(record) -> (chunk index, offset of the record's stripped text in that chunk's text), for the records
+    found whole, in order."""
+    out: dict[int, tuple[int, int]] = {}
+    ci, at = 0, 0
+    for record in records:
+        text = record.text.strip()
+        if not text:
+            continue
+        for cj in range(ci, len(chunks)):
+            found = chunks[cj].text.find(text, at if cj == ci else 0)
+            if found >= 0:
+                out[id(record)] = (cj, found)
+                ci, at = cj, found + len(text)
+                break
+    return out
+
+
+def _place(line: Line, where: tuple[int, int] | None, chunks: Sequence[Chunk]) -> PlacedLine | None:
+    if where is None:
+        return None
+    ci, base = where
+    lead = len(line.record.text) - len(line.record.text.lstrip())
+    start, end = base + line.start - lead, base + line.end - lead
+    if start < 0 or _squash(chunks[ci].text[start:end]) != _squash(line.text):
+        return None
+    return PlacedLine(line, ci, start, end)
+
+
+def plan_incidents(stream_id: str, stream_sha: str, records: Sequence[Record], chunks: Sequence[Chunk],
+                   chunk_tokens: int | None = None) -> list[IncidentPlan]:
+    """The incidents of one stream, each with its lines placed in ``chunks`` (incidents left with none dropped)."""
+    records = [r for r in records if r.text.strip()]
+    places = place_records(records, chunks)
+    plans = []
+    for found in inc.incidents({stream_id: records}):
+        placed = [p for line in found.lines if (p := _place(line, places.get(id(line.record)), chunks))]
+        if not placed:
+            continue
+        first = found.episodes[0]
+        key = f"{first.key}@{first.records[0].line_start}"
+        plans.append(IncidentPlan(stream_id, stream_sha, key, tuple(placed), tuple(chunks), chunk_tokens))
+    return plans
