@@ -35,7 +35,7 @@ from poimen.domain import sha256_text
 from poimen.incidents.entities import Entity, entities
 from poimen.incidents.lines import Line
 from poimen.incidents.link import Incident
-from poimen.incidents.roles import Role, assign, hedge_factor, is_planned
+from poimen.incidents.roles import Role, assign, body, hedge_factor, is_planned
 from poimen.incidents.times import seconds
 from poimen.signatures.masking import template
 
@@ -184,8 +184,8 @@ def choose(lines: Sequence[Line]) -> list[tuple[int, CardLine]]:
     return [(i, _card_line(roles[i], role)) for i, role in sorted(chosen.items(), key=lambda ir: (order.index(ir[1]), ir[0]))]
 
 def clause(text: str) -> str:
-    """A copied line made fit to stand inside a sentence: its stamp, level and markup in front dropped."""
-    text = _PREFIX.sub("", text).strip().rstrip(".;")
+    """A copied line made fit to stand inside a sentence: its stamp, speaker, level and markup in front dropped."""
+    text = _PREFIX.sub("", body(text)).strip().rstrip(".;")
     return text[:1].lower() + text[1:] if text[:2].istitle() and not text[:2].isupper() else text
 
 

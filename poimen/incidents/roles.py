@@ -154,6 +154,7 @@ _INEFFECTIVE = _words(
     r"still (?:at|the same|there|happen\w*|occurr\w*|present|seeing|hitting|red)", r"did nothing", r"does nothing",
     r"changed nothing", r"nothing changed", r"no better", r"didn't work", r"did not work")
 _HEDGE = _words(r"maybe", r"might", r"could (?:it )?be", r"possibly", r"perhaps", r"not sure", r"i think",
+                r"(?:i |we )?(?:don't|do not) think", r"doubt", r"unlikely",
                 r"suspect(?:ed|s)?", r"suspicion", r"wondering", r"guess", r"theory")
 _BELIEF = _words(r"(?:we|i) thought", r"initially", r"at first", r"assumed")
 _SOFT = _words(r"probably", r"looks like", r"seems?")
@@ -343,7 +344,8 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
     """A role for every line of an incident, in order, with ruled-out suspects and failed attempts demoted.
 
     - A line that rules a suspect out demotes the one earlier line it names best (the most content words and
-      specific entities in common, at least two words or one entity), whatever role that line had: the suspect.
+      specific entities in common: two words or one entity, or one word in the ``LOOKBACK`` lines before it),
+      whatever role that line had: the suspect.
     - A line that says an attempt did not help demotes the nearest action among the ``LOOKBACK`` lines before it.
     - Nothing is verified before something was done: a verification before the incident's first action is read
       again without that role (a symptom if it reports one, else none).
@@ -353,7 +355,8 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
     for i, (line, s) in enumerate(zip(lines, scored)):
         if s.ruled_out:
             named = [(_overlap(line, lines[j]), j) for j in range(i) if roles[j] != "verification"]
-            named = [(n, j) for n, j in named if n >= 2]
+            # two words or an entity in common anywhere before, or one word in the lines just before it
+            named = [(n, j) for n, j in named if n >= 2 or (n == 1 and j >= i - LOOKBACK)]
             if named:
                 roles[max(named)[1]] = "none"
         elif s.ineffective:

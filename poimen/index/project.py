@@ -29,6 +29,7 @@ import pyarrow as pa
 from poimen.domain import EventKind, Level, sha256_text
 from poimen.index.schema import BuildContext, Projection, Rows, fixed, vector
 from poimen.index.stores import STORE_PROJECTIONS
+from poimen.index.incidents import incident_line_rows, incident_rows
 from poimen.index.tool_context import failure_signature_rows, stream_chunks, symptom_rows, symptom_vector_rows
 from poimen.index.units import memory_line_rows, unit_rows, unit_vector_rows
 from poimen.log import payloads as P
@@ -71,11 +72,13 @@ def memory_rows(ctx: BuildContext) -> Rows:
 
 
 def edge_rows(ctx: BuildContext) -> Rows:
-    """Memory → its chunk ('evidence': L0, or an L1 memory at L2) and → the memory it replaced ('previous')."""
+    """Memory → its chunk ('evidence': L0, or an L1 memory at L2) and → the memory it replaced ('previous'); an
+    incident's card → every chunk it copies a line from (all 'evidence')."""
     rows = set()
     for run, e in ctx.events(EventKind.MEMORY):
+        card = P.Memory.from_event(e).is_card
         for i, parent in enumerate(e.parents):
-            rows.add((e.sha, parent, run.run_id, "evidence" if i == 0 else "previous"))
+            rows.add((e.sha, parent, run.run_id, "evidence" if i == 0 or card else "previous"))
     return [dict(zip(("child_sha", "parent_sha", "run_id", "kind"), r)) for r in rows]
 
 
@@ -199,6 +202,16 @@ _FROM_RUNS: list[Projection] = [
                "the title of the section an L0/R unit stands in"),
     Projection("unit_vector", lambda dim: pa.schema([("text_sha", S), ("model_id", S), ("vector", vector(dim))]),
                ("text_sha",), unit_vector_rows, "one embedding per distinct unit text"),
+    Projection("incident", fixed(("memory_sha", S), ("run_id", S), ("stream_id", S), ("incident", S), ("title", S),
+                                 ("summary", S), ("first_time", S), ("last_time", S), ("symptoms", I), ("causes", I),
+                                 ("actions", I), ("verifications", I)),
+               ("memory_sha",), incident_rows, "one row per current incident card: title, summary, time span"),
+    Projection("incident_line", fixed(("memory_sha", S), ("line_no", I), ("role", S), ("text", S), ("text_sha", S),
+                                      ("evidence_sha", S), ("source", S), ("position", I), ("span_start", I),
+                                      ("span_end", I), ("chunk_line", I)),
+               ("memory_sha", "line_no"), incident_line_rows,
+               "each line of a current incident card with its role (symptom, cause, action, verification) and "
+               "the evidence chunk and span it was copied from"),
 ]
 STORE_WRITES = frozenset({EventKind.STORE_WRITE.value})
 

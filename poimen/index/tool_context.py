@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from poimen.domain import EventKind, Level, sha256_text
 from poimen.index.schema import Rows
 from poimen.log.payloads import Evidence
+from poimen.log.runs import INCIDENT_KIND
 from poimen.write.reference import STREAM_KIND
 from poimen.signatures import extract_signatures
 
@@ -75,14 +76,20 @@ def symptom_vector_rows(ctx: "BuildContext") -> Rows:
 
 
 def lineage_evidence(ctx: "BuildContext") -> dict[str, list[str]]:
-    """Current memory sha -> the L0 evidence shas in its lineage, sorted."""
+    """Current memory sha -> the L0 evidence shas in its lineage, sorted (an incident's card is left out: its
+    chunks hold other incidents too, and its signatures are its own lines', ``card_signature_rows``)."""
     parents: dict[str, set[str]] = {}
+    cards: set[str] = set()
     for run, e in ctx.events(EventKind.MEMORY):
         if run.run_id in ctx.current_runs:
             parents.setdefault(e.sha, set()).update(e.parents)
+            if run.kind == INCIDENT_KIND:
+                cards.add(e.sha)
     l0 = {sha for _, e in ctx.events(EventKind.EVIDENCE) if e.level == Level.L0 for sha in (e.sha,)}
     out = {}
     for memory in current_memories(ctx):
+        if memory in cards:
+            continue
         seen, todo = {memory}, [memory]
         while todo:
             for parent in parents.get(todo.pop(), ()):
@@ -120,10 +127,26 @@ def failure_signature_rows(ctx: "BuildContext") -> Rows:
         for sig in found[chunk]:
             rows[(sig.key, doc, chunk)] = {"key": sig.key, "kind": sig.kind, "tool": sig.tool, "span": sig.span,
                                            "memory_sha": doc, "evidence_sha": chunk}
+    for card, line in card_signature_lines(ctx):  # a card's signatures are those of its own lines
+        for sig in extract_signatures(line.text):
+            rows.setdefault((sig.key, card, line.evidence_sha), {
+                "key": sig.key, "kind": sig.kind, "tool": sig.tool, "span": sig.span, "memory_sha": card,
+                "evidence_sha": line.evidence_sha})
+            if line.evidence_sha in texts and line.evidence_sha not in found:
+                found[line.evidence_sha] = extract_signatures(texts[line.evidence_sha])
     holders: dict[str, set[str]] = {}
     for chunk, sigs in found.items():
         for sig in sigs:
             holders.setdefault(sig.key, set()).update(sources[chunk])
     for row in rows.values():
-        row["streams"] = len(holders[row["key"]])
+        row["streams"] = max(1, len(holders.get(row["key"], ())))
     return list(rows.values())
+
+
+def card_signature_lines(ctx: "BuildContext"):
+    """(card sha, its line) for every line of every current card."""
+    from poimen.index.incidents import card_lines, card_runs
+
+    for run in card_runs(ctx):
+        for line in card_lines(run):
+            yield run.final_memory_sha, line

@@ -22,8 +22,10 @@ from typing import TYPE_CHECKING
 
 from poimen.domain import EventKind, Level, sha256_text
 from poimen.log import payloads as P
+from poimen.index.incidents import card_lines
 from poimen.index.schema import Rows
 from poimen.index.tool_context import MEMORY_LEVELS, current_memories
+from poimen.log.runs import INCIDENT_KIND
 from poimen.relevance import Outline, embed_texts, embedding_text, split_units, split_units_under
 
 if TYPE_CHECKING:
@@ -51,6 +53,13 @@ def memory_line_rows(ctx: "BuildContext") -> Rows:
     for run in sorted(runs, key=lambda r: (r.level, r.n)):
         final = run.final_memory_sha
         if not final or current.get(final) is None:
+            continue
+        if run.kind == INCIDENT_KIND:  # a card says where each of its lines was copied from
+            rows.extend({"memory_sha": final, "line_no": c.line_no, "level": run.level, "run_id": run.run_id,
+                         "query_id": run.query_id, "store": run.store, "text": c.text, "turn": 1,
+                         "evidence_sha": c.evidence_sha, "via_sha": "", "source": c.source, "position": c.position,
+                         "span_start": c.span_start, "span_end": c.span_end, "chunk_line": c.chunk_line}
+                        for c in card_lines(run))
             continue
         chunk_text: dict[int, tuple[str, str, P.Evidence]] = {}  # turn -> (chunk sha, text, where)
         first: dict[str, tuple[int, str]] = {}  # line -> (turn, chunk sha)

@@ -4,8 +4,8 @@ JSON-schema constraint (``prompts/incident.schema.json``).
 
 The rules (also stated in ``prompts/incident.tmpl``): each tag appears exactly once, in that order, with only
 whitespace between and around them (one ``<think>…</think>`` block may come first); a role tag holds line numbers
-separated by spaces or commas, each between 1 and the number of lines shown; title and summary are unescaped and
-trimmed. A line named under two roles keeps the first in the priority action, cause, verification, symptom (the
+separated by spaces or commas, each between 1 and the number of lines shown; title and summary are plain text
+(``&lt; &gt; &amp;`` for < > &), unescaped and trimmed. A line named under two roles keeps the first in the priority action, cause, verification, symptom (the
 line that states the fix matters more than its mention of the error), which is how the offline engine breaks a
 tie too. A card with no symptom line is "no incident here": an answer, not a failure. Anything else is a
 ``ParseError`` saying what was wrong; the caller asks again, then records the failure, and never defaults a card.
@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from poimen.errors import ParseError
-from poimen.llm.prompts import unescape
+from poimen.llm.prompts import escape, unescape
 
 ROLE_TAGS = ("symptom", "cause", "action", "verification")
 TAGS = ("title", *ROLE_TAGS, "summary")
@@ -57,10 +57,11 @@ def parse_incident_reply(text: str, n_lines: int, kind: str = "tags") -> Inciden
     for role in PRIORITY:
         for n in numbers[role]:
             roles.setdefault(n, role)
+    raw = str(fields["title"]) + str(fields["summary"])
+    if kind != "json" and ("<" in raw or ">" in raw):
+        raise ParseError("title and summary are plain text: < and > are written &lt; and &gt;")
     title = " ".join(unescape(str(fields["title"])).split())[:TITLE_CHARS]
     summary = " ".join(unescape(str(fields["summary"])).split())[:SUMMARY_CHARS]
-    if "<" in title + summary or ">" in title + summary:
-        raise ParseError("title and summary are plain text: no < or >")
     return IncidentReply(title, summary, roles)
 
 
@@ -113,7 +114,7 @@ def render_reply(title: str, roles: dict[int, str], summary: str) -> str:
         return " ".join(str(n) for n in sorted(n for n, r in roles.items() if r == role))
 
     def plain(text: str) -> str:
-        return " ".join(text.replace("<", "(").replace(">", ")").split())
+        return escape(" ".join(text.split()))
 
     return (f"<title>{plain(title)}</title>\n" + "".join(f"<{r}>{nums(r)}</{r}>\n" for r in ROLE_TAGS)
             + f"<summary>{plain(summary)}</summary>")

@@ -143,6 +143,7 @@ class Memory(Payload):
     spans: tuple[tuple[int, int, int], ...] | None = None
     title: str | None = None
     summary: str | None = None
+    times: tuple[str, str] | None = None  # a card's first and last record time, as its source wrote them
 
     @property
     def is_card(self) -> bool:

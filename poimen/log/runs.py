@@ -118,28 +118,45 @@ def loop_runs(runs: Iterable[Run], level: str | None = None) -> list[Run]:
     return [r for r in runs if r.is_loop_run and (level is None or r.level == str(level))]
 
 
-def current(runs: Iterable[Run]) -> dict[tuple[str, str, str], Run]:
-    """The latest loop run per (level, query, stream): the ones lookup and the checks read."""
-    latest: dict[tuple[str, str, str], Run] = {}
-    for run in loop_runs(runs):
-        latest[run.key] = run
+INCIDENT_KIND = "incident"  # a run that carded one incident of a stream (``poimen.write.incidents``)
+
+
+def current(runs: Iterable[Run]) -> dict[tuple[str, ...], Run]:
+    """The latest loop run per (level, query, stream): the ones lookup and the checks read.
+
+    A stream has one incident run per incident, so its incident runs are current together: those of the stream as it
+    was read last (the latest incident run's stream sha), one per incident key. A stream read again after it changed
+    supersedes all of its old incidents at once, an incident it no longer holds included.
+    """
+    runs = loop_runs(runs)
+    read_last = {run.key: run.start.stream_sha for run in runs if run.kind == INCIDENT_KIND}
+    latest: dict[tuple[str, ...], Run] = {}
+    for run in runs:
+        if run.kind != INCIDENT_KIND:
+            latest[run.key] = run
+        elif run.start.stream_sha == read_last[run.key]:
+            latest[(*run.key, run.start.incident or "")] = run
     return latest
 
 
 def final_runs(runs: Iterable[Run]) -> list[Run]:
     """Per query: its latest L2 run if any, else the latest L1 run of each source; only runs with a memory."""
+    runs = list(runs)
+    cards_now = {r.run_id for r in current(runs).values() if r.kind == INCIDENT_KIND}
     by_query: dict[str, list[Run]] = {}
     for run in loop_runs(runs):
+        if run.kind == INCIDENT_KIND and run.run_id not in cards_now:
+            continue  # an incident of a stream as it was before it changed
         if run.final_memory and run.level in (Level.L1.value, Level.L2.value):
             by_query.setdefault(run.query_id, []).append(run)
     out = []
     for chosen in by_query.values():
         l2 = [r for r in chosen if r.level == Level.L2.value]
-        out.extend(l2[-1:] if l2 else list({r.stream_id: r for r in chosen}.values()))
+        out.extend(l2[-1:] if l2 else list({(r.stream_id, r.start.incident): r for r in chosen}.values()))
     return out
 
 
 def acceptance(runs: Sequence[Run]) -> tuple[int, int]:
-    """(gates opened, chunks seen) over gated runs."""
-    gated = [r for r in runs if r.level not in UNGATED_LEVELS]
+    """(gates opened, chunks seen) over gated runs (an incident run's one call is no gate over a stream's chunks)."""
+    gated = [r for r in runs if r.level not in UNGATED_LEVELS and r.kind != INCIDENT_KIND]
     return sum(r.chunks_used for r in gated), sum(r.chunks_seen for r in gated)

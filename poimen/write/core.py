@@ -12,8 +12,9 @@ from poimen.llm.client import ModelClient, ModelConfig, client_for, reply_cache
 from poimen.log.store import EventLog
 from poimen.write.loop import FINISHED, LoopConfig, RunOutcome
 from poimen.inputs.queries import adhoc_query, load_queries
-from poimen.inputs.chunking import sources_root
+from poimen.inputs.chunking import source_id, sources_root
 from poimen.inputs.reading import DETECT, Reading, remember_reading
+from poimen.write.incidents import run_incidents, stream_plans
 from poimen.write.runner import RunPlan, execute, l2_stream, open_sources
 from poimen.inputs.source_lines import remember_root
 
@@ -38,6 +39,7 @@ class RunRequest:
     streams: list[Stream] | None = None  # L1 streams already chunked (the Dagster build reads its chunks Parquet)
     reading: Reading = DETECT  # --format / --fields: how sources are read when detection is not to decide
     cache_replies: bool = False  # keep the model's replies in the log folder's reply cache (``reply_cache_of``)
+    incidents: bool = True  # at L1, also the card of every incident of each source (``poimen.write.incidents``)
 
 
 @dataclass
@@ -101,4 +103,23 @@ def run_loops(
         if on_start:
             on_start(sum(len(p.stream.chunk_shas) for p in plans))
         outcomes = asyncio.run(execute(log, plans, client, cfg, req.concurrency, req.resume, on_turn))
+        if req.level == "L1" and req.incidents:
+            found, unread = incident_plans(req, log, [p.stream for p in plans])
+            outcomes += asyncio.run(run_incidents(log, found, client, req.concurrency))
+            errors += unread
     return RunResult(outcomes, errors)
+
+
+def incident_plans(req: RunRequest, log: EventLog, streams: list[Stream]) -> tuple[list, list[str]]:
+    """The incidents of the L1 streams just read, from their source files (the request's, or the stored streams'
+    under the sources root)."""
+    from poimen.log.forgotten import forgotten
+
+    unique = list({s.id: s for s in streams}.values())
+    if req.sources:
+        root = req.sources_root if req.sources_root is not None else sources_root(req.sources)
+        paths = {source_id(Path(p), root): Path(p) for p in req.sources if Path(p).is_file()}
+    else:
+        paths = {s.id: Path(req.sources_root) / s.id for s in unique} if req.sources_root is not None else {}
+    gone = forgotten(log)
+    return stream_plans(unique, paths, req.reading, gone.streams, gone.shas)

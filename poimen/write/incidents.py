@@ -124,8 +124,17 @@ def drafts_for(plan: IncidentPlan, query: Query, model_id: str, prompt_sha: str,
                                  tokens, query.id, roles=tuple(role for _, role in card.lines),
                                  spans=tuple((parent[plan.lines[i].chunk], plan.lines[i].start, plan.lines[i].end)
                                              for i, _ in card.lines),
-                                 title=card.title, summary=card.summary).to_attrs()))
+                                 title=card.title, summary=card.summary, times=_times(plan)).to_attrs()))
     return drafts + [_end(base, 1, sha, text)]
+
+
+def _times(plan: IncidentPlan) -> tuple[str, str] | None:
+    """The incident's first and last record time (by when they happened where the times compare), as written."""
+    from poimen.incidents.times import seconds
+
+    timed = sorted((t, p.line.record.time) for p in plan.lines if p.line.record.time
+                   and (t := seconds(p.line.record.time)) is not None)
+    return (timed[0][1], timed[-1][1]) if timed else None
 
 
 def _end(base: dict, used: int, sha: str, text: str, parse_failed: int = 0) -> EventDraft:
@@ -192,3 +201,27 @@ async def run_incidents(log: EventLog, plans: Sequence[IncidentPlan], client: Mo
         return outcome
 
     return list(await asyncio.gather(*(one(p) for p in plans)))
+
+
+def stream_plans(streams: Sequence, paths: dict, reading, gone_streams: frozenset[str] = frozenset(),
+                 gone_shas: frozenset[str] = frozenset()) -> tuple[list[IncidentPlan], list[str]]:
+    """The incident plans of L1 streams whose source files are known (stream id -> path), and one error line per
+    source that could not be read again: the records are read from the source the stream's chunks were cut from,
+    with the same reading, and a chunk ``mem forget`` removed is no evidence (its lines are left out)."""
+    from poimen.errors import SourceError
+    from poimen.inputs.chunking import records
+    from poimen.write.incident_plan import plan_incidents
+
+    plans, errors = [], []
+    for stream in streams:
+        path = paths.get(stream.id)
+        if path is None or stream.id in gone_streams:
+            continue
+        try:
+            chunks = [c for c in stream.open() if c.sha not in gone_shas]
+            found = list(records(path, stream.chunk_tokens or 5000, reading.format_for(stream.id), reading.fields))
+        except (SourceError, OSError) as exc:
+            errors.append(f"{path}: incidents not read: {exc}")
+            continue
+        plans.extend(plan_incidents(stream.id, stream.sha, found, chunks, stream.chunk_tokens))
+    return plans, errors
