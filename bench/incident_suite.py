@@ -93,14 +93,35 @@ def stream_lines(path: Path) -> list[str]:
     """The readable lines of a stream for the baselines: chat messages as ``name: text``, CSV cells, other lines."""
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".json":
+        data = json.loads(text)
+        if isinstance(data, dict):  # an export of several lists (issues and their comments): every string value
+            return [line for v in _strings(data) for line in v.splitlines() if line.strip()]
         out = []
-        for m in json.loads(text):
+        for m in data:
             name = (m.get("user_profile") or {}).get("real_name") or m.get("username") or m.get("user", "")
             out += [f"{name}: {line}" if i == 0 else line for i, line in enumerate(m.get("text", "").splitlines())]
         return [x for x in out if x.strip()]
+    if path.suffix in (".jsonl", ".ndjson"):  # JSON Lines records: their string values
+        out = []
+        for raw in text.splitlines():
+            try:
+                out += [line for v in _strings(json.loads(raw)) for line in v.splitlines() if line.strip()]
+            except ValueError:
+                out += [raw] if raw.strip() else []
+        return out
     if path.suffix == ".csv":
         return [line for row in csv.reader(io.StringIO(text)) for cell in row for line in cell.splitlines() if line.strip()]
     return [line for line in text.splitlines() if line.strip()]
+
+
+def _strings(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def holds(output: str, needles: Sequence[str]) -> bool:
@@ -144,11 +165,16 @@ class PoimenRun:
         return self.service.ask(question=question)["text"]
 
     def lookup(self, text: str) -> str:
+        """The top hit's lines as ``mem lookup -k 1`` prints them (its header and evidence lines left out): an
+        incident's card, else the hit's best lines, else its text."""
+        from poimen.read.incidents import render_incident
         from poimen.read.shapes import hit_from
 
         shapes = self.service.lookup(text, k=1)
         if not shapes:
             return ""
+        if shapes[0].get("incident"):
+            return "\n".join(render_incident(shapes[0]["incident"]))
         hit, shown = hit_from(shapes[0])
         if shown is not None and shown.lines:
             return "\n".join(line.render() for line in shown.lines)
@@ -324,6 +350,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cache-dir", type=Path, help="embedding cache (default: poimen's)")
     parser.add_argument("--out", type=Path, help="also write REPORT.md and the raw JSON here")
     parser.add_argument("--json", type=Path, help="write the per-item results here")
+    parser.add_argument("--suite", type=Path, default=SUITE, help="the suite folder (default: bench/incidents)")
     args = parser.parse_args(argv)
     from poimen.embedding.embedders import SentenceTransformerEmbedder
     from poimen.llm import offline
@@ -331,7 +358,7 @@ def main(argv: list[str] | None = None) -> None:
     embedder = SentenceTransformerEmbedder(cache_dir=args.cache_dir) if args.cache_dir else None
     if embedder is not None:
         offline.configure(embedder)
-    result = run(embedder=embedder)
+    result = run(args.suite, embedder=embedder)
     sec = section(result)
     for r in sec["rows"]:
         print(f"{r[0]}: {r[2]}")

@@ -39,7 +39,12 @@ def print_hits(out, shapes: list[Shape], explain: bool) -> None:
         where = f"query {h.query_id} · run {h.run_id[:12]}" if h.kind == "memory" else f"run {h.run_id[:12]}"
         out.print(f"[bold]{n}. {h.level} {h.kind} {h.sha[:12]}[/bold] · {where} · {h.tier} {h.score:.4f}",
                   highlight=False, soft_wrap=True)  # one line a script can split on, at any terminal width
-        if shown is not None and (shown.lines or shown.shown_above):
+        if shape.get("incident"):  # an incident's card: the matched symptom, the cause, the fix, the verification
+            from poimen.read.incidents import render_incident
+
+            for line in render_incident(shape["incident"]):
+                out.print("   " + line, highlight=False, markup=False, soft_wrap=True)
+        elif shown is not None and (shown.lines or shown.shown_above):
             for line in shown.lines:  # the hit's lines that match: nearest in the stream to the failure, most relevant
                 out.print("   " + line.render(), highlight=False, markup=False, soft_wrap=True)
             if shown.shown_above:  # the rest of its best lines are printed under a higher hit

@@ -251,13 +251,19 @@ def answer(system: str, user: str) -> str:
     "uploads" or "413"). The best ``ANSWER_LINES`` that reach half the
     threshold are returned in memory order, and "not in memory" when none does.
     A heading or a bare label ("## Symptom: uploads fail with 413", "Caused by:") names a topic and states
-    nothing, so it answers only when no other line does.
+    nothing, so it answers only when no other line does. An incident's card (``poimen.llm.tags.card_memory``) is
+    answered with its cause and fix lines, labelled: the fix rarely shares a word with the question, and the card
+    says which line it is.
     """
-    from poimen.llm.tags import tagged_lines, untagged
+    from poimen.llm.tags import card_lines, tagged_lines, untagged
     from poimen.relevance import THRESHOLD, split_units, titles_only
 
     data = sections(user)
     memory = data.get("memory", "")
+    card = card_lines(memory)
+    if card:  # an incident's card: what caused it and what fixed it, as the card says
+        said = [f"{label}: {line}" for label, line in card if label in ("cause", "fix")]
+        return "<answer>" + escape("\n".join(said) or "not in memory") + "</answer>"
     lines = tagged_lines(memory) or [u.text for u in split_units(memory)]
     if not lines:
         return "<answer>not in memory</answer>"

@@ -52,7 +52,7 @@ async def ask(log: EventLog, query: str, client: ModelClient) -> Answer:
 
 
 async def answer_question(db_path, question: str, client: ModelClient, budget: int = 2000, embedder=None,
-                          engine=None) -> Answer:
+                          engine=None, index=None) -> Answer:
     """ψ over the context builder: the best lines for a free question, each tagged with its provenance.
 
     The rendered context (lines with ``[store/level sha source#chunk:line]`` tags)
@@ -60,16 +60,33 @@ async def answer_question(db_path, question: str, client: ModelClient, budget: i
     returns the best-scoring lines verbatim, tags included, and a real model
     is asked to cite them. ``memory_shas`` are the memories and chunks the
     context drew on, best first. ``engine``: an open ``ContextEngine`` to use (a warm server's) instead of
-    opening the index again.
+    opening the index again; ``index``: an open ``MemoryIndex`` likewise.
+
+    A question about how a failure was fixed, what was done or why it happened
+    (``poimen.read.incidents.asks_about_incident``) is answered from the incident's card that lookup ranks
+    first for it, when one is among its top hits: the card's lines, labelled by role, are the memory.
     """
     from poimen.read.context import ContextEngine
+    from poimen.read.incidents import asks_about_incident, card_answer_memory, matched_card
 
-    ctx = (engine if engine is not None else ContextEngine.open(db_path, embedder)).context(question, budget)
-    if not ctx.lines:
-        raise NoRuns(f"{db_path}: the index holds nothing to answer from")
-    rendered = render("answer", question=question, memory=ctx.render_tagged())
+    card = None
+    if asks_about_incident(question):  # how it was fixed, what was done, why: the incident's card answers
+        card = matched_card(db_path, question, index if index is not None else _open_index(db_path, embedder))
+    if card is not None:
+        memory, shas = card_answer_memory(card, question), (card.sha,)
+    else:
+        ctx = (engine if engine is not None else ContextEngine.open(db_path, embedder)).context(question, budget)
+        if not ctx.lines:
+            raise NoRuns(f"{db_path}: the index holds nothing to answer from")
+        memory, shas = ctx.render_tagged(), tuple(dict.fromkeys(line.sha for line in ctx.lines))
+    rendered = render("answer", question=question, memory=memory)
     completion = await client.complete(rendered.system, rendered.user, 1024)
     m = _ANSWER.search(completion.text)
     text = unescape(m.group(1).strip()) if m else completion.text.strip()
-    shas = tuple(dict.fromkeys(line.sha for line in ctx.lines))
     return Answer(text, shas, completion.model_id, rendered.sha)
+
+
+def _open_index(db_path, embedder):
+    from poimen.index import MemoryIndex
+
+    return MemoryIndex.open(db_path, embedder)

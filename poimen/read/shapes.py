@@ -26,12 +26,16 @@ def line_from(d: Shape) -> ContextLine:
     return ContextLine(d["text"], d["score"], tuple(Origin(**o) for o in d["origins"]), d["repeats"])
 
 
-def hit_shape(hit: Hit, shown: HitLines | None = None) -> Shape:
+def hit_shape(hit: Hit, shown: HitLines | None = None, incident: Shape | None = None) -> Shape:
     """A hit with its provenance; ``lines``: the hit's lines that match best, less those a higher hit shows, and
     ``shown_above``: [hit number, lines] for each higher hit that showed some of them (``ContextEngine.hit_lines``);
-    ``lines`` is None when the index has no units."""
-    return {**asdict(hit), "lines": None if shown is None else [line_shape(x) for x in shown.lines],
-            "shown_above": [] if shown is None else [list(pair) for pair in shown.shown_above]}
+    ``lines`` is None when the index has no units. ``incident``: for an incident's card, the card as a lookup shows
+    it (``poimen.read.incidents.incident_shape``: its matched symptom, cause, fix and verification, with roles)."""
+    shape = {**asdict(hit), "lines": None if shown is None else [line_shape(x) for x in shown.lines],
+             "shown_above": [] if shown is None else [list(pair) for pair in shown.shown_above]}
+    if incident is not None:
+        shape["incident"] = incident
+    return shape
 
 
 def hit_from(d: Shape) -> tuple[Hit, HitLines | None]:

@@ -73,7 +73,11 @@ class ReadService:
     def lookup(self, text: str, k: int = 10, explain: bool = False, lines: int = 4) -> list[Shape]:
         """Hits for ``text``, each with its ``lines`` best-matching lines that no higher hit shows (None: an index
         without units)."""
+        from poimen.read.incidents import incident_shape, incident_views
+
         hits = self.index().search(text, k, explain)
+        cards = incident_views(self.db_path, [h.sha for h in hits if h.kind == "memory"])
+        incidents = [incident_shape(cards[h.sha], text) if h.sha in cards else None for h in hits]
         try:
             engine = self.engine()
         except IndexAltered:
@@ -81,9 +85,10 @@ class ReadService:
         except PoimenError:
             engine = None  # an index from before the unit projections: the hits still stand, without lines
         if engine is None:
-            return [hit_shape(h) for h in hits]
-        shown = engine.hit_lines(text, [explained_by(h) for h in hits], k=lines)
-        return [hit_shape(h, s) for h, s in zip(hits, shown)]
+            return [hit_shape(h, None, i) for h, i in zip(hits, incidents)]
+        # A card shows its incident, not lines: it draws on nothing the hits below it could show.
+        shown = engine.hit_lines(text, [set() if i else explained_by(h) for h, i in zip(hits, incidents)], k=lines)
+        return [hit_shape(h, s, i) for h, s, i in zip(hits, shown, incidents)]
 
     def context(self, question: str, budget: int = 2000) -> Shape:
         return context_shape(self.engine().context(question, budget))
@@ -97,7 +102,8 @@ class ReadService:
             raise PoimenError("ask: give a question or a query, not both and not neither")
         client = self.client()
         if question is not None:
-            answer = asyncio.run(answer_question(self.db_path, question, client, budget, engine=self.engine()))
+            answer = asyncio.run(answer_question(self.db_path, question, client, budget, engine=self.engine(),
+                                                 index=self.index()))
         else:
             from poimen.log.store import EventLog  # only a standing query reads the log (and loads pyarrow)
 

@@ -1,0 +1,158 @@
+"""Incidents as the read path shows them: a card's symptom, cause, fix and verification, each with its provenance.
+
+``mem lookup`` prints a hit that is an incident's card (``poimen.index.incidents``) as the incident: the symptom
+line that matches the question best, then the cause and the fix, then the line that says it worked, each tagged
+with where it was copied from. ``mem ask`` answers a question about how, why or what was done from the matched
+card's cause and fix lines (``poimen.read.answer``). One card is one incident, so its fix is never shown under
+another incident's symptom.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from poimen.read.context_lines import Origin
+
+SHOWN = {"symptom": 1, "cause": 2, "action": 4, "verification": 1}
+ROLE_LABELS = {"symptom": "symptom", "cause": "cause", "action": "fix", "verification": "verified"}
+_CARDS_SQL = ("SELECT i.memory_sha, i.title, i.summary, i.stream_id, i.first_time, i.last_time, r.query_id, "
+              "coalesce(m.store, '') FROM incident i JOIN run r USING (run_id) "
+              "LEFT JOIN memory m ON m.sha = i.memory_sha AND m.run_id = i.run_id WHERE i.memory_sha IN ({marks})")
+_LINES_SQL = ("SELECT memory_sha, line_no, role, text, source, position, chunk_line FROM incident_line "
+              "WHERE memory_sha IN ({marks}) ORDER BY memory_sha, line_no")
+_WORD = re.compile(r"[A-Za-z][A-Za-z_.-]{2,}")
+
+
+@dataclass(frozen=True)
+class IncidentLine:
+    role: str
+    text: str
+    origin: Origin
+
+    def render(self) -> str:
+        return f"{self.text}  [{self.origin.tag()}]"
+
+
+@dataclass(frozen=True)
+class IncidentView:
+    """One card: what it is called, where and when it happened, and its lines by role, in the card's order."""
+
+    sha: str
+    title: str
+    summary: str
+    stream: str
+    first_time: str
+    last_time: str
+    lines: tuple[IncidentLine, ...]
+
+    def of(self, role: str) -> list[IncidentLine]:
+        return [line for line in self.lines if line.role == role]
+
+    def matched_symptom(self, question: str) -> IncidentLine | None:
+        """The symptom line that shares most words with ``question`` (the first symptom on a tie)."""
+        symptoms = self.of("symptom")
+        if not symptoms:
+            return None
+        asked = set(_words(question))
+        return max(symptoms, key=lambda line: (len(asked & set(_words(line.text))), -symptoms.index(line)))
+
+    def shown(self, question: str) -> list[IncidentLine]:
+        """What a lookup shows of the card: the matched symptom, then up to ``SHOWN`` causes, fixes, verification."""
+        matched = self.matched_symptom(question)
+        out = [matched] if matched else []
+        for role in ("cause", "action", "verification"):
+            out.extend(self.of(role)[:SHOWN[role]])
+        return out
+
+    def when(self) -> str:
+        if not self.first_time:
+            return ""
+        return self.first_time if self.first_time == self.last_time else f"{self.first_time} – {self.last_time}"
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def incident_views(db_path: Path, shas: list[str], con=None) -> dict[str, IncidentView]:
+    """The cards among ``shas`` (memory shas), read from the index's incident tables; {} for an index without them."""
+    import duckdb
+
+    from poimen.index.read import connect_read_only
+
+    wanted = sorted(set(shas))
+    if not wanted:
+        return {}
+    own = con is None
+    con = connect_read_only(db_path) if own else con
+    marks = ", ".join("?" * len(wanted))
+    try:
+        cards = con.execute(_CARDS_SQL.format(marks=marks), wanted).fetchall()
+        rows = con.execute(_LINES_SQL.format(marks=marks), wanted).fetchall() if cards else []
+    except duckdb.CatalogException:
+        return {}  # an index built before the incident projections
+    finally:
+        if own:
+            con.close()
+    lines: dict[str, list[IncidentLine]] = {}
+    meta = {c[0]: c for c in cards}
+    for sha, _, role, text, source, position, chunk_line in rows:
+        query_id, store = meta[sha][6], meta[sha][7]
+        origin = Origin("memory", "L1", sha, source, int(position), int(chunk_line), store or "episodic", query_id)
+        lines.setdefault(sha, []).append(IncidentLine(role, text, origin))
+    return {sha: IncidentView(sha, title, summary, stream, first, last, tuple(lines.get(sha, ())))
+            for sha, title, summary, stream, first, last, _, _ in cards}
+
+
+def incident_shape(view: IncidentView, question: str) -> dict:
+    """The JSON of a card as a lookup shows it: title, summary, where and when, and the lines shown, with roles."""
+    from dataclasses import asdict
+
+    return {"sha": view.sha, "title": view.title, "summary": view.summary, "stream": view.stream,
+            "first_time": view.first_time, "last_time": view.last_time,
+            "lines": [{"role": line.role, "text": line.text, "origin": asdict(line.origin)}
+                      for line in view.shown(question)]}
+
+
+def render_incident(shape: dict) -> list[str]:
+    """The lines ``mem lookup`` prints under an incident hit: a title line, then each shown line by role."""
+    when = shape["first_time"] if shape["first_time"] == shape["last_time"] else \
+        f"{shape['first_time']} – {shape['last_time']}"
+    head = f"incident: {shape['title']}" + (f" · {shape['stream']}" if shape["stream"] else "") + \
+        (f" · {when}" if shape["first_time"] else "")
+    out = [head]
+    for line in shape["lines"]:
+        origin = Origin(**line["origin"])
+        out.append(f"{ROLE_LABELS.get(line['role'], line['role']):>8}  {line['text']}  [{origin.tag()}]")
+    return out
+
+
+# A question about what happened to a past incident: how it was fixed, what was done, why it happened.
+_ABOUT_INCIDENT = re.compile(
+    r"\b(?:fix(?:ed|es|ing)?|resolv\w*|solv\w*|mitigat\w*|remediat\w*|workaround|recover\w*|root[ -]cause|caus\w*"
+    r"|what (?:did|do) (?:we|you|they) (?:do|change|try)|what (?:was|were) (?:done|changed)|what (?:fixed|stopped|solved)"
+    r"|how (?:did|do|was|were|have) .{0,80}\b(?:stop|get|make|handle|deal|fix|resolv|solv|mitigat|recover|back)\w*"
+    r"|why (?:did|was|were|does|is|do)|what happened|what changed|done about)\b", re.I)
+CARD_RANK = 10  # a card answers when lookup ranks it among the top this many hits for the question
+
+
+def asks_about_incident(question: str) -> bool:
+    """Whether ``question`` asks how a failure was fixed, what was done about it, or why it happened."""
+    return bool(_ABOUT_INCIDENT.search(question))
+
+
+def matched_card(db_path: Path, question: str, index) -> IncidentView | None:
+    """The card lookup ranks first among its top ``CARD_RANK`` hits for ``question``; None when none is there."""
+    hits = index.search(question, CARD_RANK, provenance=False)
+    views = incident_views(db_path, [h.sha for h in hits if h.kind == "memory"])
+    return next((views[h.sha] for h in hits if h.sha in views), None)
+
+
+def card_answer_memory(view: IncidentView, question: str) -> str:
+    """The card as an answer prompt's memory (``poimen.llm.tags.card_memory``): its title, then the matched
+    symptom, the causes, the fixes and the verification, each labelled by role and tagged with its provenance."""
+    from poimen.llm.tags import card_memory
+
+    return card_memory(view.title, [(ROLE_LABELS[line.role], line.render()) for line in view.shown(question)])
