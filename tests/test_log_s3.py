@@ -177,7 +177,7 @@ def test_a_writer_killed_between_segment_put_and_commit_leaves_a_verifiable_log_
 def test_a_batch_of_runs_drops_its_sealed_journals_together_and_leaves_none(s3, tmp_path, monkeypatch):
     """Each seal dropped its journal with a delete request of its own: one request in six of an L1 run. The journals
     of the runs a writer seals go together when its session ends, and none is left behind."""
-    from poimen.log.storage import ObjectStore
+    from poimen.log.storage.object_store import ObjectStore
 
     calls: list[int] = []
     original = ObjectStore._flush_retired

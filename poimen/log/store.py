@@ -17,7 +17,7 @@ same events, text tombstoned, bytes vouched for by the forget event), inside an
 exclusive session (on an object store: conditional on the version it read).
 
 The root is a folder or a URI (``file://``, ``s3://``, ``gs://``): every byte goes through
-a ``LogStore`` (``poimen/log/storage.py``), so writers of different runs, in
+a ``LogStore`` (``poimen/log/storage/``), so writers of different runs, in
 different processes or machines, seal and commit without a shared lock.
 """
 
@@ -41,7 +41,9 @@ from poimen._env import default_root  # noqa: F401  (re-exported: the log's fold
 from poimen.domain import canonical_json
 from poimen.errors import LogConflict, LogCorrupt, RunForgotten, SessionConflict
 from poimen.log.events import COLUMNS, SCHEME, Event, EventDraft, chain, genesis, scheme_of
-from poimen.log.storage import INDEX, JOURNAL, LocalStore, LogStore, open_store
+from poimen.log.storage import open_store
+from poimen.log.storage.base import INDEX, JOURNAL, LogStore
+from poimen.log.storage.local import LocalStore
 
 SCHEMA = pa.schema([
     ("seq", pa.int64()), ("run_id", pa.string()), ("level", pa.string()), ("kind", pa.string()),
