@@ -27,7 +27,8 @@ from poimen.agent.stores import RUN_PREFIX, MemoryRefused, StoreWrite
 from poimen.domain import canonical_json, sha256_text
 from poimen.errors import LogLocked
 from poimen.log.events import Event
-from poimen.log.store import INDEX_GENESIS, EventLog
+from poimen.log.segments import INDEX_GENESIS
+from poimen.log.store import EventLog
 
 DEFAULT_WAIT = 10.0
 
