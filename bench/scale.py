@@ -225,7 +225,8 @@ def growth(tmp: Path, api_base: str, base: int, progress) -> list[dict]:
 def counting_requests():
     """Count the requests the object stores send (each one round trip): the one method each store's plain requests go
     through, plus S3's GET (read with its ETag in one request) and GCS's batched delete."""
-    from poimen.log.storage import GCSStore, S3Store
+    from poimen.log.storage.gcs import GCSStore
+    from poimen.log.storage.s3 import S3Store
 
     count = [0]
     patched = [(S3Store, "_call"), (S3Store, "_get"), (GCSStore, "_call"), (GCSStore, "_delete_keys")]

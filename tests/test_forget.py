@@ -25,7 +25,8 @@ from poimen.llm.client import ScriptedClient
 from poimen.log.events import genesis, is_forgotten
 from poimen.log.forgotten import forgotten
 from poimen.log.runs import current, read_runs
-from poimen.log.store import EventLog, parquet_bytes
+from poimen.log.segments import parquet_bytes
+from poimen.log.store import EventLog
 from poimen.log.verify import verify
 from poimen.testing.gate import scripted_gate
 from forget_helpers import keep_lines
@@ -74,7 +75,7 @@ def unchanged_except(before: dict[str, bytes], after: dict[str, bytes], allowed:
 
 def check_rewritten_segments(before: dict[str, bytes], root: Path, record) -> None:
     """A rewritten segment holds the same events with the same hashes; only text and textual attrs differ."""
-    from poimen.log.store import read_parquet
+    from poimen.log.segments import read_parquet
 
     for run_id, (old_sha, new_sha) in record.segments.items():
         name = f"segments/{run_id}.parquet"

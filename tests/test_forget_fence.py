@@ -1,6 +1,6 @@
 """The forget fence, as the runner sees it: a run (and a stream record) whose commit finds a forget naming what it
 read is reported ``forgotten``, counts as finished (nothing to resume), and leaves nothing in the log. The race
-itself, a forget on another machine committing mid-run, is tested on S3 and GCS in test_log_s3.py."""
+itself, a forget on another machine committing mid-run, is tested on S3 and GCS in object_store_contract.py."""
 
 from __future__ import annotations
 

@@ -13,7 +13,8 @@ from poimen.domain import Chunk
 from poimen.errors import ConfigError, LogCorrupt, ParseError, SourceError
 from poimen.write.gate_parser import GateReply, parse_gate_reply
 from poimen.log.events import EventDraft
-from poimen.log.store import EventLog, read_journal
+from poimen.log.journal import read_journal
+from poimen.log.store import EventLog
 from poimen.log.verify import verify
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

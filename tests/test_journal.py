@@ -113,7 +113,7 @@ def test_a_local_segment_reaches_the_disk_before_its_name(tmp_path, monkeypatch)
     line (fsynced next) must never name a segment whose bytes were lost."""
     import os
 
-    from poimen.log.storage import LocalStore
+    from poimen.log.storage.local import LocalStore
 
     calls: list[str] = []
     real_fsync, real_link = os.fsync, os.link

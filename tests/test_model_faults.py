@@ -26,7 +26,8 @@ from poimen.domain import canonical_json
 from poimen.errors import ParseError
 from poimen.write.gate_parser import parse_gate_reply
 from poimen.llm.client import LiteLLMClient
-from poimen.log.store import EventLog, read_journal
+from poimen.log.journal import read_journal
+from poimen.log.store import EventLog
 from poimen.log.verify import verify
 
 QUERY = "What caused the outage?"

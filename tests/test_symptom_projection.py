@@ -25,7 +25,8 @@ from poimen.domain import EventKind, sha256_text
 from poimen.embedding.embedders import HashEmbedder, SentenceTransformerEmbedder
 from poimen.index import MemoryIndex, build_projections, default_db, write_manifest
 from poimen.index.rebuild import rebuild
-from poimen.log.store import EventLog, file_sha256
+from poimen.log.segments import file_sha256
+from poimen.log.store import EventLog
 from poimen.llm.prompts import load, render
 from poimen.write.symptoms import project_log, projections
 

@@ -12,7 +12,8 @@ from helpers import QUERY, chunks, reply
 from poimen.cli.entry import app
 from poimen.domain import Chunk, Stream
 from poimen.llm.client import ScriptedClient
-from poimen.log.store import SCHEMA, EventLog
+from poimen.log.segments import SCHEMA
+from poimen.log.store import EventLog
 from poimen.write.loop import LoopConfig, run_id_for, run_loop
 
 import asyncio

@@ -36,7 +36,8 @@ from poimen.log.forgotten import FORGET_PREFIX, forgotten
 from poimen.index.schema import create_table_sql
 from poimen.index.stores import BLOCK_FIELDS, ITEM_FIELDS, STORE_PROJECTIONS, fold_write
 from poimen.log.payloads import StoreWrite
-from poimen.log.store import INDEX, EventLog
+from poimen.log.storage.base import INDEX
+from poimen.log.store import EventLog
 
 SCHEMA = [create_table_sql(p.name, p.schema(0), p.key) for p in STORE_PROJECTIONS] + [
     "CREATE TABLE store_applied (id INTEGER PRIMARY KEY, entries BIGINT NOT NULL, head VARCHAR NOT NULL)",

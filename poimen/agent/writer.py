@@ -11,7 +11,7 @@ it (``POIMEN_STORE_WAIT`` seconds, 10 by default), then gives up with a clear
 refusal naming the holder; nothing is written and the store is unchanged.
 
 On ``s3://`` or ``gs://`` there is no lock to wait for: the writer session is
-optimistic (``poimen/log/storage.py``), and ``Memory._write`` runs its
+optimistic (``poimen/log/storage/object_store.py``), and ``Memory._write`` runs its
 read-modify-write through ``EventLog.exclusive``, which redoes it when another
 writer committed in between.
 """
@@ -27,7 +27,8 @@ from poimen.agent.stores import RUN_PREFIX, MemoryRefused, StoreWrite
 from poimen.domain import canonical_json, sha256_text
 from poimen.errors import LogLocked
 from poimen.log.events import Event
-from poimen.log.store import INDEX_GENESIS, EventLog
+from poimen.log.segments import INDEX_GENESIS
+from poimen.log.store import EventLog
 
 DEFAULT_WAIT = 10.0
 

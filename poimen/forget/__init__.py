@@ -41,8 +41,11 @@ from poimen.forget.scrub import (derived_texts, kept_strings, scrub_chunk_files,
 from poimen.llm.client import reply_cache
 from poimen.log.events import EventDraft
 from poimen.log.forgotten import FORGET_PREFIX, forgotten
+from poimen.log.journal import run_scheme
 from poimen.log.payloads import Forget
-from poimen.log.store import INDEX, EventLog, parquet_bytes, run_scheme
+from poimen.log.segments import parquet_bytes
+from poimen.log.storage.base import INDEX
+from poimen.log.store import EventLog
 
 __all__ = ["ForgetReport", "NothingToForget", "Target", "forget"]
 

@@ -31,7 +31,7 @@ import pyarrow as pa
 from poimen.errors import PoimenError
 from poimen.index import default_db, project
 from poimen.index.build import MANIFEST, HEAD_TABLE, build_projections, connect, log_head, read_head, read_manifest, read_table
-from poimen.index.schema import RowHash, row_hashes
+from poimen.index.schema import NEW_ROW, RowHash, compare_rows, row_hashes
 from poimen.log.storage import local_folder
 from poimen.log.store import EventLog
 
@@ -104,8 +104,6 @@ def index_rows(db_path: Path, dim_hint: int = 0) -> tuple[dict[str, list[RowHash
 
 def differences(db_path: Path, have: dict[str, list[RowHash]], want: RowsByTable, against: str) -> list[str]:
     """One line per row of the index that is not the row of ``want`` (``against`` says whose rows those are)."""
-    from poimen.index.rebuild import NEW_ROW, compare_rows
-
     out = []
     for table, rows in have.items():
         for _, key, what in compare_rows(table, want.get(table, {}), rows):

@@ -17,12 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from poimen.index.audit import audit_index
 from poimen.index.build import ProjectionStats, build_projections, extends, read_manifest, write_manifest
-from poimen.index.schema import RowHash
+from poimen.index.schema import NEW_ROW, RowHash, compare_rows
 from poimen.log.storage import local_folder
 
 MAX_LISTED = 20  # differing rows printed per table; the report keeps them all
-NEW_ROW = "new row (not in the manifest)"
 
 
 @dataclass
@@ -79,21 +79,6 @@ class RebuildReport:
         return "\n".join(lines)
 
 
-def compare_rows(table: str, stored: dict[str, RowHash], new: list[RowHash]) -> list[tuple[str, str, str]]:
-    out = []
-    seen = set()
-    for h in new:
-        seen.add(h.key)
-        old = stored.get(h.key)
-        if old is None:
-            out.append((table, h.key, "new row (not in the manifest)"))
-        elif old.hash != h.hash:
-            cols = [c for c in h.columns if old.columns.get(c) != h.columns[c]]
-            out.append((table, h.key, "changed: " + ", ".join(cols) if cols else "changed"))
-    out.extend((table, key, "missing (in the manifest, not rebuilt)") for key in stored if key not in seen)
-    return out
-
-
 def rebuild(log_root: Path, db_path: Path, embedder, accept: bool = False,
             on_drift: Callable[[list[str]], None] | None = None) -> RebuildReport:
     """Audit the index there is, drop every projection, rebuild it from the log, and compare table and row hashes
@@ -105,8 +90,6 @@ def rebuild(log_root: Path, db_path: Path, embedder, accept: bool = False,
     written as the manifest; otherwise the manifest is left as it was, so a
     difference keeps being reported until someone accepts it.
     """
-    from poimen.index.audit import audit_index
-
     log_root = Path(log_root)
     stored = read_manifest(log_root)
     replaced = audit_index(log_root, db_path).problems if Path(db_path).exists() else []

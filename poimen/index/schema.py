@@ -188,3 +188,23 @@ def content_hash(hashes: Sequence[RowHash]) -> str:
     for h in hashes:
         digest.update(f"{h.key}\x00{h.hash}\n".encode())
     return digest.hexdigest()
+
+
+NEW_ROW = "new row (not in the manifest)"
+
+
+def compare_rows(table: str, stored: dict[str, RowHash], new: list[RowHash]) -> list[tuple[str, str, str]]:
+    """``(table, key, what)`` for each row of ``new`` that is not the row ``stored`` has under its key, and for each
+    stored row not rebuilt: a rebuild's check against the manifest and an audit's against a build both read these."""
+    out = []
+    seen = set()
+    for h in new:
+        seen.add(h.key)
+        old = stored.get(h.key)
+        if old is None:
+            out.append((table, h.key, NEW_ROW))
+        elif old.hash != h.hash:
+            cols = [c for c in h.columns if old.columns.get(c) != h.columns[c]]
+            out.append((table, h.key, "changed: " + ", ".join(cols) if cols else "changed"))
+    out.extend((table, key, "missing (in the manifest, not rebuilt)") for key in stored if key not in seen)
+    return out

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 from poimen.domain import EventKind
 from poimen.log.payloads import Forget
-from poimen.log.store import FORGET_PREFIX, EventLog
+from poimen.log.segments import FORGET_PREFIX
+from poimen.log.store import EventLog
 
 
 @dataclass(frozen=True)

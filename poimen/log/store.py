@@ -8,16 +8,14 @@ Layout under the log root::
     segments/<run_id>.parquet   sealed runs: written to a temp name, fsynced, renamed (on S3: one put)
     index.jsonl                 the sealed segments, in order, hash-chained; appended by one committer at a time
 
-A turn's events are written together, only after the turn resolves, so a
-killed run leaves a journal of whole turns (at worst a torn last line, which
-``open_run`` cuts off and ``verify`` reports as resumable). Readers look only
-at the index and the segments it names, so they never see unsealed data.
-A sealed segment is replaced only by ``mem forget`` (``rewrite_segment``: the
-same events, text tombstoned, bytes vouched for by the forget event), inside an
-exclusive session (on an object store: conditional on the version it read).
+``EventLog`` is the log: it opens a run's journal (``journal``: whole turns; a torn last line, left by a kill, is
+cut off by ``open_run``), seals it into a segment and commits that to the index (``segments``). Readers look only
+at the index and the segments it names, so they never see unsealed data. A sealed segment is replaced only by
+``mem forget`` (``rewrite_segment``: the same events, text tombstoned, bytes vouched for by the forget event), inside
+an exclusive session (on an object store: conditional on the version it read).
 
 The root is a folder or a URI (``file://``, ``s3://``, ``gs://``): every byte goes through
-a ``LogStore`` (``poimen/log/storage.py``), so writers of different runs, in
+a ``LogStore`` (``poimen/log/storage/``), so writers of different runs, in
 different processes or machines, seal and commit without a shared lock.
 """
 
@@ -34,129 +32,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from poimen._env import default_root  # noqa: F401  (re-exported: the log's folder)
 from poimen.domain import canonical_json
 from poimen.errors import LogConflict, LogCorrupt, RunForgotten, SessionConflict
-from poimen.log.events import COLUMNS, SCHEME, Event, EventDraft, chain, genesis, scheme_of
-from poimen.log.storage import INDEX, JOURNAL, LocalStore, LogStore, open_store
+from poimen.log.events import SCHEME, Event, EventDraft
+from poimen.log.journal import RunJournal, parse_journal
+from poimen.log.segments import (FORGET_PREFIX, NO_SCAN, IndexScan, forget_runs, index_entry_hash, parquet_bytes,
+                                 parse_segment, put_segment, scan_index)
+from poimen.log.storage import open_store
+from poimen.log.storage.base import INDEX, JOURNAL, LogStore
+from poimen.log.storage.local import LocalStore
 
-SCHEMA = pa.schema([
-    ("seq", pa.int64()), ("run_id", pa.string()), ("level", pa.string()), ("kind", pa.string()),
-    ("turn", pa.int64()), ("sha", pa.string()), ("parents", pa.list_(pa.string())), ("text", pa.string()),
-    ("update", pa.bool_()), ("exit", pa.bool_()), ("model_id", pa.string()), ("prompt_sha", pa.string()),
-    ("attrs", pa.string()), ("prev_hash", pa.string()), ("hash", pa.string()),
-])
-INDEX_GENESIS = hashlib.sha256(b"poimen-index").hexdigest()
-FORGET_PREFIX = "forget-"  # a forget's run id (``poimen.log.forgotten``)
 # A whole-log write redone this many times, each after another writer's commit, gives up: the log is that busy.
 SESSION_ATTEMPTS = 8
 T = TypeVar("T")
-
-
-def parquet_bytes(events: list[Event]) -> bytes:
-    """Byte-stable Parquet: fixed schema, no compression or dictionaries (so a flipped byte stays locatable)."""
-    table = pa.Table.from_pylist([e.to_row() for e in events], schema=SCHEMA)
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="NONE", use_dictionary=False, write_statistics=False)
-    return sink.getvalue().to_pybytes()
-
-
-def put_segment(store: LogStore, name: str, events: list[Event]) -> tuple[str, bool]:
-    """Put a sealed segment; returns the sha256 of its bytes (so sealing need not read it back) and whether it
-    was created. It is put only if absent, so a segment that is already indexed is never replaced."""
-    data = parquet_bytes(events)
-    return hashlib.sha256(data).hexdigest(), store.put_if_absent(name, data)
-
-
-def write_parquet(path: Path, events: list[Event]) -> str:
-    """A segment written to a local path (temp name, fsync, rename); returns the sha256 of its bytes."""
-    data = parquet_bytes(events)
-    LocalStore(path.parent).put(path.name, data)
-    return hashlib.sha256(data).hexdigest()
-
-
-def read_parquet(path: Path) -> list[Event]:
-    table = pq.read_table(path, schema=SCHEMA)
-    return [Event.from_row(row) for row in table.to_pylist()]
-
-
-def parse_segment(data: bytes) -> list[Event]:
-    table = pq.read_table(pa.BufferReader(data), schema=SCHEMA)
-    return [Event.from_row(row) for row in table.to_pylist()]
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def index_entry_hash(entry: dict) -> str:
-    body = {k: v for k, v in entry.items() if k != "hash"}
-    return hashlib.sha256((entry["prev"] + "\n" + canonical_json(body)).encode()).hexdigest()
-
-
-# (bytes read, entries, last hash, run ids) of an index read so far.
-IndexScan = tuple[int, int, str, frozenset[str]]
-NO_SCAN: IndexScan = (0, 0, INDEX_GENESIS, frozenset())
-
-
-def scan_index(raw: bytes, known: IndexScan = NO_SCAN) -> IndexScan:
-    """The scan of the index bytes ``raw``, parsing only what ``known`` (an earlier scan of the same index) has not
-    read: the index only grows by whole lines, so a scan needs just the lines added since."""
-    done, n, last, ids = known
-    if len(raw) < done:  # not the index we read before (replaced under us): read it whole
-        done, n, last, ids = NO_SCAN
-    complete = raw[: raw.rfind(b"\n") + 1]
-    new = [json.loads(line) for line in complete[done:].splitlines() if line.strip()]
-    if new:
-        n, last, ids = n + len(new), new[-1]["hash"], ids | {e["run_id"] for e in new}
-    return (len(complete), n, last, ids)
-
-
-def forget_runs(ids: frozenset[str]) -> frozenset[str]:
-    """The forget runs among the run ids ``ids``."""
-    return frozenset(i for i in ids if i.startswith(FORGET_PREFIX))
-
-
-def run_scheme(run_id: str, events: list[Event]) -> int | None:
-    """The hash scheme of a run's events (None for no events, or a first event on no genesis of the run)."""
-    return scheme_of(run_id, events[0].prev_hash) if events else None
-
-
-def read_journal(path: Path) -> tuple[list[Event], int, str | None]:
-    """Whole turns from a journal file, the byte length they span, and a note if a torn last line was found."""
-    return parse_journal(path.read_bytes(), path)
-
-
-def parse_journal(raw: bytes, path: Path | str) -> tuple[list[Event], int, str | None]:
-    """Whole turns from a journal's bytes (see ``read_journal``).
-
-    A bad line anywhere but at the end is corruption, not an interrupted write.
-    """
-    events: list[Event] = []
-    good = 0
-    lines = raw.split(b"\n")
-    for i, line in enumerate(lines):
-        if not line:
-            continue
-        last = i == len(lines) - 1  # no newline after it: the write did not finish
-        try:
-            if last:
-                raise ValueError("no newline")
-            turn = [Event.from_row(row) for row in json.loads(line)]
-        except (ValueError, KeyError, TypeError) as exc:
-            if last:
-                return events, good, f"torn last line at byte {good} ({len(line)} bytes)"
-            raise LogCorrupt(f"{path}: line {i + 1} is not a whole turn ({exc})") from exc
-        events.extend(turn)
-        good += len(line) + 1
-    return events, good, None
 
 
 @dataclass
@@ -206,81 +95,6 @@ class _ForgetFence:
     def names(self, run_id: str, read: _Read) -> bool:
         return run_id in self.journals or bool(read.shas & self.shas) or read.stream in self.streams
 
-
-class RunJournal:
-    """The live journal of one run, claimed by this writer until it is sealed or closed: append whole turns, then seal."""
-
-    def __init__(self, log: "EventLog", run_id: str, events: list[Event], lines: int = 0,
-                 claim: ExitStack | None = None, scheme: int = SCHEME):
-        self.log = log
-        self.run_id = run_id
-        self.events = events
-        self.path = log.store.where(f"{JOURNAL}/{run_id}.jsonl")
-        self._lines = lines  # whole turns in the journal: on object storage, the next turn's object number
-        self._claim = claim or ExitStack()
-        # A resumed run continues in the scheme it started in; a new one uses the log's.
-        self.scheme = run_scheme(run_id, events) or scheme
-
-    @property
-    def resumed(self) -> bool:
-        return bool(self.events)
-
-    def _place(self, drafts: list[EventDraft]) -> list[Event]:
-        prev = self.events[-1].hash if self.events else genesis(self.run_id, self.scheme)
-        return chain(drafts, self.run_id, start_seq=len(self.events), prev_hash=prev, scheme=self.scheme)
-
-    def append(self, drafts: list[EventDraft]) -> list[Event]:
-        placed = self._place(drafts)
-        line = json.dumps([e.to_row() for e in placed], ensure_ascii=False, separators=(",", ":")) + "\n"
-        self.log.store.journal_append(self.run_id, self._lines, line.encode("utf-8"))
-        self._lines += 1
-        self.events.extend(placed)
-        return placed
-
-    def seal(self, drafts: list[EventDraft]) -> list[Event]:
-        """Chain the closing events after the journal's, put the immutable segment, commit it to the index, drop the
-        journal.
-
-        A run with journaled turns (a loop run) seals its closing events into the segment only: they are derived
-        from those turns (a loop's ``run_end`` from its replayed state), so a writer killed while sealing leaves the
-        journal a resume reads exactly as before the seal, that resume derives the same closing events, and its
-        put replaces the unindexed segment with the same bytes. This saves a journal write (an fsync, or a put on
-        object storage) per run. A run with no turn yet (a whole short run, ``append_run``) journals them first:
-        its journal is what tells ``verify`` that an unindexed segment is a seal cut short, not a deleted index
-        line, and what a resume finishes.
-        """
-        if self.events and self.events[-1].kind == "run_end":
-            # Killed while sealing a run that journaled its closing events: finish that seal, never close it twice.
-            closing, whole = [self.events[-1]], self.events
-        elif self.events:
-            closing = self._place(drafts)
-            whole = self.events + closing
-        else:
-            closing = self.append(drafts)
-            whole = self.events
-        try:
-            self.log._seal(self.run_id, whole, fenced=True)
-        except (SessionConflict, RunForgotten):
-            # A lost session is redone, under a new run if need be; a run a forget overtook must leave nothing of
-            # what it read: its segment and its journal go.
-            self.log._drop_unindexed(self.run_id, self._lines)
-            self._claim.close()
-            raise
-        self.events = whole
-        self.log.store.journal_retire(self.run_id, self._lines)
-        self.close()
-        return closing
-
-    def close(self) -> None:
-        """Give up the claim; a journal that never got a turn is dropped (there is nothing to resume)."""
-        if not self.events:  # only its own turns (none): a run another writer began since is that writer's
-            self.log.store.journal_drop(self.run_id, self._lines)
-        self._claim.close()
-
-    def discard(self) -> None:
-        """The run is sealed already (by another writer): drop whatever journal is left and give up the claim."""
-        self.events = []
-        self.close()
 
 
 class EventLog:
@@ -549,5 +363,3 @@ class EventLog:
         """The journals of unsealed runs (``.stem`` is the run id)."""
         return [Path(str(self.store.where(f"{JOURNAL}/{run_id}.jsonl"))) for run_id in self.store.journal_ids()]
 
-
-assert set(SCHEMA.names) == set(COLUMNS)

@@ -13,7 +13,9 @@ from pathlib import Path
 from poimen.errors import LogCorrupt
 from poimen.log.events import SCHEME, Event, content_sha, genesis
 from poimen.log.forgotten import Forgotten, forgotten
-from poimen.log.store import INDEX_GENESIS, EventLog, index_entry_hash, parse_journal, parse_segment, run_scheme
+from poimen.log.journal import parse_journal, run_scheme
+from poimen.log.segments import INDEX_GENESIS, index_entry_hash, parse_segment
+from poimen.log.store import EventLog
 
 CONTENT_KINDS = {"evidence", "memory"}
 

@@ -28,6 +28,7 @@ import poimen  # noqa: F401  (offline defaults before litellm)
 import litellm  # noqa: F401,E402  (warm: the forked children inherit it)
 import poimen.cli.entry  # noqa: E402
 import poimen.cli.app  # noqa: E402,F401  (the typer app, loaded once: each forked `mem` runs it)
+import poimen.log.journal as journal  # noqa: E402
 import poimen.log.store as store  # noqa: E402
 
 
@@ -48,7 +49,7 @@ def _arm(kill_at: str) -> None:
             original(log_store, name, events)
             _die()
 
-        store.put_segment = put_then_die
+        store.put_segment = put_then_die  # the name ``EventLog._seal`` calls (imported from ``segments``)
     elif kill_at == "after_index_line":
         original_seal = store.EventLog._seal
 
@@ -58,7 +59,7 @@ def _arm(kill_at: str) -> None:
 
         store.EventLog._seal = seal_then_die
     elif kill_at == "torn_journal_line":
-        original_append = store.RunJournal.append
+        original_append = journal.RunJournal.append
         count = {"n": 0}
 
         def append_torn(self, drafts):
@@ -71,16 +72,16 @@ def _arm(kill_at: str) -> None:
                 _die()
             return original_append(self, drafts)
 
-        store.RunJournal.append = append_torn
+        journal.RunJournal.append = append_torn
     elif kill_at == "before_loop_seal":
-        original_journal_seal = store.RunJournal.seal
+        original_journal_seal = journal.RunJournal.seal
 
         def die_at_loop_seal(self, drafts):
             if self.events:  # a run with journaled turns: a loop's, not an L0 record's (``append_run``)
                 _die()
             return original_journal_seal(self, drafts)
 
-        store.RunJournal.seal = die_at_loop_seal
+        journal.RunJournal.seal = die_at_loop_seal
     elif kill_at:
         raise ValueError(f"unknown kill point {kill_at}")
 

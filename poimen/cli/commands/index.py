@@ -40,7 +40,7 @@ def follow_log(root: Path, only_if_built: bool = False) -> bool:
     from poimen.errors import LogLocked, PoimenError
     from poimen.index import default_db
     from poimen.index.update import update_index
-    from poimen.log.storage import LocalStore
+    from poimen.log.storage.local import LocalStore
     from poimen.log.store import EventLog
 
     log = EventLog(root)

@@ -14,7 +14,7 @@ import io
 import json
 from pathlib import Path
 
-from poimen.inputs.readers import FORMATS, SUFFIXES, UnknownFormat, known_formats
+from poimen.inputs.readers.formats import FORMATS, SUFFIXES, UnknownFormat, known_formats
 from poimen.inputs.readers.jsonpos import depth_ok
 from poimen.inputs.readers.chat import is_mattermost, is_slack
 from poimen.text.log_lines import is_log_line
