@@ -281,6 +281,12 @@ class MemoryIndex:
         return Hit(m["sha"], m["level"], kind, score, tier, m["text"], m["query_id"], m["run_id"], (), why,
                    signature_keys=keys, ranks=ranks)
 
+    def hit_for(self, sha: str, score: float, tier: str, why: str) -> Hit | None:
+        """A hit for the doc ``sha`` ranked by another tier (an incident card found by its lines), with its provenance;
+        None when the index has no such doc."""
+        i = self._position.get(sha)
+        return None if i is None else self._with_provenance([self._hit(i, score, tier, why)])[0]
+
     def _with_provenance(self, hits: list[Hit]) -> list[Hit]:
         from dataclasses import replace
 

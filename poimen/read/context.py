@@ -75,6 +75,7 @@ class ContextEngine:
                 self.origins.append([])
                 self.vector_row.append(r_i)
             self.origins[i].append(o)
+        self.candidate = index  # unit text -> its candidate
         for os_ in self.origins:
             os_.sort(key=lambda o: (o.kind != "memory", o.level != "L2", o.sha, o.position, o.line))
         self.vectors = matrix[self.vector_row] if len(self.vector_row) else np.zeros((0, matrix.shape[1]), np.float32)

@@ -50,6 +50,11 @@ class IncidentView:
     def of(self, role: str) -> list[IncidentLine]:
         return [line for line in self.lines if line.role == role]
 
+    @property
+    def explains(self) -> bool:
+        """Whether the card says why it happened or what was done, not only what was seen."""
+        return any(line.role in ("cause", "action") for line in self.lines)
+
     def matched_symptom(self, question: str) -> IncidentLine | None:
         """The symptom line that shares most words with ``question`` (the first symptom on a tie)."""
         symptoms = self.of("symptom")
@@ -144,10 +149,11 @@ def asks_about_incident(question: str) -> bool:
 
 
 def matched_card(db_path: Path, question: str, index) -> IncidentView | None:
-    """The card lookup ranks first among its top ``CARD_RANK`` hits for ``question``; None when none is there."""
+    """The card lookup ranks first among its top ``CARD_RANK`` hits for ``question``, of those that say what was
+    done or why (a card of symptoms alone answers no such question); None when none is there."""
     hits = index.search(question, CARD_RANK, provenance=False)
     views = incident_views(db_path, [h.sha for h in hits if h.kind == "memory"])
-    return next((views[h.sha] for h in hits if h.sha in views), None)
+    return next((views[h.sha] for h in hits if h.sha in views and views[h.sha].explains), None)
 
 
 def card_answer_memory(view: IncidentView, question: str) -> str:
@@ -156,3 +162,106 @@ def card_answer_memory(view: IncidentView, question: str) -> str:
     from poimen.llm.tags import card_memory
 
     return card_memory(view.title, [(ROLE_LABELS[line.role], line.render()) for line in view.shown(question)])
+
+
+OTHER_LINE_WEIGHT = 0.8  # a card's cause, fix or verification line speaks for it less than a symptom line
+PHRASE_TOKENS = 8  # a run of this many words in a row shared with the question is the same message
+PHRASE_WEIGHT = 0.5  # what sharing such a run adds to a line's score (chosen on bench/incidents dev)
+_TOKEN = re.compile(r"[A-Za-z_]+|\d+")
+
+
+def phrase_tokens(text: str) -> list[str]:
+    """A line's words for phrase matching: lower-cased, every number one token ``0`` (ids, ports, counts differ
+    between occurrences of one message)."""
+    return ["0" if t.isdigit() else t.lower() for t in _TOKEN.findall(text)]
+
+
+def shared_run(a: list[str], b: list[str]) -> int:
+    """The longest run of words ``a`` and ``b`` share in a row (numbers only count inside a run of words)."""
+    from difflib import SequenceMatcher
+
+    if not a or not b:
+        return 0
+    m = SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b))
+    return sum(1 for t in a[m.a:m.a + m.size] if t != "0")
+
+
+def phrase_bonus(question_tokens: list[str], line: str) -> float:
+    """``PHRASE_WEIGHT`` times the share of ``PHRASE_TOKENS`` words the line shares with the question in a row: the
+    error message itself, as it is pasted, outranks a line that merely has the same words about."""
+    return PHRASE_WEIGHT * min(1.0, shared_run(question_tokens, phrase_tokens(line)) / PHRASE_TOKENS)
+
+
+def rank_cards(engine, question: str, views: dict[str, IncidentView]) -> list[tuple[float, IncidentView]]:
+    """Every card, best first, by how well its lines match ``question`` under the context builder's scorer plus
+    the phrase it shares with it in a row (``phrase_bonus``): its best symptom line, or ``OTHER_LINE_WEIGHT`` of
+    its best other line (ties by sha)."""
+    scores = engine.scores(question)
+    asked = phrase_tokens(question)
+    out = []
+    for view in views.values():
+        best = 0.0
+        for line in view.lines:
+            i = engine.candidate.get(line.text)
+            if i is not None:
+                score = float(scores[i]) + phrase_bonus(asked, line.text)
+                best = max(best, score * (1.0 if line.role == "symptom" else OTHER_LINE_WEIGHT))
+        out.append((best, view))
+    out.sort(key=lambda sv: (-sv[0], sv[1].sha))
+    return out
+
+
+def all_cards(db_path: Path) -> dict[str, IncidentView]:
+    """Every current card of the index at ``db_path``."""
+    import duckdb
+
+    from poimen.index.read import connect_read_only
+
+    con = connect_read_only(db_path)
+    try:
+        try:
+            shas = [r[0] for r in con.execute("SELECT memory_sha FROM incident ORDER BY memory_sha").fetchall()]
+        except duckdb.CatalogException:
+            return {}
+        return incident_views(db_path, shas, con)
+    finally:
+        con.close()
+
+
+CARD_FLOOR = 0.8  # a card leads a lookup when its best line scores this much (chosen on bench/incidents dev)
+RECURRENCE = 0.85  # another card holding the query's failure signature, this close to the lead, is shown with it
+
+
+MIN_CORE = 20  # a signature's core shorter than this ("http:502") is a family, not one failure
+_KEY_HEAD = re.compile(r"^[a-z0-9_]+:")
+_KEY_EDGE = re.compile(r"^[\s`'\"]+|(?:[\s`'\".,;:]|<\*>|<NUM>)+$")
+
+
+def _core(key: str) -> str:
+    """A signature key without its tool and the quotes, stops and open placeholders around it, lower-cased."""
+    return _KEY_EDGE.sub("", _KEY_HEAD.sub("", key, count=1)).lower()
+
+
+def leading_cards(engine, question: str, views: dict[str, IncidentView]) -> list[tuple[float, IncidentView]]:
+    """The cards a lookup shows first: the best card that says why or what was done when it reaches ``CARD_FLOOR``
+    (one of symptoms alone still ranks with the other hits), then each other card that holds
+    one of the question's failure signatures in a symptom line, as the lead does, and scores ``RECURRENCE`` of it
+    or more (the same error in another stream, or again a week later: each incident with its own fix)."""
+    from poimen.signatures import extract_signatures
+
+    ranked = [(s, v) for s, v in rank_cards(engine, question, views) if v.explains]
+    if not ranked or ranked[0][0] < CARD_FLOOR:
+        return []
+    asked = [core for s in extract_signatures(question) if len(core := _core(s.key)) >= MIN_CORE]
+
+    def held(view: IncidentView) -> bool:
+        """Whether a symptom line of the card holds one of the question's signatures (one key's core inside the
+        other's: a log template inside an exception's message, a pasted line with or without its quotes)."""
+        mine = [_core(s.key) for line in view.of("symptom") for s in extract_signatures(line.text)]
+        return any(a in m or m in a for a in asked for m in mine if len(m) >= MIN_CORE)
+
+    lead_score, lead = ranked[0]
+    out = [(lead_score, lead)]
+    if held(lead):
+        out += [(s, v) for s, v in ranked[1:] if s >= RECURRENCE * lead_score and held(v)]
+    return out

@@ -34,6 +34,7 @@ class ReadService:
         self._index = None
         self._engine = None
         self._engine_error: PoimenError | None = None
+        self._cards: dict | None = None
         self.lock = threading.Lock()  # one request at a time: the engines memoise scores between calls
 
     def _fresh(self) -> None:
@@ -44,7 +45,7 @@ class ReadService:
         except OSError:
             stamp = None
         if stamp != self._stamp:
-            self._stamp, self._index, self._engine, self._engine_error = stamp, None, None, None
+            self._stamp, self._index, self._engine, self._engine_error, self._cards = stamp, None, None, None, None
 
     def index(self):
         from poimen.index import MemoryIndex
@@ -75,20 +76,43 @@ class ReadService:
         without units)."""
         from poimen.read.incidents import incident_shape, incident_views
 
-        hits = self.index().search(text, k, explain)
-        cards = incident_views(self.db_path, [h.sha for h in hits if h.kind == "memory"])
-        incidents = [incident_shape(cards[h.sha], text) if h.sha in cards else None for h in hits]
+        index = self.index()
+        hits = index.search(text, k, explain)
         try:
             engine = self.engine()
         except IndexAltered:
             raise  # an edited unit is never dropped quietly: it says the whole index is not the log's
         except PoimenError:
             engine = None  # an index from before the unit projections: the hits still stand, without lines
+        hits, incidents = self._incidents_first(text, hits, k, engine)
         if engine is None:
             return [hit_shape(h, None, i) for h, i in zip(hits, incidents)]
         # A card shows its incident, not lines: it draws on nothing the hits below it could show.
         shown = engine.hit_lines(text, [set() if i else explained_by(h) for h, i in zip(hits, incidents)], k=lines)
         return [hit_shape(h, s, i) for h, s, i in zip(hits, shown, incidents)]
+
+    def cards(self) -> dict:
+        """Every current incident card of the index (``poimen.read.incidents``), read once per index file."""
+        from poimen.read.incidents import all_cards
+
+        self._fresh()
+        if self._cards is None:
+            self._cards = all_cards(self.db_path)
+        return self._cards
+
+    def _incidents_first(self, text: str, hits: list, k: int, engine) -> tuple[list, list]:
+        """The hits with the incidents that match ``text`` first (``leading_cards``: the best card, and the same
+        failure's other incidents), each card shown as its incident; (hits, incident shapes or None per hit)."""
+        from poimen.read.incidents import incident_shape, incident_views, leading_cards
+
+        index = self.index()
+        lead = leading_cards(engine, text, self.cards()) if engine is not None else []
+        first = [h for score, view in lead if (h := index.hit_for(view.sha, score, "incident",
+                                                                  f"incident card: its lines score {score:.3f}"))]
+        shown = {h.sha for h in first}
+        hits = (first + [h for h in hits if h.sha not in shown])[:k]
+        views = incident_views(self.db_path, [h.sha for h in hits if h.kind == "memory"])
+        return hits, [incident_shape(views[h.sha], text) if h.sha in views else None for h in hits]
 
     def context(self, question: str, budget: int = 2000) -> Shape:
         return context_shape(self.engine().context(question, budget))
