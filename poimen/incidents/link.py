@@ -10,7 +10,11 @@ Two rules keep a busy channel's incidents apart:
 - an entity held by more than half of the episodes linked (and by more than ``COMMON_MIN``) is the channel's
   subject rather than an incident's, and weighs a quarter;
 - episodes further apart in time than ``HORIZON_SECONDS`` link only through a ticket id: the same service
-  failing the same way a week later is a recurrence, a new incident that lookup shows beside the first one.
+  failing the same way a week later is a recurrence, a new incident that lookup shows beside the first one;
+- two episodes that are each a whole story, a failure and something done about it, link only through a ticket
+  id too: what links is a later fix (a Remediation section, a comment) to the failure it answers, and two
+  failures each with its own fix are two incidents however much they share (a postmortem's "second problem"
+  during the recovery, a second page on the same service).
 
 An incident is an episode or a linked set that carries a failure signal: a line whose symptom score reaches the
 role threshold. Episodes link within their stream unless ``across_streams`` is set.
@@ -26,7 +30,7 @@ from dataclasses import dataclass
 from poimen.incidents.entities import Entity
 from poimen.incidents.episodes import Episode, Line
 from poimen.incidents.roles import THRESHOLD as ROLE_THRESHOLD
-from poimen.incidents.roles import line_scores
+from poimen.incidents.roles import line_scores, pick
 
 THRESHOLD = 1.0
 COMMON_MIN = 3
@@ -64,6 +68,11 @@ class Incident:
 def has_failure(episode: Episode) -> bool:
     """Whether any line of ``episode`` is a failure signal: an error, an alert, a complaint."""
     return any(line_scores(line).symptom >= ROLE_THRESHOLD for line in episode.lines)
+
+
+def has_action(episode: Episode) -> bool:
+    """Whether any line of ``episode`` does something about a failure (a fix, a mitigation, a rollback)."""
+    return any(pick(line_scores(line)) == "action" for line in episode.lines)
 
 
 class _Sets:
@@ -104,16 +113,16 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
             holders[(e.kind, e.value)].append(i)
     common = frozenset(key for key, held in holders.items()
                        if len(held) > COMMON_MIN and len(held) > len(episodes) / 2)
+    complete = [has_failure(ep) and has_action(ep) for ep in episodes]
     sets = _Sets(len(episodes))
     pairs = {(i, j) for held in holders.values() for i in held for j in held if i < j}
     for i, j in sorted(pairs):
         a, b = episodes[i], episodes[j]
         if not across_streams and a.stream != b.stream:
             continue
-        if _far_apart(a, b, horizon_seconds):
-            tickets = {e.value for e in a.entities if e.kind == "ticket"}
-            if not tickets & {e.value for e in b.entities if e.kind == "ticket"}:
-                continue
+        tickets = {e.value for e in a.entities if e.kind == "ticket"} & {e.value for e in b.entities if e.kind == "ticket"}
+        if not tickets and (_far_apart(a, b, horizon_seconds) or (complete[i] and complete[j])):
+            continue
         if shared_weight(a, b, common) >= threshold:
             sets.union(i, j)
     groups: dict[int, list[int]] = defaultdict(list)

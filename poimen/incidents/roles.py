@@ -138,7 +138,9 @@ _VERIFY = _words(
     r"confirmed", r"resolved", r"recover(?:ed|ing|y)", r"back to normal", r"back up", r"back online",
     r"error rate (?:is )?(?:back|down) to", r"no more", r"no (?:new|further) (?:errors?|alerts?|occurrences?)",
     r"stable", r"stabili[sz]ed", r"healthy", r"green", r"all good", r"looks good", r"working again",
-    r"works again", r"(?:is|are) fixed", r"succe(?:eded|eding|ssful)", r"passing", r"closing")
+    r"works again", r"(?:is|are) fixed", r"succe(?:eded|eding|ssful)", r"passing", r"closing",
+    r"(?:succeed|work|load|respond|connect|serv)\w* again", r"normal again",
+    r"(?:rates?|latency|traffic|graphs?|metrics?|dashboards?) (?:is |are |was |were |back )?(?:normal|nominal|flat)")
 _RULED_OUT = _words(
     r"not (?:the )?(?:cause|culprit|issue|problem)", r"not related", r"unrelated", r"ruled (?:it |this )?out",
     r"rule (?:it |this )?out", r"red[ -]herring", r"(?:wasn't|was not|isn't|is not) it", r"nothing to do with",
@@ -152,7 +154,9 @@ _INEFFECTIVE = _words(
     r"still (?:failing|erroring|broken|down|happening|the same|seeing|getting|\d+)",
     r"same (?:errors?|problem|issue|rate)", r"persist(?:s|ed|ing)?", r"not fixed", r"still there",
     r"still (?:at|the same|there|happen\w*|occurr\w*|present|seeing|hitting|red)", r"did nothing", r"does nothing",
-    r"changed nothing", r"nothing changed", r"no better", r"didn't work", r"did not work")
+    r"changed nothing", r"nothing changed", r"no better", r"didn't work", r"did not work", r"dead end",
+    r"(?:didn't|did not|doesn't|does not) (?:make|change) (?:a|any) difference", r"to no avail", r"in vain",
+    r"(?:did not|didn't) (?:go away|stop|recover)", r"reverted? (?:it )?(?:back )?(?:again)?,? (?:but|no)")
 _HEDGE = _words(r"maybe", r"might", r"could (?:it )?be", r"possibly", r"perhaps", r"not sure", r"i think",
                 r"(?:i |we )?(?:don't|do not) think", r"doubt", r"unlikely",
                 r"suspect(?:ed|s)?", r"suspicion", r"wondering", r"guess", r"theory")
@@ -306,6 +310,30 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
     return Scores(symptom, cause, action, verification)
 
 
+_CLOCK_LED = re.compile(r"^\W*(?:\*\*)?(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\*\*)?\s")
+
+
+def clock_of(text: str) -> int | None:
+    """The time of day a timeline line opens with ("10:14  every gateway panics", "- **03:44** — …"), in seconds;
+    None for any other line."""
+    m = _CLOCK_LED.match(text)
+    if not m or int(m.group(1)) > 23:
+        return None
+    return int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3) or 0)
+
+
+def _clocks(lines: Sequence[Line]) -> list[int | None]:
+    """Each line's time of day: its own, or that of the timeline entry above it in the same record (a wrapped
+    entry's next line, the error it quotes)."""
+    out: list[int | None] = []
+    for i, line in enumerate(lines):
+        own = clock_of(line.text)
+        if own is None and i and lines[i - 1].record is line.record:
+            own = out[-1]
+        out.append(own)
+    return out
+
+
 def is_planned(text: str) -> bool:
     """Whether a line speaks of what is yet to be done ("we should…", "next step:", "will…")."""
     return bool(_PLANNED.search(text))
@@ -349,6 +377,7 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
     - A line that says an attempt did not help demotes the nearest action among the ``LOOKBACK`` lines before it.
     - Nothing is verified before something was done: a verification before the incident's first action is read
       again without that role (a symptom if it reports one, else none).
+    - A change a timeline logs before the first symptom it logs triggered the failure; it fixed nothing.
     """
     scored = [line_scores(line) for line in lines]
     roles = [pick(s) for s in scored]
@@ -364,6 +393,15 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
                 if roles[j] == "action":
                     roles[j] = "none"
                     break
+    # A change logged before the failure began is what triggered it, not what fixed it ("09:50 8.14.0 deployed"
+    # above "10:14 every gateway panics"): by the times the lines give where they give one.
+    clocks = _clocks(lines)
+    began = min((t for t, r in zip(clocks, roles) if r == "symptom" and t is not None), default=None)
+    if began is not None:
+        for i, (line, r) in enumerate(zip(lines, roles)):
+            t = clock_of(line.text)
+            if r == "action" and t is not None and t < began:
+                roles[i] = "none"
     first_action = next((i for i, r in enumerate(roles) if r == "action"), None)
     if first_action is not None:
         for i in range(first_action):

@@ -124,6 +124,7 @@ def _units(block: list[tuple[int, str]], max_tokens: int) -> list[Unit]:
 
 
 _MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)[\s#]*$")
+_UNDERLINE = re.compile(r"^\s*([=\-~])\1{2,}\s*$")  # a plain-text heading's underline: "Summary\n-------"
 _FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
 _TITLE_WORDS = 10
 
@@ -211,7 +212,8 @@ def split_units_under(text: str, outline: Outline, max_tokens: int = MAX_UNIT_TO
         lines = [x for _, x in block]
         md = None if fenced else _MD_HEADING.match(lines[0])
         fenced ^= sum(bool(_FENCE.match(x)) for x in lines) % 2 == 1
-        head = 1 if md else _titles(lines)
+        underlined = not md and len(lines) > 2 and _UNDERLINE.match(lines[1]) and _short_title(lines[0])
+        head = 1 if md else 2 if underlined else _titles(lines)
         for unit in _units(block[:head], max_tokens) if head else []:
             out.append(replace(unit, heading=" · ".join(path.values())))
         if md:
@@ -219,7 +221,7 @@ def split_units_under(text: str, outline: Outline, max_tokens: int = MAX_UNIT_TO
             for deeper in [k for k in path if k >= level]:
                 del path[deeper]
             path[level] = md.group(2).strip()
-        title = _title_text(lines[:head]) if head and not md else ""
+        title = _title_text(lines[:1] if underlined else lines[:head]) if head and not md else ""
         heading = " · ".join([*path.values(), *([title] if title else [])])
         for unit in _units(block[head:], max_tokens) if head < len(block) else []:
             out.append(replace(unit, heading=heading))
