@@ -72,17 +72,20 @@ class ReadService:
 
     def lookup(self, text: str, k: int = 10, explain: bool = False, lines: int = 4) -> list[Shape]:
         """Hits for ``text``, each with its ``lines`` best-matching lines that no higher hit shows (None: an index
-        without units)."""
-        hits = self.index().search(text, k, explain)
+        without units). The question is analysed once (``poimen.relevance.question``): the hits and their lines
+        read the same vectors and signatures."""
+        index = self.index()
+        question = index.question(text) if text.strip() and len(index) else None
+        hits = index.search(question, k, explain) if question is not None else []
         try:
             engine = self.engine()
         except IndexAltered:
             raise  # an edited unit is never dropped quietly: it says the whole index is not the log's
         except PoimenError:
             engine = None  # an index from before the unit projections: the hits still stand, without lines
-        if engine is None:
+        if engine is None or question is None:
             return [hit_shape(h) for h in hits]
-        shown = engine.hit_lines(text, [explained_by(h) for h in hits], k=lines)
+        shown = engine.hit_lines(question, [explained_by(h) for h in hits], k=lines)
         return [hit_shape(h, s) for h, s in zip(hits, shown)]
 
     def context(self, question: str, budget: int = 2000) -> Shape:
