@@ -21,7 +21,7 @@ from poimen.errors import ModelUnavailable, RunBusy, RunForgotten, RunInterrupte
 from poimen.llm.client import ModelClient
 from poimen.log.payloads import RunEnd
 from poimen.log.forgotten import forgotten
-from poimen.log.runs import loop_runs, read_runs
+from poimen.log.runs import l1_memories, read_runs
 from poimen.log.store import EventLog
 from poimen.write.reference import record_stream
 from poimen.write.loop import LoopConfig, RunOutcome, gate_format, run_id_for, run_loop
@@ -63,8 +63,7 @@ def open_sources(paths: Sequence[str | Path], max_tokens: int = DEFAULT_MAX_TOKE
 
 def l2_stream(log: EventLog, query: Query) -> Stream | None:
     """The L1 memories of one query as a stream of L1 chunks: the latest sealed run per source, by source."""
-    latest = {r.stream_id: r for r in loop_runs(read_runs(log), Level.L1)
-              if r.query_id == query.id and r.final_memory}
+    latest = l1_memories(read_runs(log), query.id)
     if not latest:
         return None
     chunks = [
