@@ -11,7 +11,7 @@ import dagster as dg
 from assets.memories import l1_memories, l2_memories
 from poimen.domain import EventKind, Level
 from poimen.index.rebuild import RebuildReport, rebuild_into
-from poimen.log.runs import Run, current, loop_runs, read_runs
+from poimen.log.runs import Run, acceptance, current, loop_runs, read_runs
 from poimen.log.store import EventLog
 from poimen.log.verify import VerifyReport, verify
 from poimen.log.timeline import markdown_table
@@ -57,7 +57,6 @@ def acceptance_within(runs: Iterable[Run], limit: float = ACCEPTANCE_LIMIT, min_
     Judged over the runs whose stream has at least ``min_chunks`` chunks at the bound it was cut at: a stream of one
     or two chunks (a short document at 5000-token chunks) says nothing about choosing, since a gate that opens on its
     only relevant chunk opens on all of it. So the rate follows each build's chunk bound, not one bound's corpus."""
-    per_query: dict[str, list[int]] = {}
     latest = list(current(runs).values())
     judged = [run for run in latest if run.start.chunks >= min_chunks]
     if latest and not judged:
@@ -65,17 +64,17 @@ def acceptance_within(runs: Iterable[Run], limit: float = ACCEPTANCE_LIMIT, min_
         return Verdict(True, f"not judged: no stream has {min_chunks} chunks or more"
                              + (f" at {', '.join(map(str, bounds))}-token chunks" if bounds else ""),
                        {"acceptance_rate": 0.0, "runs_judged": 0, "runs_too_short": len(latest), "why_a_limit": WHY_HIGH})
+    by_query: dict[str, list[Run]] = {}
     for run in judged:
-        counts = per_query.setdefault(run.query_id, [0, 0])
-        counts[0] += run.chunks_used
-        counts[1] += run.chunks_seen
-    used = sum(u for u, _ in per_query.values())
-    seen = sum(n for _, n in per_query.values())
-    rate = used / seen if seen else 0.0
-    rows = [{"query": q, "opened": u, "chunks": n, "rate": f"{u / n:.0%}" if n else "-"} for q, (u, n) in sorted(per_query.items())]
+        by_query.setdefault(run.query_id, []).append(run)
+    per_query = {q: acceptance(rs) for q, rs in by_query.items()}
+    used, seen = total = acceptance(judged)
+    rate = total.rate
+    rows = [{"query": q, "opened": a.opened, "chunks": a.seen, "rate": f"{a.rate:.0%}" if a.seen else "-"}
+            for q, a in sorted(per_query.items())]
     summary = f"acceptance {rate:.1%} ({used}/{seen} chunks) against a limit of {limit:.0%}"
     if rate >= limit:
-        highest = max(per_query.items(), key=lambda kv: kv[1][0] / kv[1][1] if kv[1][1] else 0.0)[0]
+        highest = max(per_query.items(), key=lambda kv: kv[1].rate)[0]
         summary += f" (highest: {highest}). " + WHY_HIGH
     return Verdict(rate < limit, summary,
                    {"acceptance_rate": round(rate, 4), "gates_opened": used, "chunks": seen,

@@ -3,7 +3,7 @@
 
 import dagster as dg
 
-from assets.shards import DEFAULT_SHARDS, fan_out, shard_sources
+from assets.shards import DEFAULT_SHARDS, fan_out, shard_body, shard_sources
 from poimen.inputs.chunk_store import CHUNK_DIR, chunk_path, write_chunks
 from poimen.inputs.chunking import source_id
 from poimen.domain import sha256_json
@@ -12,6 +12,7 @@ from poimen.log.forgotten import forgotten
 from resources import CorpusResource, EventLogResource
 
 
+@shard_body("corpus", "event_log")
 def chunk_shard(context: dg.OpExecutionContext, shard: int, shards: int, corpus: CorpusResource,
                 event_log: EventLogResource) -> dict:
     """One shard's sources cut into chunks, one Parquet file each (unchanged sources keep their file)."""

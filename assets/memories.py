@@ -14,7 +14,7 @@ from poimen.write.loop import FINISHED
 from poimen.errors import SourceError
 from poimen.log.forgotten import forgotten
 from poimen.write.progress import RunProgress
-from assets.shards import DEFAULT_SHARDS, fan_out, shard_sources
+from assets.shards import DEFAULT_SHARDS, fan_out, shard_body, shard_sources
 from resources import CorpusResource, EventLogResource, LLMResource, appender_step
 
 
@@ -80,6 +80,7 @@ def loop_result(context, result: RunResult, event_log: EventLogResource) -> dg.M
     return dg.MaterializeResult(metadata=level_metadata(result.outcomes, len(result.source_errors), event_log))
 
 
+@shard_body("corpus", "event_log", "llm")
 def l1_shard(context: dg.OpExecutionContext, shard: int, shards: int, corpus: CorpusResource,
              event_log: EventLogResource, llm: LLMResource) -> dict:
     """One shard's L1 runs: every standing query over the shard's sources (plain data, so any executor can pass it)."""

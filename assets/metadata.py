@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from poimen.domain import EventKind, sha256_json
 from poimen.log.events import Event
 from poimen.log.payloads import RunStart
+from poimen.log.runs import Acceptance, Run, acceptance
 from poimen.log.store import EventLog
 from poimen.write.loop import RunOutcome
 from poimen.log.timeline import markdown_table, turn_rows
@@ -27,26 +28,21 @@ class RunStats:
 
     runs: int = 0
     events: int = 0
-    chunks_seen: int = 0
-    gates_opened: int = 0
+    acceptance: Acceptance = Acceptance(0, 0)  # gates opened over chunks seen (``poimen.log.runs.acceptance``)
     memories: int = 0
     memory_tokens: list[int] = field(default_factory=list)
     model_ids: set[str] = field(default_factory=set)
     prompt_shas: set[str] = field(default_factory=set)
     content_hash: str = ""
 
-    @property
-    def acceptance_rate(self) -> float:
-        return self.gates_opened / self.chunks_seen if self.chunks_seen else 0.0
-
     def as_metadata(self) -> dict:
         tokens = self.memory_tokens or [0]
         return {
             "runs": self.runs,
             "rows": self.events,
-            "chunks": self.chunks_seen,
-            "gates_opened": self.gates_opened,
-            "acceptance_rate": round(self.acceptance_rate, 4),
+            "chunks": self.acceptance.seen,
+            "gates_opened": self.acceptance.opened,
+            "acceptance_rate": round(self.acceptance.rate, 4),
             "memory_tokens_max": max(tokens),
             "memory_tokens_mean": round(sum(tokens) / len(tokens), 1),
             "model_id": ", ".join(sorted(self.model_ids)) or "-",
@@ -61,8 +57,9 @@ def sealed_events(log: EventLog, run_ids: Iterable[str]) -> dict[str, list[Event
 
 
 def run_stats(runs: dict[str, list[Event]]) -> RunStats:
-    """Acceptance is gates opened over chunks seen; memory tokens are those of each run's final memory."""
-    stats = RunStats(runs=len(runs))
+    """Acceptance as the log's read model computes it (``poimen.log.runs.acceptance``: gates opened over chunks
+    seen, from each run's run_end); memory tokens are those of each run's final memory."""
+    stats = RunStats(runs=len(runs), acceptance=acceptance(Run(n, r, tuple(ev)) for n, (r, ev) in enumerate(runs.items())))
     for events in runs.values():
         stats.events += len(events)
         for e in events:
@@ -70,9 +67,6 @@ def run_stats(runs: dict[str, list[Event]]) -> RunStats:
                 stats.model_ids.add(e.model_id)
             if e.kind == EventKind.RUN_START:
                 stats.prompt_shas.add(RunStart.from_event(e).prompt_template_sha or "")
-            elif e.kind in (EventKind.GATE, EventKind.PARSE_FAILED):
-                stats.chunks_seen += 1
-                stats.gates_opened += bool(e.update)
             elif e.kind == EventKind.MEMORY:
                 stats.memories += 1
         end = events[-1] if events else None

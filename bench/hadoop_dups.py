@@ -77,7 +77,6 @@ from poimen.embedding.embedders import SentenceTransformerEmbedder
 from poimen.index import MemoryIndex, build_projections, default_db
 from poimen.llm.client import ModelConfig, ScriptedClient, client_for
 from poimen.log.store import EventLog
-from poimen.relevance.units import headline
 from poimen.write.symptoms import project_log
 from poimen.text.tokens import count_tokens
 from poimen.testing.gate import scripted_gate
@@ -205,8 +204,7 @@ def evaluate(index: MemoryIndex, texts: dict[int, str], pairs: list[tuple[int, i
              issues: dict[str, set[int]]) -> dict:
     modes = {m: [] for m in ("text_only", "signature_only", "tiered", "fused_only", "keyword_only", "bm25",
                              "rrf_bm25_dense")}
-    titles = [t for newer, _ in pairs if (t := headline(texts[newer]))]
-    index.embed_queries([texts[newer] for newer, _ in pairs] + titles)  # one batch: the model is the slow part
+    index.questions([texts[newer] for newer, _ in pairs])  # analysed in one batch: the model is the slow part
     tier1 = {"queries_with_signature_hits": 0, "target_in_tier1": 0}
     wrong: dict[str, int] = {}
     own_docs = {}

@@ -64,6 +64,7 @@ from poimen.read.context import ContextEngine
 from poimen.domain import Level, Query
 from poimen.index import build_projections
 from poimen.log.store import EventLog
+from poimen.log.runs import acceptance
 from poimen.write.loop import LoopConfig
 from poimen.relevance import Scorer
 from poimen.write.runner import RunPlan, execute, source_stream
@@ -224,7 +225,7 @@ def _run_stats(contexts: dict[str, ConversationContext]) -> dict:
     spent: collections.Counter = sum((c.context_tokens for c in contexts.values()), collections.Counter())
     return {"runs": len(runs), "loop_s": sum(c.loop_s for c in contexts.values()),
             "index_s": sum(c.build_s for c in contexts.values()),
-            "acceptance": sum(o.chunks_used for o in runs) / max(1, sum(o.chunks_seen for o in runs)),
+            "acceptance": acceptance(runs).rate,
             "memory_tokens": sum(count_tokens(o.final_memory) for o in runs) / max(1, len(runs)),
             "context_ms": sum(c.context_s for c in contexts.values()) / max(1, calls) * 1e3,
             "levels": {f"{b}:{lvl}": n for (b, lvl), n in sorted(levels.items())},

@@ -13,6 +13,9 @@ The scripts are files of the installed Dagster release and do not change while a
 the first check; in the fork server (``pipelines.preload``) that first check is made before any step forks, so
 every step process starts with the map built. Only Dagster's revision check sees the shared directory: alembic's
 own commands (a migration, a stamp of a new database) still build theirs.
+
+It patches a Dagster internal, so only the scaled location opts in (``pipelines.scaled``: its executor when a run
+starts, and ``pipelines.preload`` in the fork server); importing a code location patches nothing.
 """
 
 from __future__ import annotations

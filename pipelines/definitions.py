@@ -6,12 +6,9 @@ import dagster as dg
 import poimen  # noqa: F401  (applies the offline environment before anything else loads)
 from assets import CHECKS, assets_for
 from assets.shards import DEFAULT_SHARDS
-from pipelines.alembic_scripts import share_migration_scripts
 from pipelines.jobs import full_build, nightly_rebuild, rebuild_job
 from pipelines.sensors import sources_sensor
 from resources import CorpusResource, EmbedderResource, EventLogResource, LLMResource, duckdb_resource
-
-share_migration_scripts()  # every process that loads the code location reads Dagster's migrations once
 
 
 def default_resources() -> dict:

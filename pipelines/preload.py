@@ -5,7 +5,9 @@ own before its step could start: Dagster's SQLite storage to open the instance (
 universal-pathlib), pyarrow and pandas for the chunk and segment files, litellm for the model, and it parsed the
 tokenizer's 100,000 ranks. On 2 loaded cores that was 2-5 s per step process, longer than a shard's own work, so
 the multiprocess build was slower than the in-process one (docs/scale.md). Name this module in the run config:
-``start_method: {forkserver: {preload_modules: [pipelines.preload]}}`` (``pipelines.scaled.RUN_CONFIG``).
+``start_method: {forkserver: {preload_modules: [pipelines.preload]}}`` (``pipelines.scaled.execution_config``);
+the scaled location's executor puts the code location on the fork server's ``PYTHONPATH``, so this module imports
+from any working directory although the code location is not installed.
 
 Nothing here reads the environment or opens a file outside the packages: the fork server keeps the environment
 it started with, and the steps resolve their resources when they run.

@@ -20,7 +20,7 @@ import pytest
 
 from poimen.index import MemoryIndex
 from poimen.index.keyword import BM25
-from poimen.index.lookup import lexical_scorer
+from poimen.relevance.question import lexical_scorer
 from poimen.relevance import HEADLINE_CHARS, headline
 from poimen.testing.gate import scripted_gate
 from index_helpers import index_of_sources

@@ -91,7 +91,9 @@ def test_multiprocess_build_with_four_shards_matches_the_in_process_build(tmp_pa
     shutil.copytree(REPO / "examples" / "sources", sources)
     monkeypatch.setenv("POIMEN_SOURCES", str(sources))
     monkeypatch.setenv("POIMEN_CHUNK_TOKENS", "800")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    # The scaled executor puts the repository on PYTHONPATH for its fork server (tests/test_code_location.py); set here
+    # as it is, so that the test leaves it as it found it.
+    monkeypatch.setenv("PYTHONPATH", os.environ.get("PYTHONPATH", ""))
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
     (tmp_path / "dagster").mkdir()
 
@@ -198,19 +200,3 @@ def test_the_l1_checks_run_as_one_step_over_one_read_of_the_log():
     from assets.checks import l1_checks
 
     assert {k.name for k in l1_checks.check_keys} == {"l1_acceptance_rate", "l1_memory_budget"}
-
-
-def test_the_fork_servers_preload_imports_from_any_working_directory(tmp_path):
-    """The fork server imports its preload modules by name, on Python 3.11 with its own sys.path (it ignores the
-    one it is handed), and swallows an ImportError: launched outside the repository, a preload that only the
-    repository's folder could import was skipped without a word, and every step process imported Dagster, litellm
-    and pandas itself. The code location is installed with the library, so the preload imports from any folder."""
-    import subprocess
-    import sys
-
-    forkserver = execution_config(2)["execution"]["config"]["start_method"]["forkserver"]
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    code = "import importlib.util, sys; [importlib.util.find_spec(m).origin for m in sys.argv[1:]]"
-    done = subprocess.run([sys.executable, "-c", code, *forkserver["preload_modules"]], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-600:]

@@ -29,6 +29,10 @@ sha appears once):
    field and the cosine were chosen on the dev half of the Hadoop duplicate
    reports (``bench/hadoop_dups.py``, which reports the held-out half apart).
 
+The question arrives analysed (``poimen.relevance.question.Question``: its vectors, title, signatures), or as
+text that ``MemoryIndex.question`` analyses once and keeps; `mem lookup` hands the same ``Question`` to the
+context builder for the lines of each hit.
+
 Vectors are loaded once into normalised float32 matrices and searched brute
 force (one matrix-vector product), which at 100k × 384 is as fast as numpy
 gets and exact. Provenance is read per search with a short read-only DuckDB
@@ -56,8 +60,7 @@ from poimen.index.read import (
     trusted_text,
     vector_matrix,
 )
-from poimen.relevance.units import headline
-from poimen.signatures import extract_signatures
+from poimen.relevance.question import Question, analyse, lexical_scorer
 from poimen.signatures.specificity import decisive, weight
 
 MIN_COSINE = 0.0  # a vector candidate must score above this: orthogonal or opposite texts are not matches
@@ -74,7 +77,7 @@ class MemoryIndex:
         self.matrix = matrix
         self.model_id = model_id
         self._bm25: BM25 | None = None
-        self._queries: dict[str, np.ndarray] = {}  # query text -> vector: a lookup and its --explain embed once
+        self._questions: dict[str, Question] = {}  # text -> its analysis: a question searched again is not analysed again
         self._position = {sha: i for i, sha in enumerate(shas)}
         # memory sha -> (evidence, via L1): the walk is fixed for this loaded index, and a warm server that answers
         # the same memories again (an agent loop) then opens no connection for them; the server loads a new
@@ -176,19 +179,26 @@ class MemoryIndex:
         order = np.lexsort((docs, -scores))[:k]
         return [(int(docs[j]), float(scores[j])) for j in order]
 
-    def embed_queries(self, texts: list[str]) -> list[np.ndarray]:
-        """Query vectors, embedded in one batch and kept (up to 1,000) so searching the same text again is free."""
-        todo = [t for t in dict.fromkeys(texts) if t not in self._queries]
+    def questions(self, texts: list[str]) -> list[Question]:
+        """Each text analysed with this index's embedder (``poimen.relevance.question``), the new ones in one batch,
+        and kept (up to 1,000) so that searching the same text again analyses nothing."""
+        todo = [t for t in dict.fromkeys(texts) if t not in self._questions]
         if todo:
-            if len(self._queries) + len(todo) > 1000:
-                self._queries.clear()
-            self._queries.update(zip(todo, self.embedder.embed(todo)))
-        return [self._queries[t] for t in texts]
+            if len(self._questions) + len(todo) > 1000:
+                self._questions.clear()
+            self._questions.update(zip(todo, analyse(todo, self.embedder)))
+        return [self._questions[t] for t in texts]
 
-    def search_kind(self, text: str, kind: str = "text", k: int = 10) -> list[tuple[str, float]]:
+    def question(self, question: str | Question) -> Question:
+        """``question`` analysed (a ``Question`` given is taken as it is, if its vectors are this index's model's)."""
+        if isinstance(question, Question):
+            return question.for_model(self.model_id, self.db_path)
+        return self.questions([question])[0]
+
+    def search_kind(self, question: str | Question, kind: str = "text", k: int = 10) -> list[tuple[str, float]]:
         """(sha, cosine) by one kind of vector only ('text' or 'symptom'), best first: for comparing the two."""
-        (query,) = self.embed_queries([text])
-        found = self.search_symptom_vector(query, k) if kind == "symptom" else self.search_vector(query, k)
+        vector = self.question(question).vector
+        found = self.search_symptom_vector(vector, k) if kind == "symptom" else self.search_vector(vector, k)
         return [(self.shas[i], score) for i, score in found]
 
     def search_keyword(self, text: str, k: int = 10) -> list[tuple[int, float, tuple[str, ...]]]:
@@ -205,7 +215,7 @@ class MemoryIndex:
         return self._bm25.search(text, k)
 
     # -- tiers ---------------------------------------------------------------
-    def ranked_lists(self, text: str, depth: int) -> dict[str, list[tuple[int, float, tuple[str, ...]]]]:
+    def ranked_lists(self, question: str | Question, depth: int) -> dict[str, list[tuple[int, float, tuple[str, ...]]]]:
         """(doc index, score, detail) by symptom vector, text vector, headline, best vector per doc, and keywords.
 
         For a titled query (``poimen.relevance.headline``) the 'headline' list
@@ -224,24 +234,24 @@ class MemoryIndex:
         against 0.798 raw. A kind that scores high for a doc is evidence in
         itself there (a near-identical title), which normalising flattens.
         """
-        title = headline(text)
-        query, *title_vector = self.embed_queries([text] + ([title] if title else []))
-        lists = {"symptom": [(i, s, ()) for i, s in self.search_symptom_vector(query, depth) if s > MIN_COSINE],
-                 "text": [(i, s, ()) for i, s in self.search_vector(query, depth) if s > MIN_COSINE]}
-        if title_vector:
-            found = self.search_vector(title_vector[0], depth) + self.search_headline_vector(title_vector[0], depth)
+        q = self.question(question)
+        lists = {"symptom": [(i, s, ()) for i, s in self.search_symptom_vector(q.vector, depth) if s > MIN_COSINE],
+                 "text": [(i, s, ()) for i, s in self.search_vector(q.vector, depth) if s > MIN_COSINE]}
+        if q.title_vector is not None:
+            found = self.search_vector(q.title_vector, depth) + self.search_headline_vector(q.title_vector, depth)
             lists["headline"] = _best_per_doc([(i, s, ()) for i, s in found if s > MIN_COSINE], depth)
         vector = _best_per_doc([(i, s, (name,)) for name in ("text", "symptom", "headline") for i, s, _ in
                                 lists.get(name, ())], depth)
-        return {**lists, "vector": vector, "keyword": self.search_keyword(text, depth)}
+        return {**lists, "vector": vector, "keyword": self.search_keyword(q.text, depth)}
 
     def key_specificity(self, key: str, kind: str) -> tuple[float, bool]:
         """(weight, decisive) of a signature key in this index (``poimen.signatures.specificity``)."""
         held = self.key_streams.get(key, 1)
         return weight(held, self.streams_total), decisive(key, kind, held, self.streams_total)
 
-    def _tier_signature(self, text: str, tier2_rank: dict[int, int]) -> list[tuple[int, float, tuple[str, ...]]]:
-        """Tier 1: (doc index, score, matched keys) for docs whose evidence holds a decisive signature of ``text``.
+    def _tier_signature(self, question: str | Question,
+                        tier2_rank: dict[int, int]) -> list[tuple[int, float, tuple[str, ...]]]:
+        """Tier 1: (doc index, score, matched keys) for docs whose evidence holds a decisive signature of the question.
 
         Ranked by the summed weight of the decisive keys matched (the score), then of the other keys
         matched, then a memory before an L0 chunk (the memory explains, the chunk only shows: it is the
@@ -249,7 +259,7 @@ class MemoryIndex:
         decisive first.
         """
         matched: dict[int, list[tuple[str, float, bool]]] = {}
-        for sig in extract_signatures(text):
+        for sig in self.question(question).signatures:
             for i, kind in self.signatures.get(sig.key, {}).items():
                 matched.setdefault(i, []).append((sig.key, *self.key_specificity(sig.key, kind)))
         unranked = len(self.shas) + 1
@@ -315,27 +325,30 @@ class MemoryIndex:
         finally:
             con.close()
 
-    def search(self, text: str, k: int = 10, explain: bool = False,
+    def search(self, question: str | Question, k: int = 10, explain: bool = False,
                tiers: tuple[str, ...] = ("signature", "fused"), provenance: bool = True) -> list[Hit]:
-        """The ``k`` best hits for ``text``, tier 1 (signatures) before tier 2 (fused), each with its provenance.
+        """The ``k`` best hits for a question (its text, or its ``Question``), tier 1 (signatures) before tier 2
+        (fused), each with its provenance.
 
         ``explain`` makes ``why`` say which keys matched and the rank in every list; ``tiers`` can
         restrict the search to one tier and ``provenance=False`` skips the evidence walk (benchmarks).
         """
+        text = question.text if isinstance(question, Question) else question
         if not text.strip() or not self.shas or k <= 0:
             return []
-        lists = self.ranked_lists(text, max(50, 5 * k))
+        q = self.question(question)
+        lists = self.ranked_lists(q, max(50, 5 * k))
         fused = self._tier_fused(lists)
         lists_of = {i: ls for _, i, ls in fused}
         sizes = {name: len(found) for name, found in lists.items()}
-        lexical = lexical_scorer(text)
+        lexical = q.lexical
         for name in VECTOR_KINDS:  # shown by --explain: the rank of each kind of vector
             for rank, (i, score, _) in enumerate(lists.get(name, ()), start=1):
                 lists_of.get(i, {}).setdefault(f"_{name}", (rank, score, ()))
         hits: list[Hit] = []
         if "signature" in tiers:
             rank2 = {i: n for n, (_, i, _) in enumerate(fused, start=1)}
-            for i, score, keys in self._tier_signature(text, rank2)[:k]:
+            for i, score, keys in self._tier_signature(q, rank2)[:k]:
                 held = [(key, self.key_streams.get(key, 1), *self.key_specificity(key, self.signatures[key][i]))
                         for key in keys] if explain else []
                 why = why_signature(keys, held, self.streams_total, score, rank2.get(i), lists_of.get(i, {}), sizes,
@@ -351,11 +364,6 @@ class MemoryIndex:
                     hits.append(self._hit(i, score, "+".join(names), why_fused(ls, score, explain, sizes, lexical),
                                           lists=ls))
         return self._with_provenance(hits[:k]) if provenance else hits[:k]
-
-
-def lexical_scorer(text: str) -> str:
-    """'cosine' for a query of several non-blank lines (a document), 'bm25' for a one-line query."""
-    return "cosine" if sum(1 for line in text.splitlines() if line.strip()) > 1 else "bm25"
 
 
 def _best_per_doc(found: list[tuple[int, float, tuple[str, ...]]], depth: int) -> list[tuple[int, float, tuple[str, ...]]]:

@@ -2,7 +2,7 @@
 
 The build chunks each source once (``write_chunks``); the L1 loops then read
 their streams from these files (``stored_stream``) instead of chunking the
-source again, and the nightly rebuild re-chunks the sources and compares the
+source again (`mem run` does the same in a folder of its own: ``file_stream``), and the nightly rebuild re-chunks the sources and compares the
 chunk shas with these files (``compare_chunks``).
 """
 
@@ -57,11 +57,16 @@ def read_chunks(path: Path) -> list[Chunk]:
 
 
 def stored_stream(out_dir: Path, source: Path, root: Path) -> Stream:
-    """A source as the loop's stream, read from its chunks file: the shas first (they name the run), texts on demand."""
+    """A source as the loop's stream, read from its chunks file under ``out_dir`` (the build's `chunks`)."""
     sid = source_id(source, root)
     path = chunk_path(out_dir, sid)
     if not path.exists():
         raise SourceError(f"{source}: no stored chunks at {path} (materialize `chunks` first)")
+    return file_stream(path, sid)
+
+
+def file_stream(path: Path, sid: str) -> Stream:
+    """The stream ``sid`` read from the chunks file at ``path``: the shas first (they name the run), texts on demand."""
     shas = tuple(pq.read_table(path, columns=["sha"]).column("sha").to_pylist())
     return Stream(sid, shas, lambda: iter(read_chunks(path)), stored_bound(path))
 

@@ -4,16 +4,23 @@
   ``mem forget`` retired (``poimen.log.forgotten``): no reader sees them as current.
 - ``current(runs)``: the latest sealed run per (level, query, stream) — a newer
   run of the same pair (a changed source, model or prompt) supersedes the older.
+- ``l1_memories(runs, query_id)``: per source, the latest L1 run of a query that
+  kept a memory (what an L2 run reads).
 - ``final_runs(runs)``: what answers a query — its latest L2 run if it has one,
   else the latest L1 run of each of its sources.
-- ``acceptance(runs)``: gates opened over chunks seen.
+- ``acceptance(runs)``: gates opened over chunks seen, over the gated runs.
+
+These are the only places the rules are computed: the index, the Dagster checks
+and materialization metadata, `mem run` and `mem ask` all call them
+(``tests/test_runs.py`` says so).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple, Protocol
 
 from poimen.domain import EventKind, Level
 from poimen.log.events import Event, is_forgotten
@@ -21,7 +28,8 @@ from poimen.log.forgotten import forgotten
 from poimen.log.payloads import RunEnd, RunStart
 from poimen.log.store import EventLog
 
-UNGATED_LEVELS = (Level.L0.value, Level.R.value)  # stream and reference runs record every chunk: no gate
+UNGATED_LEVELS = (Level.L0.value, Level.R.value)
+INCIDENT_KIND = "incident"  # a run that carded one incident of a stream (``poimen.write.incidents``)  # stream and reference runs record every chunk: no gate
 
 
 @dataclass(frozen=True)
@@ -52,7 +60,8 @@ class Run:
 
     @property
     def kind(self) -> str:
-        """'loop' for a gated run; 'stream' (L0) or 'reference' (R) for a recorded source."""
+        """'loop' for a gated run; 'incident' for an incident's card; 'stream' (L0) or 'reference' (R) for a recorded
+        source."""
         return self.start.run_kind
 
     @property
@@ -97,10 +106,8 @@ class Run:
 
     @property
     def acceptance_rate(self) -> float | None:
-        """Gates opened over chunks seen; None for a run with no gate (L0, R)."""
-        if self.level in UNGATED_LEVELS:
-            return None
-        return self.chunks_used / self.chunks_seen if self.chunks_seen else 0.0
+        """Gates opened over chunks seen (``acceptance``); None for a run with no gate (L0, R)."""
+        return None if self.level in UNGATED_LEVELS else acceptance([self]).rate
 
 
 def read_runs(log: EventLog, run_ids: Iterable[str] | None = None, retired: bool = False) -> list[Run]:
@@ -116,9 +123,6 @@ def read_runs(log: EventLog, run_ids: Iterable[str] | None = None, retired: bool
 def loop_runs(runs: Iterable[Run], level: str | None = None) -> list[Run]:
     """The runs with a run_start, of one level when given, in the order given."""
     return [r for r in runs if r.is_loop_run and (level is None or r.level == str(level))]
-
-
-INCIDENT_KIND = "incident"  # a run that carded one incident of a stream (``poimen.write.incidents``)
 
 
 def current(runs: Iterable[Run]) -> dict[tuple[str, ...], Run]:
@@ -139,6 +143,16 @@ def current(runs: Iterable[Run]) -> dict[tuple[str, ...], Run]:
     return latest
 
 
+def _latest_per_stream(runs: Iterable[Run]) -> dict[str, Run]:
+    """The last of ``runs`` (in log order) per stream, streams in the order they first appear."""
+    return {r.stream_id: r for r in runs}
+
+
+def l1_memories(runs: Iterable[Run], query_id: str) -> dict[str, Run]:
+    """Per stream, the latest L1 run of ``query_id`` that kept a memory: what an L2 run of the query reads."""
+    return _latest_per_stream(r for r in loop_runs(runs, Level.L1) if r.query_id == query_id and r.final_memory)
+
+
 def final_runs(runs: Iterable[Run]) -> list[Run]:
     """Per query: its latest L2 run if any, else the latest L1 run of each source; only runs with a memory."""
     runs = list(runs)
@@ -152,11 +166,33 @@ def final_runs(runs: Iterable[Run]) -> list[Run]:
     out = []
     for chosen in by_query.values():
         l2 = [r for r in chosen if r.level == Level.L2.value]
+        # a stream's incidents are one run each: latest per (stream, incident), the stream's own query once
         out.extend(l2[-1:] if l2 else list({(r.stream_id, r.start.incident): r for r in chosen}.values()))
     return out
 
 
-def acceptance(runs: Sequence[Run]) -> tuple[int, int]:
-    """(gates opened, chunks seen) over gated runs (an incident run's one call is no gate over a stream's chunks)."""
+class Gated(Protocol):
+    """What acceptance reads of a run: a sealed ``Run``, or a ``RunOutcome`` as `mem run` returns it."""
+
+    level: str
+    kind: str  # 'loop', or 'incident' (one call per incident: no gate over a stream's chunks)
+    chunks_used: int
+    chunks_seen: int
+
+
+class Acceptance(NamedTuple):
+    """Gates opened over chunks seen, over the gated runs counted."""
+
+    opened: int
+    seen: int
+
+    @property
+    def rate(self) -> float:
+        return self.opened / self.seen if self.seen else 0.0
+
+
+def acceptance(runs: Iterable[Gated]) -> Acceptance:
+    """(gates opened, chunks seen) over the gated runs (L1, L2; an L0 stream or R document opens no gate, and an
+    incident run's one call is no gate over a stream's chunks)."""
     gated = [r for r in runs if r.level not in UNGATED_LEVELS and r.kind != INCIDENT_KIND]
-    return sum(r.chunks_used for r in gated), sum(r.chunks_seen for r in gated)
+    return Acceptance(sum(r.chunks_used for r in gated), sum(r.chunks_seen for r in gated))

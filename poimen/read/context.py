@@ -33,6 +33,7 @@ from poimen.read.context_lines import Context, ContextLine, HitLines, Origin
 from poimen.errors import IndexMissing, PoimenError
 from poimen.relevance import (FAILURE_STEMS, NEIGHBOUR_WEIGHT, SYNONYMS, Scorer, dedup_key, severity,
                               states_a_failure, synonyms, unit_terms)
+from poimen.relevance.question import Question
 from poimen.text.tokens import count_tokens
 
 MEMORY_PRIOR = 0.1
@@ -163,18 +164,25 @@ class ContextEngine:
         return len(self.texts)
 
     # -- scoring -------------------------------------------------------------
-    def scores(self, question: str) -> np.ndarray:
+    def question(self, question: str | Question) -> Question:
+        """``question`` analysed with this engine's embedder (``poimen.relevance.question``); a ``Question`` given
+        (the lookup's, for the lines of its hits) is taken as it is, if its vectors are this engine's model's."""
+        if isinstance(question, Question):
+            return question.for_model(self.scorer.embedder.model_id, self.db_path)
+        return Question.of(question, self.scorer.embedder)
+
+    def scores(self, question: str | Question) -> np.ndarray:
         """The fused score of every candidate for ``question`` (``Scorer.combine``, as the offline gate scores),
         with neighbour mixing along each stream, the memory prior and the signature bonus. The last question's
-        scores are kept: ``mem lookup`` asks for the lines of each of its hits with the same text."""
-        if self._scored is not None and self._scored[0] == question:
-            return self._scored[1]
-        self._scored = (question, self._score(question))
+        scores are kept: ``mem lookup`` asks for the lines of each of its hits with the same question."""
+        text = question.text if isinstance(question, Question) else question
+        if self._scored is None or self._scored[0] != text:
+            self._scored = (text, self._score(self.question(question)))
         return self._scored[1]
 
-    def _score(self, question: str) -> np.ndarray:
+    def _score(self, question: Question) -> np.ndarray:
         sc = self.scorer
-        q = sc.query(question)
+        q = question.scored
         n = len(self.texts)
         if not n:
             return np.zeros(0, dtype=np.float32)
@@ -202,30 +210,28 @@ class ContextEngine:
         mixed = scores.copy()
         mixed[has_prev] += NEIGHBOUR_WEIGHT * scores[self.previous[has_prev]]
         mixed += self._memory_prior(question)
-        if q.failure:  # a raw error, or a question after failures; not "how was the X fixed?", which wants the fix
+        if question.failure:  # a raw error, or a question after failures; not "how was the X fixed?", which wants the fix
             mixed += self._signature_bonus(question)
         return mixed
 
-    def _memory_prior(self, question: str) -> np.ndarray:
+    def _memory_prior(self, question: Question) -> np.ndarray:
         prior = np.zeros(len(self.texts), dtype=np.float32)
         if not self.queries or not MEMORY_PRIOR:
             return prior
         ids = sorted(self.queries)
-        vectors = self.scorer.vectors([self.queries[i] for i in ids] + [question])
-        closeness = {qid: max(0.0, float(vectors[j] @ vectors[-1])) for j, qid in enumerate(ids)}
+        vectors = self.scorer.vectors([self.queries[i] for i in ids])
+        closeness = {qid: max(0.0, float(vectors[j] @ question.scored.vector)) for j, qid in enumerate(ids)}
         for i, origins in enumerate(self.origins):
             best = max((closeness.get(o.query_id, 0.0) for o in origins if o.kind == "memory"), default=0.0)
             prior[i] = MEMORY_PRIOR * best
         return prior
 
-    def _signature_bonus(self, question: str) -> np.ndarray:
+    def _signature_bonus(self, question: Question) -> np.ndarray:
         bonus = np.zeros(len(self.texts), dtype=np.float32)
         if not self.signatures:
             return bonus
-        from poimen.signatures import extract_signatures
-
         chunks: set[str] = set()
-        for sig in extract_signatures(question):
+        for sig in question.signatures:
             chunks |= self.signatures.get(sig.key, set())
         if chunks:
             for i, owned in enumerate(self.chunk_of):
@@ -234,16 +240,17 @@ class ContextEngine:
         return bonus
 
     # -- the context ---------------------------------------------------------
-    def ranked(self, question: str) -> list[tuple[int, float]]:
+    def ranked(self, question: str | Question) -> list[tuple[int, float]]:
         scores = self.scores(question)
         order = np.lexsort((np.arange(len(scores)), -scores))
         return [(int(i), float(scores[i])) for i in order]
 
-    def context(self, question: str, budget: int = 2000) -> Context:
+    def context(self, question: str | Question, budget: int = 2000) -> Context:
         """The best lines for ``question`` whose rendered form fits ``budget`` tokens, best first, each tagged."""
-        if not question.strip():
+        text = question.text if isinstance(question, Question) else question
+        if not text.strip():
             raise PoimenError("the question is empty")
-        out = Context(question, budget)
+        out = Context(text, budget)
         seen: set[str] = set()
         headers: set[str] = set()
         for i, score in self.ranked(question):
@@ -264,7 +271,7 @@ class ContextEngine:
             out.tokens += cost
         return out
 
-    def hit_lines(self, question: str, owners: list[set[str]], k: int = 4) -> list[HitLines]:
+    def hit_lines(self, question: str | Question, owners: list[set[str]], k: int = 4) -> list[HitLines]:
         """The lines each hit of a lookup shows, hits in rank order, ``owners[n]`` the shas hit n+1 draws from.
 
         What a person reading the hits needs is each line once. A hit shows its ``k`` best distinct lines
@@ -285,7 +292,7 @@ class ContextEngine:
             out.append(HitLines(lines, tuple(sorted(above.items()))))
         return out
 
-    def _distinct_lines(self, question: str, shas: set[str], k: int) -> list[tuple[float, int, int]]:
+    def _distinct_lines(self, question: str | Question, shas: set[str], k: int) -> list[tuple[float, int, int]]:
         """(score, candidate, how many of the hit's lines it stands for) of the ``k`` best lines of the given
         memories/chunks that are not near-duplicates of a better one: a chunk of one template repeated (a retry
         loop's 'ERROR IN CONTACTING RM.' every two seconds) is one line ×n, not k copies of it."""
@@ -304,7 +311,7 @@ class ContextEngine:
         origins = tuple(sorted(self.origins[i], key=lambda o: o.sha not in shas))
         return ContextLine(self.texts[i], score, origins, repeats)
 
-    def _ranked_lines(self, question: str, shas: set[str], proximity: float = 0.5,
+    def _ranked_lines(self, question: str | Question, shas: set[str], proximity: float = 0.5,
                       scale: float = 6.0) -> list[tuple[float, int]]:
         """(score, candidate) of the lines of the given memories/chunks, in the order a hit shows them: fused score
         plus closeness in the stream to the unit that matches ``question`` best (the failure itself, for a raw
@@ -354,6 +361,6 @@ class ContextEngine:
         return self._positions
 
 
-def build_context(db_path: Path, question: str, budget: int = 2000, embedder=None) -> Context:
+def build_context(db_path: Path, question: str | Question, budget: int = 2000, embedder=None) -> Context:
     """One question, one context: ``ContextEngine.open(db_path).context(question, budget)``."""
     return ContextEngine.open(db_path, embedder).context(question, budget)

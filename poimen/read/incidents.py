@@ -197,7 +197,7 @@ def rank_cards(engine, question: str, views: dict[str, IncidentView]) -> list[tu
     the phrase it shares with it in a row (``phrase_bonus``): its best symptom line, or ``OTHER_LINE_WEIGHT`` of
     its best other line (ties by sha)."""
     scores = engine.scores(question)
-    asked = phrase_tokens(question)
+    asked = phrase_tokens(question if isinstance(question, str) else question.text)
     out = []
     for view in views.values():
         best = 0.0
@@ -252,7 +252,8 @@ def leading_cards(engine, question: str, views: dict[str, IncidentView]) -> list
     ranked = [(s, v) for s, v in rank_cards(engine, question, views) if v.explains]
     if not ranked or ranked[0][0] < CARD_FLOOR:
         return []
-    asked = [core for s in extract_signatures(question) if len(core := _core(s.key)) >= MIN_CORE]
+    text = question if isinstance(question, str) else question.text
+    asked = [core for s in extract_signatures(text) if len(core := _core(s.key)) >= MIN_CORE]
 
     def held(view: IncidentView) -> bool:
         """Whether a symptom line of the card holds one of the question's signatures (one key's core inside the

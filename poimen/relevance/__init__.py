@@ -89,7 +89,7 @@ from poimen.relevance.units import (HEADLINE_CHARS, MAX_UNIT_TOKENS, RECORD_MAX_
                                     split_units_under, titles_only)
 
 __all__ = ["EMBED_CHARS", "FAILURE_STEMS", "HEADLINE_CHARS", "MAX_UNIT_TOKENS", "NUMBER_WEIGHT", "Outline", "RECORD_MAX_TOKENS", "SYNONYMS",
-           "Scorer", "ScoredQuery", "Unit", "asks_for_failures", "dedup_key", "embed_texts", "embedding_text",
+           "Scorer", "ScoredQuery", "Unit", "scored_query", "asks_for_failures", "dedup_key", "embed_texts", "embedding_text",
            "facets", "headline", "is_failure_query", "is_identifier", "lexical_share", "looks_like_failure", "query_terms", "rarity",
            "severity", "split_units", "split_units_under", "states_a_failure", "stem", "synonyms", "titles_only", "unit_terms"]
 
@@ -130,6 +130,16 @@ class ScoredQuery:
     @property
     def total(self) -> float:
         return sum(self.terms.values())
+
+
+def scored_query(text: str, parts: Sequence[str], vectors: Sequence[np.ndarray], terms: dict[str, float] | None = None,
+                 expansion: dict[str, float] | None = None, bridges: tuple[tuple[frozenset[str], float], ...] = (),
+                 signed: bool | None = None) -> ScoredQuery:
+    """The scorer's query: ``text`` and its facets ``parts`` (``facets(text)``), ``vectors`` the text's then each
+    facet's (of their ``embedding_text``). ``signed``: whether the text names a failure signature, if known."""
+    sub = tuple(ScoredQuery(p, query_terms(p), {}, v, asks_for_failures(p)) for p, v in zip(parts, vectors[1:]))
+    return ScoredQuery(text, query_terms(text) if terms is None else terms, expansion or {}, vectors[0],
+                       asks_for_failures(text, signed), sub, bridges)
 
 
 class Scorer:
@@ -191,9 +201,7 @@ class Scorer:
             heavy = sorted(names.items(), key=lambda kv: (-kv[1], sorted(kv[0])))[:BRIDGE_NAMES]
             bridges = tuple((stems, w * self.bridge_weight) for stems, w in heavy)
         parts = facets(text)
-        vectors = self.vectors([text, *parts])
-        sub = tuple(ScoredQuery(p, query_terms(p), {}, v, asks_for_failures(p)) for p, v in zip(parts, vectors[1:]))
-        return ScoredQuery(text, terms, expansion, vectors[0], asks_for_failures(text), sub, bridges)
+        return scored_query(text, parts, self.vectors([text, *parts]), terms, expansion, bridges)
 
     def lexical(self, q: ScoredQuery, unit: str, heading: str = "") -> float:
         """The rarity-weighted share of ``q``'s terms (synonyms included, expansion terms on top) in ``unit``;

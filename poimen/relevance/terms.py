@@ -154,17 +154,22 @@ def synonyms(term: str) -> frozenset[str]:
     return _SYNONYM.get(term, frozenset()) | {term}
 
 
-def asks_for_failures(text: str) -> bool:
+def asks_for_failures(text: str, signed: bool | None = None) -> bool:
     """A failure-shaped question that asks for the failures themselves, not how one was fixed or what caused it:
-    "how was the NullPointerException fixed?" wants the fix line, not the trace."""
-    return is_failure_query(text) and not any(stem(w.lower()) in _SYNONYM for w in _TOKEN.findall(text))
+    "how was the NullPointerException fixed?" wants the fix line, not the trace. ``signed``: whether ``text`` names
+    a failure signature, when the caller has extracted them already (``poimen.relevance.question``)."""
+    return is_failure_query(text, signed) and not any(stem(w.lower()) in _SYNONYM for w in _TOKEN.findall(text))
 
 
-def is_failure_query(text: str) -> bool:
-    from poimen.signatures import extract_signatures
-
+def is_failure_query(text: str, signed: bool | None = None) -> bool:
     words = {w.lower() for w in _TOKEN.findall(text)}
-    return bool(words & _FAILURE_WORDS) or bool(_FAILURE_UNIT.search(text)) or bool(extract_signatures(text))
+    if words & _FAILURE_WORDS or _FAILURE_UNIT.search(text):
+        return True
+    if signed is None:
+        from poimen.signatures import extract_signatures
+
+        signed = bool(extract_signatures(text))
+    return signed
 
 
 _CONTENT_WORD = re.compile(r"[A-Za-z]{2,}")

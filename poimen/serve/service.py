@@ -73,22 +73,24 @@ class ReadService:
 
     def lookup(self, text: str, k: int = 10, explain: bool = False, lines: int = 4) -> list[Shape]:
         """Hits for ``text``, each with its ``lines`` best-matching lines that no higher hit shows (None: an index
-        without units)."""
-        from poimen.read.incidents import incident_shape, incident_views
-
+        without units). The question is analysed once (``poimen.relevance.question``): the hits, the incidents and
+        their lines read the same vectors and signatures."""
         index = self.index()
-        hits = index.search(text, k, explain)
+        question = index.question(text) if text.strip() and len(index) else None
+        hits = index.search(question, k, explain) if question is not None else []
         try:
             engine = self.engine()
         except IndexAltered:
             raise  # an edited unit is never dropped quietly: it says the whole index is not the log's
         except PoimenError:
             engine = None  # an index from before the unit projections: the hits still stand, without lines
-        hits, incidents = self._incidents_first(text, hits, k, engine)
+        if question is None:
+            return []
+        hits, incidents = self._incidents_first(question, hits, k, engine)
         if engine is None:
             return [hit_shape(h, None, i) for h, i in zip(hits, incidents)]
         # A card shows its incident, not lines: it draws on nothing the hits below it could show.
-        shown = engine.hit_lines(text, [set() if i else explained_by(h) for h, i in zip(hits, incidents)], k=lines)
+        shown = engine.hit_lines(question, [set() if i else explained_by(h) for h, i in zip(hits, incidents)], k=lines)
         return [hit_shape(h, s, i) for h, s, i in zip(hits, shown, incidents)]
 
     def cards(self) -> dict:
@@ -100,19 +102,19 @@ class ReadService:
             self._cards = all_cards(self.db_path)
         return self._cards
 
-    def _incidents_first(self, text: str, hits: list, k: int, engine) -> tuple[list, list]:
+    def _incidents_first(self, question, hits: list, k: int, engine) -> tuple[list, list]:
         """The hits with the incidents that match ``text`` first (``leading_cards``: the best card, and the same
         failure's other incidents), each card shown as its incident; (hits, incident shapes or None per hit)."""
         from poimen.read.incidents import incident_shape, incident_views, leading_cards
 
         index = self.index()
-        lead = leading_cards(engine, text, self.cards()) if engine is not None else []
+        lead = leading_cards(engine, question, self.cards()) if engine is not None else []
         first = [h for score, view in lead if (h := index.hit_for(view.sha, score, "incident",
                                                                   f"incident card: its lines score {score:.3f}"))]
         shown = {h.sha for h in first}
         hits = (first + [h for h in hits if h.sha not in shown])[:k]
         views = incident_views(self.db_path, [h.sha for h in hits if h.kind == "memory"])
-        return hits, [incident_shape(views[h.sha], text) if h.sha in views else None for h in hits]
+        return hits, [incident_shape(views[h.sha], question.text) if h.sha in views else None for h in hits]
 
     def context(self, question: str, budget: int = 2000) -> Shape:
         return context_shape(self.engine().context(question, budget))

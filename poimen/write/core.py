@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,7 +53,9 @@ class RunResult:
         return not self.source_errors and all(o.status in FINISHED for o in self.outcomes)
 
 
-def plan_runs(req: RunRequest, log: EventLog) -> tuple[list[RunPlan], list[str]]:
+def plan_runs(req: RunRequest, log: EventLog, chunk_dir: Path) -> tuple[list[RunPlan], list[str]]:
+    """The runs a request asks for, and one error line per unreadable source; L1 sources are chunked once, into
+    chunks files under ``chunk_dir`` that their streams read (``open_sources``)."""
     qs: list[Query] = load_queries(req.queries) if req.queries else [adhoc_query(req.query or "")]
     if req.level == "L2":
         plans = [RunPlan(Level.L2, q, s) for q in qs if (s := l2_stream(log, q)) is not None]
@@ -61,7 +64,7 @@ def plan_runs(req: RunRequest, log: EventLog) -> tuple[list[RunPlan], list[str]]
         streams, errors, root = req.streams, [], req.sources_root
     else:
         root = req.sources_root if req.sources_root is not None else sources_root(req.sources)
-        streams, errors = open_sources(req.sources, req.chunk_tokens, root, req.reading)
+        streams, errors = open_sources(req.sources, req.chunk_tokens, root, req.reading, chunk_dir=chunk_dir)
     remember_root(req.root, root)  # so `mem show` finds the files, whichever entry built the runs
     for s in streams:
         remember_reading(req.root, s.id, req.reading)
@@ -98,8 +101,10 @@ def run_loops(
     cache = reply_cache_of(log) if req.cache_replies else None
     client = client or client_for(ModelConfig(req.model, req.api_base, req.timeout, req.constrain, cache_dir=cache))
     cfg = LoopConfig(memory_budget=req.memory_budget, use_exit_gate=req.use_exit_gate)
-    with log.writer(shared=True):  # writers of other runs may write beside us; each run is claimed alone
-        plans, errors = plan_runs(req, log)
+    # writers of other runs may write beside us; each run is claimed alone. The chunks files last as long as the runs
+    # that read them: a derivative of this command's sources, not of the log, so none is left in the log's folder.
+    with log.writer(shared=True), tempfile.TemporaryDirectory(prefix="poimen-chunks-") as chunk_dir:
+        plans, errors = plan_runs(req, log, Path(chunk_dir))
         if on_start:
             on_start(sum(len(p.stream.chunk_shas) for p in plans))
         outcomes = asyncio.run(execute(log, plans, client, cfg, req.concurrency, req.resume, on_turn))

@@ -32,12 +32,12 @@ from poimen.llm.incident_reply import ROLE_TAGS, IncidentReply, parse_incident_r
 from poimen.llm.prompts import load, render
 from poimen.log import payloads as P
 from poimen.log.events import EventDraft
+from poimen.log.runs import INCIDENT_KIND
 from poimen.log.store import EventLog
 from poimen.text.tokens import count_tokens
 from poimen.write.incident_plan import IncidentPlan
 from poimen.write.loop import RunOutcome
 
-INCIDENT_KIND = "incident"
 INCIDENT_QUERY = Query(id="incidents", text="What failed, what caused it, and how was it fixed?", store="episodic")
 MAX_ATTEMPTS = 3
 REPLY_TOKENS = 1024
@@ -169,7 +169,7 @@ async def run_incidents(log: EventLog, plans: Sequence[IncidentPlan], client: Mo
 
     async def one(plan: IncidentPlan) -> RunOutcome:
         run_id = incident_run_id(plan, client.model_id, fmt)
-        outcome = RunOutcome(run_id, Level.L1, query.id, plan.stream_id, "skipped")
+        outcome = RunOutcome(run_id, Level.L1, query.id, plan.stream_id, "skipped", kind=INCIDENT_KIND)
         if run_id in sealed:
             end = log.run_events(run_id)[-1]
             outcome.chunks_seen, outcome.chunks_used = 1, int(bool(end.sha))

@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from poimen.inputs.reading import DETECT, Reading
+from poimen.inputs.chunk_store import file_stream, write_chunks
 from poimen.inputs.chunking import DEFAULT_MAX_TOKENS, iter_chunks, source_id, sources_root
-from poimen.domain import Chunk, Level, Query, Stream
+from poimen.domain import Chunk, Level, Query, Stream, sha256_text
 from poimen.errors import ModelUnavailable, RunBusy, RunForgotten, RunInterrupted, SourceError
 from poimen.llm.client import ModelClient
 from poimen.log.payloads import RunEnd
 from poimen.log.forgotten import forgotten
-from poimen.log.runs import loop_runs, read_runs
+from poimen.log.runs import l1_memories, read_runs
 from poimen.log.store import EventLog
 from poimen.write.reference import record_stream
 from poimen.write.loop import LoopConfig, RunOutcome, gate_format, run_id_for, run_loop
@@ -29,7 +30,8 @@ from poimen.text.tokens import count_tokens
 
 def source_stream(path: str | Path, max_tokens: int = DEFAULT_MAX_TOKENS, root: Path | None = None,
                   reading: Reading = DETECT) -> Stream:
-    """A source as a stream: a first pass validates it whole and records chunk shas; reading re-chunks lazily."""
+    """One source as a stream read lazily, holding no chunk in memory: a first pass validates it whole and records
+    chunk shas, and each reading cuts it again (a test or a bench over one source; `mem run` uses ``open_sources``)."""
     path = Path(path)
     sid = source_id(path, root)
     fmt = reading.format_for(sid)
@@ -37,17 +39,23 @@ def source_stream(path: str | Path, max_tokens: int = DEFAULT_MAX_TOKENS, root: 
     return Stream(sid, shas, lambda: iter_chunks(path, max_tokens, root, fmt, reading.fields), max_tokens)
 
 
-def open_sources(paths: Sequence[str | Path], max_tokens: int = DEFAULT_MAX_TOKENS,
-                 root: Path | None = None, reading: Reading = DETECT) -> tuple[list[Stream], list[str]]:
+def open_sources(paths: Sequence[str | Path], max_tokens: int = DEFAULT_MAX_TOKENS, root: Path | None = None,
+                 reading: Reading = DETECT, *, chunk_dir: Path) -> tuple[list[Stream], list[str]]:
     """Streams for the readable sources and one error line for each unreadable one; one bad file stops nothing.
 
-    Each stream is named by its path relative to ``root``, by default the folder the sources share.
+    Each source is chunked once, into a chunks file under ``chunk_dir`` (``write_chunks``, as the build's `chunks`
+    step does), and its stream reads that file: the L0 record and every query's loop read the chunks, none cuts
+    the source again. Each stream is named by its path relative to ``root``, by default the folder the sources
+    share; its file by the sha of that name (a name can be an absolute path).
     """
     root = root if root is not None else sources_root(paths)
     streams, errors = [], []
     for p in paths:
         try:
-            streams.append(source_stream(p, max_tokens, root, reading))
+            sid = source_id(Path(p), root)
+            path = Path(chunk_dir) / f"{sha256_text(sid)}.parquet"
+            write_chunks(path, Path(p), root, max_tokens, reading=reading)
+            streams.append(file_stream(path, sid))
         except SourceError as exc:
             errors.append(str(exc))
     return streams, errors
@@ -55,8 +63,7 @@ def open_sources(paths: Sequence[str | Path], max_tokens: int = DEFAULT_MAX_TOKE
 
 def l2_stream(log: EventLog, query: Query) -> Stream | None:
     """The L1 memories of one query as a stream of L1 chunks: the latest sealed run per source, by source."""
-    latest = {r.stream_id: r for r in loop_runs(read_runs(log), Level.L1)
-              if r.query_id == query.id and r.final_memory}
+    latest = l1_memories(read_runs(log), query.id)
     if not latest:
         return None
     chunks = [
