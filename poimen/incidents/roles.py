@@ -73,6 +73,9 @@ from dataclasses import dataclass
 
 from poimen import signatures
 from poimen.incidents.entities import entities
+from poimen.incidents.cues import (BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, COMMAND, DONE, FIX_SECTION,
+                                   FIX_WORDS, FRAME, HEDGE, IMPERATIVE, INEFFECTIVE, MECHANISM, NEGATED, PLANNED,
+                                   RULED_OUT, SO, SOFT, STOP, SYMPTOM, TODO_SECTION, VALUE, VERIFY)
 from poimen.incidents.lines import Line
 from poimen.text.line_levels import line_levels
 
@@ -81,98 +84,6 @@ THRESHOLD = 1.0
 TIE = 0.3
 LOOKBACK = 4
 _PRIORITY = ("action", "cause", "verification", "symptom")
-
-
-def _words(*phrases: str) -> re.Pattern:
-    return re.compile(r"(?<![\w-])(?:" + "|".join(phrases) + r")(?![\w-])", re.I)
-
-
-_SYMPTOM = _words(
-    r"errors?", r"fail(?:s|ed|ing|ure|ures)?", r"exceptions?", r"time[ds]?[ -]?outs?", r"timed out", r"refused",
-    r"unreachable", r"unavailable", r"(?:is|was|are|were|went) down", r"outage", r"alerts?", r"alerting",
-    r"firing", r"fired", r"paged", r"degraded", r"latency", r"spik(?:e|es|ed|ing)", r"elevated", r"[45]xx",
-    r"(?:returned|returning|returns|throwing|seeing|getting|got) (?:an? )?(?:http )?[45]\d\ds?", r"[45]\d\ds",
-    r"oom\w*",
-    r"crash(?:ed|ing|es|loop\w*)?", r"hang(?:s|ing)?", r"stuck", r"slow(?:ness)?", r"broken", r"not working",
-    r"can't", r"cannot", r"unable to", r"complain(?:ts?|ing|ed)?",
-    r"(?:users?|customers?|merchants?) (?:are |were )?report(?:ed|ing|s)?",
-    r"dropp(?:ed|ing)", r"backlog", r"lag(?:ging)?", r"evicted", r"panic", r"saturated",
-    r"prematurely closed", r"(?:connection )?reset", r"rejected", r"denied", r"not allowed", r"exceeded",
-    r"overflow", r"unauthori[sz]ed", r"forbidden", r"no space", r"killed", r"oomkilled", r"crashloopbackoff",
-    r"\w*backoff", r"not ready", r"unhealthy", r"throttl(?:ed|ing)", r"stalled", r"deadlock(?:ed)?", r"corrupt(?:ed)?",
-    r"invalid", r"expired", r"missing", r"not found", r"red", r"flak(?:y|ing)")
-_CAUSE = _words(
-    r"because", r"due to", r"caused by", r"root[ -]cause[sd]?", r"turn(?:ed|s) out", r"(?:the )?culprit",
-    r"the cause (?:was|is)", r"the (?:problem|issue|bug) (?:was|is)", r"the underlying (?:problem|issue|cause)",
-    r"underlying (?:problem|issue|cause)", r"the reason (?:was|is)", r"happens when", r"triggered by",
-    r"traced (?:it |this )?(?:back )?to", r"found (?:it|the (?:issue|problem|cause|bug))", r"regression",
-    r"introduced (?:in|by)", r"found that", r"(?:that's|that is|which is|this is) why", r"hence")
-_MECHANISM = _words(
-    r"exhaust(?:ed|ion)", r"leak(?:s|ed|ing)?", r"misconfigur(?:ed|ation)", r"r[au]n out of", r"filled up",
-    r"(?:disk|volume|partition) (?:is |was )?full", r"too (?:low|small|high|many|few|short|aggressive)",
-    r"expired", r"not set", r"race condition", r"deadlock", r"changed the default", r"led to", r"resulted in")
-_SO = re.compile(r", so ", re.I)
-_COMMAND = re.compile(
-    r"\bkubectl\b.*?\b(?:patch|scale|set|apply|edit|delete|drain|cordon|uncordon|replace|annotate|label|"
-    r"rollout\s+(?:undo|restart))\b|\bhelm\b(?:\s+-{1,2}[\w-]+(?:[= ](?!-)\S+)?)*\s+(?:upgrade|rollback|install|uninstall)\b|\bterraform\s+apply\b"
-    r"|\bALTER\s+(?:TABLE|SYSTEM|DATABASE|USER|ROLE|INDEX)\b|\bUPDATE\s+\w+\s+SET\b|\bSET\s+GLOBAL\b"
-    r"|\bsystemctl\s+(?:restart|reload|stop|start|enable|disable)\b|\bservice\s+\S+\s+restart\b"
-    r"|\bgit\s+revert\b|\bsysctl\s+-w\b|\bdocker\s+(?:restart|rm|run)\b|\bredis-cli\b.*\bconfig\s+set\b"
-    r"|\baws\s+\S+\s+(?:update|modify|put|create|delete)-|\bansible-playbook\b", re.I)
-_STEMS = (r"bump", r"rais", r"increas", r"decreas", r"lower", r"reduc", r"pinn?", r"disabl", r"enabl",
-          r"revert", r"restart", r"redeploy", r"deploy", r"patch", r"scal", r"upgrad", r"downgrad", r"appl(?:i|y)",
-          r"merg", r"ship", r"hotfix", r"flush", r"purg", r"drain", r"cordon", r"rotat", r"renew", r"replac",
-          r"remov", r"add", r"chang", r"updat", r"switch", r"migrat", r"kill", r"resiz", r"tun", r"backport",
-          r"rebuil", r"reindex", r"fre")
-_DONE = _words(*(s + r"(?:ed|d|t)" for s in _STEMS), r"rolled back", r"turned (?:off|on)", r"failed over",
-               r"cleaned up", r"set (?:the )?[\w.-]+ to", r"shipped", r"pinned", r"applied", r"set")
-_BY_DOING = re.compile(r"\b(?:by|after|with|via)\s+(?:" + "|".join(_STEMS) + r")\w*ing\b|\b(?:by|after) "
-                       r"(?:rolling back|turning (?:off|on)|failing over|setting)\b", re.I)
-_FIX_WORDS = _words(r"workaround", r"fix:", r"the fix (?:was|is)", r"fixed (?:by|with|in|via)",
-                    r"resolved (?:by|with|via)", r"mitigated (?:by|with|via)", r"hot-?fix(?:ed)?", r"rollback")
-_IMPERATIVE = re.compile(r"^\W*(?:raise|bump|increase|decrease|lower|reduce|pin|disable|enable|revert|roll back|"
-                         r"restart|redeploy|deploy|patch|scale|set|upgrade|downgrade|apply|flush|purge|drain|"
-                         r"rotate|replace|remove|add|change|update|switch|kill|resize|tune)\b", re.I)
-_VALUE = re.compile(r"[=:]\s*[\"']?[\w.-]+|\bto\s+[\d\"']", re.I)
-_VERIFY = _words(
-    r"confirmed", r"resolved", r"recover(?:ed|ing|y)", r"back to normal", r"back up", r"back online",
-    r"error rate (?:is )?(?:back|down) to", r"no more", r"no (?:new|further) (?:errors?|alerts?|occurrences?)",
-    r"stable", r"stabili[sz]ed", r"healthy", r"green", r"all good", r"looks good", r"working again",
-    r"works again", r"(?:is|are) fixed", r"succe(?:eded|eding|ssful)", r"passing", r"closing",
-    r"(?:succeed|work|load|respond|connect|serv)\w* again", r"normal again",
-    r"(?:rates?|latency|traffic|graphs?|metrics?|dashboards?) (?:is |are |was |were |back )?(?:normal|nominal|flat)")
-_RULED_OUT = _words(
-    r"not (?:the )?(?:cause|culprit|issue|problem)", r"not related", r"unrelated", r"ruled (?:it |this )?out",
-    r"rule (?:it |this )?out", r"red[ -]herring", r"(?:wasn't|was not|isn't|is not) it", r"nothing to do with",
-    r"(?:a )?coincidence", r"coincidental", r"false (?:alarm|positive)", r"(?:is|was|looks|looked) fine",
-    r"not it", r"(?:so|then|it's|its|it is|that's|thats) not the \w+", r"not the (?:deploy|release|rollout|chart|"
-    r"change|network|database|db|cdn|dns|load balancer|lb|broker|disk)\b", r"ignore it", r"is (?:a |just )?noise",
-    r"are (?:normal|expected)", r"is (?:normal|expected)", r"(?:normal|expected) for this")
-_INEFFECTIVE = _words(
-    r"(?:didn't|did not|doesn't|does not) (?:help|fix|work|change)", r"no change", r"no effect",
-    r"changed nothing", r"made no difference", r"no difference", r"no improvement", r"no luck", r"unchanged",
-    r"still (?:failing|erroring|broken|down|happening|the same|seeing|getting|\d+)",
-    r"same (?:errors?|problem|issue|rate)", r"persist(?:s|ed|ing)?", r"not fixed", r"still there",
-    r"still (?:at|the same|there|happen\w*|occurr\w*|present|seeing|hitting|red)", r"did nothing", r"does nothing",
-    r"changed nothing", r"nothing changed", r"no better", r"didn't work", r"did not work", r"dead end",
-    r"(?:didn't|did not|doesn't|does not) (?:make|change) (?:a|any) difference", r"to no avail", r"in vain",
-    r"(?:did not|didn't) (?:go away|stop|recover)", r"reverted? (?:it )?(?:back )?(?:again)?,? (?:but|no)")
-_HEDGE = _words(r"maybe", r"might", r"could (?:it )?be", r"possibly", r"perhaps", r"not sure", r"i think",
-                r"(?:i |we )?(?:don't|do not) think", r"doubt", r"unlikely",
-                r"suspect(?:ed|s)?", r"suspicion", r"wondering", r"guess", r"theory")
-_BELIEF = _words(r"(?:we|i) thought", r"initially", r"at first", r"assumed")
-_SOFT = _words(r"probably", r"looks like", r"seems?")
-_BUT = _words(r"but", r"actually", r"turned out", r"turns out", r"in fact", r"instead")
-_PLANNED = _words(r"should", r"will", r"going to", r"plan(?:ning)? to", r"needs? to", r"todo", r"next steps?",
-                  r"follow-?ups?", r"let's", r"we could", r"consider", r"propose")
-_NEGATED = re.compile(r"(?:\b(?:didn't|did not|never|no|without|not|don't)\s+(?:\w+\s+)?)$", re.I)
-_CAUSE_SECTION = re.compile(r"root cause|cause|diagnosis|analysis|contributing", re.I)
-_FIX_SECTION = re.compile(r"resolution|remediation|mitigation|\bfix\b|workaround|recovery", re.I)
-_TODO_SECTION = re.compile(r"action items?|follow[- ]?ups?|next steps|lessons", re.I)
-_FRAME = re.compile(r"^(?:at [\w$.<>/@-]+\(|\.\.\. \d+ (?:more|common)|File \"|Caused by:\s*$)")
-_STOP = frozenset("""the a an and or of to in on at for with from by is was were are be been it this that these
-    those we i our they he she you after before when then than into onto out over still just also which what who
-    there here its it's has have had not no but so as all any some same more most very""".split())
 
 
 @dataclass(frozen=True)
@@ -205,9 +116,9 @@ def _count(pattern: re.Pattern, text: str) -> int:
 
 def hedge_factor(text: str) -> float:
     """How much a hedge weakens a claim: 1 for none, lower for a guess or a belief since dropped."""
-    but = _BUT.search(text)
+    but = BUT.search(text)
     factor = 1.0
-    for pattern, weight in ((_BELIEF, 0.3), (_HEDGE, 0.4), (_SOFT, 0.7)):
+    for pattern, weight in ((BELIEF, 0.3), (HEDGE, 0.4), (SOFT, 0.7)):
         m = pattern.search(text)
         if m and not (but and but.start() > m.start()):
             factor = min(factor, weight)
@@ -223,25 +134,25 @@ def _symptom(text: str, level: str) -> float:
     score = max(grades, default=0.0)
     if signatures.extract_signatures(text):
         score += 1.0
-    words = _count(_SYMPTOM, text)
+    words = _count(SYMPTOM, text)
     return score + (min(1.8, 1.0 + 0.4 * (words - 1)) if words else 0.0)
 
 
 def _action(text: str) -> float:
     score = 0.0
-    if _COMMAND.search(text):
+    if COMMAND.search(text):
         score += 1.5
-    done = [m for m in _DONE.finditer(text) if not _NEGATED.search(text[:m.start()])]
-    negated = len(list(_DONE.finditer(text))) - len(done)
-    if done or _BY_DOING.search(text) or _FIX_WORDS.search(text):
+    done = [m for m in DONE.finditer(text) if not NEGATED.search(text[:m.start()])]
+    negated = len(list(DONE.finditer(text))) - len(done)
+    if done or BY_DOING.search(text) or FIX_WORDS.search(text):
         score += 1.5
     elif negated:
         score += 1.5 * 0.3
-    elif _IMPERATIVE.match(text):
+    elif IMPERATIVE.match(text):
         score += 1.0
     kinds = {e.kind for e in entities(text)}
     bonus = 0.0
-    if "config" in kinds and _VALUE.search(text):
+    if "config" in kinds and VALUE.search(text):
         bonus += 0.8
     if "version" in kinds:
         bonus += 0.4
@@ -250,7 +161,7 @@ def _action(text: str) -> float:
     # What is set, pinned or referenced makes a change a fix; alone (an alert naming its ticket, a line quoting a
     # setting) it is no action.
     score += bonus if score else min(bonus, 0.8)
-    if _PLANNED.search(text):
+    if PLANNED.search(text):
         score *= 0.4
     return score
 
@@ -265,7 +176,7 @@ _QUOTED = re.compile(r"`([^`]{8,})`|\"([^\"]{12,})\"")
 def body(text: str) -> str:
     """A line without the chat rendering's stamp and speaker (the line itself when it has none)."""
     m = _SPEAKER.match(text)
-    return text[m.end():] if m and not _COMMAND.match(text) else text
+    return text[m.end():] if m and not COMMAND.match(text) else text
 
 
 def _quoted_error(text: str) -> float:
@@ -274,14 +185,14 @@ def _quoted_error(text: str) -> float:
     best = 0.0
     for m in _QUOTED.finditer(text):
         quoted = m.group(1) or m.group(2)
-        if _count(_SYMPTOM, quoted) or signatures.extract_signatures(quoted) or line_levels(quoted):
+        if _count(SYMPTOM, quoted) or signatures.extract_signatures(quoted) or line_levels(quoted):
             best = max(best, 1.0 + 0.5 * bool(signatures.extract_signatures(quoted)))
     return best
 
 
 def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = ()) -> Scores:
     """The role scores of one line of text, from the cues in the module docstring."""
-    if _FRAME.match(text):
+    if FRAME.match(text):
         return Scores()
     text = body(text)
     symptom = max(_symptom(text, level), _quoted_error(text))
@@ -289,23 +200,23 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
         return Scores(symptom=symptom)
     action = _action(text)
     if kind == "command":
-        return Scores(action=1.5 if _COMMAND.search(text) else 0.0)
-    cause = 1.5 * min(2, _count(_CAUSE, text)) + 0.8 * min(2, _count(_MECHANISM, text) + bool(_SO.search(text)))
-    verification = 1.5 * min(2, _count(_VERIFY, text))
+        return Scores(action=1.5 if COMMAND.search(text) else 0.0)
+    cause = 1.5 * min(2, _count(CAUSE, text)) + 0.8 * min(2, _count(MECHANISM, text) + bool(SO.search(text)))
+    verification = 1.5 * min(2, _count(VERIFY, text))
     section = headings[-1] if headings else ""
-    if section and _CAUSE_SECTION.search(section):
+    if section and CAUSE_SECTION.search(section):
         cause += 1.0
-    if section and _FIX_SECTION.search(section) and not verification:
+    if section and FIX_SECTION.search(section) and not verification:
         action += 1.0  # a line's own cue says more than its section: "back to normal" under Resolution verifies
-    if section and _TODO_SECTION.search(section):
+    if section and TODO_SECTION.search(section):
         action, symptom = action * 0.5, symptom * 0.5
-    if _PLANNED.search(text):
+    if PLANNED.search(text):
         symptom *= 0.4  # "we should add an alert on X" reports nothing
     hedge = hedge_factor(text)
     cause, action = cause * hedge, action * hedge
-    if _RULED_OUT.search(text):
+    if RULED_OUT.search(text):
         return Scores(ruled_out=True)
-    if _INEFFECTIVE.search(text):
+    if INEFFECTIVE.search(text):
         return Scores(symptom=symptom, cause=cause, ineffective=True)
     return Scores(symptom, cause, action, verification)
 
@@ -336,7 +247,7 @@ def _clocks(lines: Sequence[Line]) -> list[int | None]:
 
 def is_planned(text: str) -> bool:
     """Whether a line speaks of what is yet to be done ("we should…", "next step:", "will…")."""
-    return bool(_PLANNED.search(text))
+    return bool(PLANNED.search(text))
 
 
 def pick(scores: Scores) -> str:
@@ -349,8 +260,8 @@ def pick(scores: Scores) -> str:
 
 def _content(text: str) -> frozenset[str]:
     words = {w.lower() for w in re.findall(r"[A-Za-z][\w-]{2,}", text)}
-    return frozenset(w for w in words if w not in _STOP and not _SYMPTOM.fullmatch(w)
-                     and not _RULED_OUT.fullmatch(w) and not _INEFFECTIVE.fullmatch(w))
+    return frozenset(w for w in words if w not in STOP and not SYMPTOM.fullmatch(w)
+                     and not RULED_OUT.fullmatch(w) and not INEFFECTIVE.fullmatch(w))
 
 
 def _overlap(line: Line, earlier: Line) -> int:

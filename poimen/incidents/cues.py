@@ -1,0 +1,99 @@
+"""The cue lists the roles are scored by (``poimen.incidents.roles``): phrases of generic on-call English, each
+matched as a whole word or phrase, case-insensitive. The module docstring of ``roles`` lists them in words and says
+which data they were checked on."""
+
+from __future__ import annotations
+
+import re
+
+
+def words(*phrases: str) -> re.Pattern:
+    return re.compile(r"(?<![\w-])(?:" + "|".join(phrases) + r")(?![\w-])", re.I)
+
+
+SYMPTOM = words(
+    r"errors?", r"fail(?:s|ed|ing|ure|ures)?", r"exceptions?", r"time[ds]?[ -]?outs?", r"timed out", r"refused",
+    r"unreachable", r"unavailable", r"(?:is|was|are|were|went) down", r"outage", r"alerts?", r"alerting",
+    r"firing", r"fired", r"paged", r"degraded", r"latency", r"spik(?:e|es|ed|ing)", r"elevated", r"[45]xx",
+    r"(?:returned|returning|returns|throwing|seeing|getting|got) (?:an? )?(?:http )?[45]\d\ds?", r"[45]\d\ds",
+    r"oom\w*",
+    r"crash(?:ed|ing|es|loop\w*)?", r"hang(?:s|ing)?", r"stuck", r"slow(?:ness)?", r"broken", r"not working",
+    r"can't", r"cannot", r"unable to", r"complain(?:ts?|ing|ed)?",
+    r"(?:users?|customers?|merchants?) (?:are |were )?report(?:ed|ing|s)?",
+    r"dropp(?:ed|ing)", r"backlog", r"lag(?:ging)?", r"evicted", r"panic", r"saturated",
+    r"prematurely closed", r"(?:connection )?reset", r"rejected", r"denied", r"not allowed", r"exceeded",
+    r"overflow", r"unauthori[sz]ed", r"forbidden", r"no space", r"killed", r"oomkilled", r"crashloopbackoff",
+    r"\w*backoff", r"not ready", r"unhealthy", r"throttl(?:ed|ing)", r"stalled", r"deadlock(?:ed)?", r"corrupt(?:ed)?",
+    r"invalid", r"expired", r"missing", r"not found", r"red", r"flak(?:y|ing)")
+CAUSE = words(
+    r"because", r"due to", r"caused by", r"root[ -]cause[sd]?", r"turn(?:ed|s) out", r"(?:the )?culprit",
+    r"the cause (?:was|is)", r"the (?:problem|issue|bug) (?:was|is)", r"the underlying (?:problem|issue|cause)",
+    r"underlying (?:problem|issue|cause)", r"the reason (?:was|is)", r"happens when", r"triggered by",
+    r"traced (?:it |this )?(?:back )?to", r"found (?:it|the (?:issue|problem|cause|bug))", r"regression",
+    r"introduced (?:in|by)", r"found that", r"(?:that's|that is|which is|this is) why", r"hence")
+MECHANISM = words(
+    r"exhaust(?:ed|ion)", r"leak(?:s|ed|ing)?", r"misconfigur(?:ed|ation)", r"r[au]n out of", r"filled up",
+    r"(?:disk|volume|partition) (?:is |was )?full", r"too (?:low|small|high|many|few|short|aggressive)",
+    r"expired", r"not set", r"race condition", r"deadlock", r"changed the default", r"led to", r"resulted in")
+SO = re.compile(r", so ", re.I)
+COMMAND = re.compile(
+    r"\bkubectl\b.*?\b(?:patch|scale|set|apply|edit|delete|drain|cordon|uncordon|replace|annotate|label|"
+    r"rollout\s+(?:undo|restart))\b|\bhelm\b(?:\s+-{1,2}[\w-]+(?:[= ](?!-)\S+)?)*\s+(?:upgrade|rollback|install|uninstall)\b|\bterraform\s+apply\b"
+    r"|\bALTER\s+(?:TABLE|SYSTEM|DATABASE|USER|ROLE|INDEX)\b|\bUPDATE\s+\w+\s+SET\b|\bSET\s+GLOBAL\b"
+    r"|\bsystemctl\s+(?:restart|reload|stop|start|enable|disable)\b|\bservice\s+\S+\s+restart\b"
+    r"|\bgit\s+revert\b|\bsysctl\s+-w\b|\bdocker\s+(?:restart|rm|run)\b|\bredis-cli\b.*\bconfig\s+set\b"
+    r"|\baws\s+\S+\s+(?:update|modify|put|create|delete)-|\bansible-playbook\b", re.I)
+STEMS = (r"bump", r"rais", r"increas", r"decreas", r"lower", r"reduc", r"pinn?", r"disabl", r"enabl",
+          r"revert", r"restart", r"redeploy", r"deploy", r"patch", r"scal", r"upgrad", r"downgrad", r"appl(?:i|y)",
+          r"merg", r"ship", r"hotfix", r"flush", r"purg", r"drain", r"cordon", r"rotat", r"renew", r"replac",
+          r"remov", r"add", r"chang", r"updat", r"switch", r"migrat", r"kill", r"resiz", r"tun", r"backport",
+          r"rebuil", r"reindex", r"fre")
+DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS), r"rolled back", r"turned (?:off|on)", r"failed over",
+               r"cleaned up", r"set (?:the )?[\w.-]+ to", r"shipped", r"pinned", r"applied", r"set")
+BY_DOING = re.compile(r"\b(?:by|after|with|via)\s+(?:" + "|".join(STEMS) + r")\w*ing\b|\b(?:by|after) "
+                       r"(?:rolling back|turning (?:off|on)|failing over|setting)\b", re.I)
+FIX_WORDS = words(r"workaround", r"fix:", r"the fix (?:was|is)", r"fixed (?:by|with|in|via)",
+                    r"resolved (?:by|with|via)", r"mitigated (?:by|with|via)", r"hot-?fix(?:ed)?", r"rollback")
+IMPERATIVE = re.compile(r"^\W*(?:raise|bump|increase|decrease|lower|reduce|pin|disable|enable|revert|roll back|"
+                         r"restart|redeploy|deploy|patch|scale|set|upgrade|downgrade|apply|flush|purge|drain|"
+                         r"rotate|replace|remove|add|change|update|switch|kill|resize|tune)\b", re.I)
+VALUE = re.compile(r"[=:]\s*[\"']?[\w.-]+|\bto\s+[\d\"']", re.I)
+VERIFY = words(
+    r"confirmed", r"resolved", r"recover(?:ed|ing|y)", r"back to normal", r"back up", r"back online",
+    r"error rate (?:is )?(?:back|down) to", r"no more", r"no (?:new|further) (?:errors?|alerts?|occurrences?)",
+    r"stable", r"stabili[sz]ed", r"healthy", r"green", r"all good", r"looks good", r"working again",
+    r"works again", r"(?:is|are) fixed", r"succe(?:eded|eding|ssful)", r"passing", r"closing",
+    r"(?:succeed|work|load|respond|connect|serv)\w* again", r"normal again",
+    r"(?:rates?|latency|traffic|graphs?|metrics?|dashboards?) (?:is |are |was |were |back )?(?:normal|nominal|flat)")
+RULED_OUT = words(
+    r"not (?:the )?(?:cause|culprit|issue|problem)", r"not related", r"unrelated", r"ruled (?:it |this )?out",
+    r"rule (?:it |this )?out", r"red[ -]herring", r"(?:wasn't|was not|isn't|is not) it", r"nothing to do with",
+    r"(?:a )?coincidence", r"coincidental", r"false (?:alarm|positive)", r"(?:is|was|looks|looked) fine",
+    r"not it", r"(?:so|then|it's|its|it is|that's|thats) not the \w+", r"not the (?:deploy|release|rollout|chart|"
+    r"change|network|database|db|cdn|dns|load balancer|lb|broker|disk)\b", r"ignore it", r"is (?:a |just )?noise",
+    r"are (?:normal|expected)", r"is (?:normal|expected)", r"(?:normal|expected) for this")
+INEFFECTIVE = words(
+    r"(?:didn't|did not|doesn't|does not) (?:help|fix|work|change)", r"no change", r"no effect",
+    r"changed nothing", r"made no difference", r"no difference", r"no improvement", r"no luck", r"unchanged",
+    r"still (?:failing|erroring|broken|down|happening|the same|seeing|getting|\d+)",
+    r"same (?:errors?|problem|issue|rate)", r"persist(?:s|ed|ing)?", r"not fixed", r"still there",
+    r"still (?:at|the same|there|happen\w*|occurr\w*|present|seeing|hitting|red)", r"did nothing", r"does nothing",
+    r"changed nothing", r"nothing changed", r"no better", r"didn't work", r"did not work", r"dead end",
+    r"(?:didn't|did not|doesn't|does not) (?:make|change) (?:a|any) difference", r"to no avail", r"in vain",
+    r"(?:did not|didn't) (?:go away|stop|recover)", r"reverted? (?:it )?(?:back )?(?:again)?,? (?:but|no)")
+HEDGE = words(r"maybe", r"might", r"could (?:it )?be", r"possibly", r"perhaps", r"not sure", r"i think",
+                r"(?:i |we )?(?:don't|do not) think", r"doubt", r"unlikely",
+                r"suspect(?:ed|s)?", r"suspicion", r"wondering", r"guess", r"theory")
+BELIEF = words(r"(?:we|i) thought", r"initially", r"at first", r"assumed")
+SOFT = words(r"probably", r"looks like", r"seems?")
+BUT = words(r"but", r"actually", r"turned out", r"turns out", r"in fact", r"instead")
+PLANNED = words(r"should", r"will", r"going to", r"plan(?:ning)? to", r"needs? to", r"todo", r"next steps?",
+                  r"follow-?ups?", r"let's", r"we could", r"consider", r"propose")
+NEGATED = re.compile(r"(?:\b(?:didn't|did not|never|no|without|not|don't)\s+(?:\w+\s+)?)$", re.I)
+CAUSE_SECTION = re.compile(r"root cause|cause|diagnosis|analysis|contributing", re.I)
+FIX_SECTION = re.compile(r"resolution|remediation|mitigation|\bfix\b|workaround|recovery", re.I)
+TODO_SECTION = re.compile(r"action items?|follow[- ]?ups?|next steps|lessons", re.I)
+FRAME = re.compile(r"^(?:at [\w$.<>/@-]+\(|\.\.\. \d+ (?:more|common)|File \"|Caused by:\s*$)")
+STOP = frozenset("""the a an and or of to in on at for with from by is was were are be been it this that these
+    those we i our they he she you after before when then than into onto out over still just also which what who
+    there here its it's has have had not no but so as all any some same more most very""".split())
