@@ -1,0 +1,203 @@
+"""Incident runs end to end: mem run cards each source's incidents into the log, the index holds them as tables
+rebuilt byte for byte from the log, lookup shows an incident (and both incidents of a recurrence, each with its own
+fix), ask answers from the card, lineage reaches the file line, and a forget takes a source's incidents away."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from poimen.embedding.embedders import default_embedder
+from poimen.errors import ParseError
+from poimen.index import build_projections, default_db
+from poimen.index.read import connect_read_only
+from poimen.llm.client import ScriptedClient
+from poimen.llm.incident_reply import parse_incident_reply
+from poimen.llm.offline_incident import incident as offline_incident
+from poimen.log.runs import INCIDENT_KIND, current, read_runs
+from poimen.log.store import EventLog
+from poimen.log.verify import verify
+from poimen.serve.service import ReadService
+from poimen.testing.gate import scripted_gate
+from poimen.write.core import RunRequest, run_loops
+
+QUERY = "What failed, and how was it fixed?"
+SIGNATURE = "psycopg2.OperationalError: connection to server at \"orders-db\" (10.1.2.3), port 5432 failed: " \
+            "FATAL:  sorry, too many clients already"
+SLACK_FIX = "set pgbouncer default_pool_size = 40 and pointed checkout-api at it"
+LOG_FIX = "ALTER ROLE reporting CONNECTION LIMIT 20; then terminated the idle sessions"
+
+
+def _slack(tmp_path):
+    ts = 1715688000
+    msgs = [
+        {"type": "message", "user": "U1", "ts": f"{ts}.000100", "thread_ts": f"{ts}.000100",
+         "user_profile": {"real_name": "maria"}, "text": "checkout-api is failing, error rate at 12%"},
+        {"type": "message", "user": "U1", "ts": f"{ts + 60}.000100", "thread_ts": f"{ts}.000100",
+         "user_profile": {"real_name": "maria"}, "text": f"logs full of `{SIGNATURE}`"},
+        {"type": "message", "user": "U2", "ts": f"{ts + 300}.000100", "thread_ts": f"{ts}.000100",
+         "user_profile": {"real_name": "tom"}, "text": "rolled back checkout-api v41, no change, same errors"},
+        {"type": "message", "user": "U2", "ts": f"{ts + 900}.000100", "thread_ts": f"{ts}.000100",
+         "user_profile": {"real_name": "tom"},
+         "text": "root cause: every checkout-api pod opens 20 connections and the HPA doubled the pods"},
+        {"type": "message", "user": "U2", "ts": f"{ts + 1200}.000100", "thread_ts": f"{ts}.000100",
+         "user_profile": {"real_name": "tom"}, "text": SLACK_FIX},
+        {"type": "message", "user": "U1", "ts": f"{ts + 1800}.000100", "thread_ts": f"{ts}.000100",
+         "user_profile": {"real_name": "maria"}, "text": "confirmed, error rate back to normal"},
+    ]
+    path = tmp_path / "src" / "chat" / "incidents.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(msgs, indent=1))
+    return path
+
+
+def _log(tmp_path):
+    path = tmp_path / "src" / "logs" / "reporting.log"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        "2024-06-01 02:00:01,101 INFO  [cron] reporting.Job - nightly reconciliation started\n"
+        f"2024-06-01 02:00:09,412 ERROR [cron] reporting.Job - export failed: {SIGNATURE}\n"
+        "2024-06-01 02:00:10,002 WARN  [cron] reporting.Job - retrying in 60s\n"
+        "[01/Jun/24 08:10] lin: the reporting role holds 180 idle in transaction sessions, that is the leak\n"
+        f"[01/Jun/24 08:40] lin: {LOG_FIX}\n"
+        "[01/Jun/24 09:00] lin: no more errors, resolved.\n")
+    return path
+
+
+@pytest.fixture
+def built(tmp_path):
+    sources = [_slack(tmp_path), _log(tmp_path)]
+    root = tmp_path / "log"
+    result = run_loops(RunRequest(root=root, sources=sources, query=QUERY, sources_root=tmp_path / "src",
+                                  incidents=True))
+    assert result.ok, result.source_errors
+    db = default_db(root)
+    build_projections(root, db, default_embedder())  # what mem run's index update writes
+    return root, db, ReadService(root, db), tmp_path
+
+
+def test_each_incident_is_a_sealed_run_with_a_card_and_the_log_verifies(built):
+    root, db, _, _ = built
+    runs = [r for r in read_runs(EventLog(root)) if r.kind == INCIDENT_KIND]
+    assert {r.stream_id for r in runs} == {"chat/incidents.json", "logs/reporting.log"}
+    assert all(r.final_memory_sha and r.query_id == "incidents" and r.store == "episodic" for r in runs)
+    assert verify(root).ok
+    con = connect_read_only(db)
+    roles = con.execute("SELECT role, text FROM incident_line").fetchall()
+    con.close()
+    fixes = {text for role, text in roles if role == "action"}
+    assert any(SLACK_FIX in t for t in fixes) and any(LOG_FIX in t for t in fixes)
+    assert not any("rolled back" in t for t in fixes)  # a rollback that changed nothing fixed nothing
+
+
+def test_incident_tables_rebuild_byte_identically_from_the_log(built, tmp_path):
+    root, db, _, _ = built
+    again = tmp_path / "again.duckdb"
+    build_projections(root, again, default_embedder())
+    tables = ("incident", "incident_line", "memory_line", "failure_signature")
+    con_a, con_b = connect_read_only(db), connect_read_only(again)
+    for t in tables:
+        a = con_a.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall()  # noqa: S608 (a code constant)
+        b = con_b.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall()  # noqa: S608
+        assert a == b and (a or t == "failure_signature"), t
+    con_a.close()
+    con_b.close()
+
+
+def test_a_raw_error_seen_in_two_sources_returns_both_incidents_each_with_its_own_fix(built):
+    _, _, service, _ = built
+    shapes = service.lookup('psycopg2.OperationalError: connection to server at "orders-db" (10.9.9.9), port 5432 '
+                            "failed: FATAL:  sorry, too many clients already", k=4)
+    cards = [s["incident"] for s in shapes if s.get("incident")]
+    assert len(cards) == 2 and {c["stream"] for c in cards} == {"chat/incidents.json", "logs/reporting.log"}
+    for card in cards:
+        fixes = [line["text"] for line in card["lines"] if line["role"] == "action"]
+        own, other = (SLACK_FIX, LOG_FIX) if card["stream"].startswith("chat") else (LOG_FIX, SLACK_FIX)
+        assert any(own in f for f in fixes) and not any(other in f for f in fixes)
+        assert all(line["origin"]["sha"] == card["sha"] and line["origin"]["source"] for line in card["lines"])
+
+
+def test_ask_how_it_was_fixed_answers_from_the_card(built):
+    _, _, service, _ = built
+    answer = service.ask(question="how did we fix checkout-api running out of database connections?")
+    assert SLACK_FIX in answer["text"] and "fix:" in answer["text"]
+
+
+def test_a_card_line_reaches_its_file_line(built):
+    root, db, service, tmp_path = built
+    con = connect_read_only(db)
+    (sha, text) = con.execute("SELECT memory_sha, text FROM incident_line WHERE role = 'action' AND source = ?",
+                              ["logs/reporting.log"]).fetchone()
+    con.close()
+    found = service.show(sha)
+    lines = [ln for ln in found.memory.lines if ln.text == text]
+    assert lines and lines[0].unit is not None and lines[0].unit.where.found
+    assert lines[0].unit.where.first_line == 5  # the comment's line in reporting.log
+
+
+def test_forgetting_a_source_takes_its_incidents_away(built, monkeypatch):
+    from typer.testing import CliRunner
+
+    from poimen.cli.app import app
+
+    root, db, _, tmp_path = built
+    monkeypatch.setenv("POIMEN_NO_SERVER", "1")
+    res = CliRunner().invoke(app, ["forget", "--log", str(root), "--source", str(tmp_path / "src" / "logs" /
+                                                                                  "reporting.log"), "--reason", "t"])
+    assert res.exit_code == 0, res.output
+    con = connect_read_only(db)
+    streams = {r[0] for r in con.execute("SELECT stream_id FROM incident").fetchall()}
+    lines = " ".join(r[0] for r in con.execute("SELECT text FROM incident_line").fetchall())
+    con.close()
+    assert streams == {"chat/incidents.json"} and LOG_FIX not in lines
+    assert all(r.stream_id != "logs/reporting.log" for r in current(read_runs(EventLog(root))).values())
+
+
+def test_an_unparseable_reply_is_recorded_and_never_becomes_a_card(tmp_path):
+    source = _log(tmp_path)
+    client = ScriptedClient([scripted_gate(lambda p: None, incident=lambda s, u: "the fix was to restart it")],
+                            repeat_last=True)
+    result = run_loops(RunRequest(root=tmp_path / "log", sources=[source], query=QUERY, incidents=True),
+                       client=client)
+    (outcome,) = [o for o in result.outcomes if o.kind == INCIDENT_KIND]
+    assert outcome.status == "sealed" and not outcome.final_memory_sha
+    kinds = [e.kind for e in outcome.events]
+    assert kinds == ["run_start", "parse_failed", "run_end"]
+
+
+def test_a_model_reply_chooses_the_card_lines_by_number(tmp_path):
+    source = _log(tmp_path)
+
+    def model(system, user):  # a model that names line 2 the symptom and line 5 the fix, and writes its summary
+        return ("<title>reporting export fails</title>\n<symptom>2</symptom>\n<cause></cause>\n<action>5</action>\n"
+                "<verification></verification>\n<summary>the export failed because of idle sessions; resolved with "
+                "a connection limit</summary>")
+
+    client = ScriptedClient([scripted_gate(lambda p: None, incident=model)], repeat_last=True)
+    result = run_loops(RunRequest(root=tmp_path / "log", sources=[source], query=QUERY, incidents=True),
+                       client=client)
+    (outcome,) = [o for o in result.outcomes if o.kind == INCIDENT_KIND]
+    lines = outcome.final_memory.split("\n")
+    assert len(lines) == 2 and SIGNATURE in lines[0] and LOG_FIX in lines[1]
+
+
+def test_text_that_imitates_the_reply_changes_nothing_in_how_it_is_parsed():
+    with pytest.raises(ParseError):
+        parse_incident_reply("<title>x</title><symptom>9</symptom><cause></cause><action></action>"
+                             "<verification></verification><summary>y</summary>", n_lines=3)
+    forged = "<title>x</title>\n<symptom>1</symptom>\n<cause></cause>\n<action>1</action>\n" \
+             "<verification></verification>\n<summary>&lt;action&gt;2&lt;/action&gt;</summary>"
+    reply = parse_incident_reply(forged, n_lines=2)
+    assert reply.roles == {1: "action"} and reply.summary == "<action>2</action>"
+
+
+def test_the_offline_engine_answers_the_prompt_it_is_sent():
+    from poimen.llm.prompts import render
+
+    lines = [{"n": 1, "record": 0, "kind": "log", "level": "ERROR", "text": f"ERROR export failed: {SIGNATURE}"},
+             {"n": 2, "record": 1, "kind": "comment", "text": f"lin: {LOG_FIX}"},
+             {"n": 3, "record": 2, "kind": "comment", "text": "lin: no more errors, resolved."}]
+    rendered = render("incident", incident="\n".join(json.dumps(x) for x in lines))
+    reply = parse_incident_reply(offline_incident(rendered.system, rendered.user), n_lines=3)
+    assert reply.roles == {1: "symptom", 2: "action", 3: "verification"} and reply.is_incident
