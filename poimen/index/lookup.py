@@ -16,6 +16,7 @@ sha appears once):
    before L0 chunks, then by their rank in tier 2. An error seen before lands on the memory that explained it,
    or on the chunk that showed it, not on every report that names the same
    exception class.
+0. the line itself: a one-line question that is a line of a doc the lists below found (``_tier_exact``).
 2. vectors and keywords, fused by reciprocal rank fusion. A doc's vector
    score is the best of its text vector and its symptom vector (a raw error
    finds a memory through its projection, a question through its text) and,
@@ -63,6 +64,7 @@ from poimen.index.read import (
 from poimen.relevance.question import Question, analyse, lexical_scorer
 from poimen.signatures.specificity import decisive, weight
 
+EXACT_CHARS = 20  # a pasted line this long, held verbatim, is that line (a shorter one is a phrase)
 MIN_COSINE = 0.0  # a vector candidate must score above this: orthogonal or opposite texts are not matches
 
 
@@ -273,6 +275,17 @@ class MemoryIndex:
         scored.sort(key=lambda t: (-t[0], -t[1], t[2], t[3], t[4]))
         return [(i, main, tuple(k for k, _, _ in keys)) for main, _, _, _, i, keys in scored]
 
+    def _tier_exact(self, text: str, rank2: dict[int, int]) -> list[int]:
+        """Tier 0: the docs the ranked lists found that hold a one-line question as one of their lines, verbatim
+        (``EXACT_CHARS`` or longer), memories before chunks, then by tier-2 rank. A raw line pasted from a log is that line: the chunk
+        that holds it outranks one that shares its errno or its exception name (tier 1)."""
+        line = text.strip()
+        if "\n" in line or len(line) < EXACT_CHARS:
+            return []
+        held = [i for i in rank2 if line in self.meta[i]["text"]
+                and line in (x.strip() for x in self.meta[i]["text"].split("\n"))]
+        return sorted(held, key=lambda i: (self.meta[i]["level"] in ("L0", "R"), rank2[i], i))
+
     def _tier_fused(self, lists: dict) -> list[tuple[float, int, dict]]:
         """Tier 2: reciprocal rank fusion of the ranked lists; (score, doc index, {list: (rank, score, terms)})."""
         fused: dict[int, dict] = {}
@@ -346,9 +359,15 @@ class MemoryIndex:
             for rank, (i, score, _) in enumerate(lists.get(name, ()), start=1):
                 lists_of.get(i, {}).setdefault(f"_{name}", (rank, score, ()))
         hits: list[Hit] = []
+        rank2 = {i: n for n, (_, i, _) in enumerate(fused, start=1)}
+        if "signature" in tiers:  # tier 0: the pasted line itself, where a doc the lists found holds it verbatim
+            for i in self._tier_exact(text, rank2)[:k]:
+                hits.append(self._hit(i, 1.0, "exact", "tier 0: holds the line verbatim", (), lists_of.get(i, {})))
         if "signature" in tiers:
-            rank2 = {i: n for n, (_, i, _) in enumerate(fused, start=1)}
+            seen = {h.sha for h in hits}
             for i, score, keys in self._tier_signature(q, rank2)[:k]:
+                if self.shas[i] in seen or len(hits) >= k:
+                    continue
                 held = [(key, self.key_streams.get(key, 1), *self.key_specificity(key, self.signatures[key][i]))
                         for key in keys] if explain else []
                 why = why_signature(keys, held, self.streams_total, score, rank2.get(i), lists_of.get(i, {}), sizes,

@@ -123,8 +123,9 @@ def gate(system: str, user: str) -> str:
     ``FILL_MARGIN`` as the memory fills; for a question after failures, the line
     that leaves a full memory is the weakest on its own merit, and a unit below
     the bar may still take a weaker line's place (``_select``, ``_displace``).
-    A unit whose ``dedup_key`` the
-    memory (or an earlier unit of the chunk) already holds is not added again.
+    A unit whose ``variant_key`` the
+    memory (or an earlier unit of the chunk) already holds is not added again: the same log line on another host,
+    node or pid is the same line.
     Units are copied whole or not at all; the engine never writes a word.
     """
     from poimen.relevance import FILL_MARGIN, THRESHOLD, split_units, unit_terms
@@ -170,18 +171,18 @@ def _select(sc, question: str, context: list[str], old_lines: list[str], units: 
     that its own merit would drop (``python -m bench.calibrate --displace``: at a 256-token memory on the dev split,
     the two cost 0.016 and 0.017 more supporting-fact retention on HotpotQA questions), and "which tornado killed
     the most people?" asks after failures in words only."""
-    from poimen.relevance import THRESHOLD, dedup_key, severity
+    from poimen.relevance import THRESHOLD, severity, variant_key
 
     q = sc.query(question, context)
     unit_scores = sc.score(q, units, neighbours=True, headings=headings)
     old_scores = sc.score(q, old_lines)
-    keys = {dedup_key(line) for line in old_lines}
+    keys = {variant_key(line) for line in old_lines}
     pool = [(float(s), 0, j, line) for j, (line, s) in enumerate(zip(old_lines, old_scores))]
     below: list = []
     tiers = ((bar, float("inf"), pool), (THRESHOLD, bar, below))[:2 if q.failure else 1]
     for floor, top, into in tiers:  # the bar's units claim their keys first
         for i, (unit, s) in enumerate(zip(units, unit_scores)):
-            key = dedup_key(unit)
+            key = variant_key(unit)
             if floor <= s < top and key not in keys:
                 keys.add(key)
                 into.append((float(s), 1, i, unit))

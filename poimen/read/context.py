@@ -7,7 +7,7 @@ projection) — with the same fused scorer the offline gate uses
 retriever over the raw units. What the memories add is a prior, not a
 replacement: a unit that a standing query's memory kept gets ``MEMORY_PRIOR``
 times how close that standing query is to the question (the loop judged it
-relevant to a related question). Units sharing a ``dedup_key`` are listed once
+relevant to a related question). Units sharing a ``variant_key`` are listed once
 (with how many times they occur), and a memory line and the L0 unit it copies
 are one candidate that carries both provenances.
 
@@ -31,8 +31,8 @@ import numpy as np
 
 from poimen.read.context_lines import Context, ContextLine, HitLines, Origin
 from poimen.errors import IndexMissing, PoimenError
-from poimen.relevance import (FAILURE_STEMS, NEIGHBOUR_WEIGHT, SYNONYMS, Scorer, dedup_key, severity,
-                              states_a_failure, synonyms, unit_terms)
+from poimen.relevance import (FAILURE_STEMS, NEIGHBOUR_WEIGHT, SYNONYMS, Scorer, severity, states_a_failure,
+                              synonyms, unit_terms, variant_key, variants)
 from poimen.relevance.question import Question
 from poimen.text.tokens import count_tokens
 
@@ -97,11 +97,16 @@ class ContextEngine:
                 self.chunk_of[index[r["text"]]].add(r["evidence_sha"])
         self.severity = np.array([severity(t) for t in self.texts], dtype=np.float32)
         self.stated_failures = [i for i, t in enumerate(self.texts) if states_a_failure(t)]
-        self.keys = [dedup_key(t) for t in self.texts]
+        self.keys = [variant_key(t) for t in self.texts]
         self.repeats = defaultdict(int)
+        group_texts: dict[str, dict[str, None]] = defaultdict(dict)
         for r in rows:
             if r["kind"] != "memory":
-                self.repeats[dedup_key(r["text"])] += 1
+                key = variant_key(r["text"])
+                self.repeats[key] += 1
+                group_texts[key][r["text"]] = None
+        # What the repeats of a log line differ in (its hosts, nodes or pids), for "×n: gige5, gige7"
+        self.variants = {key: variants(list(texts)) for key, texts in group_texts.items() if len(texts) > 1}
         self.postings: dict[str, list[int]] = defaultdict(list)
         for i, t in enumerate(self.texts):
             for term in unit_terms(t):
@@ -256,7 +261,8 @@ class ContextEngine:
         for i, score in self.ranked(question):
             if self.keys[i] in seen:
                 continue
-            line = ContextLine(self.texts[i], score, tuple(self.origins[i]), max(1, self.repeats.get(self.keys[i], 1)))
+            line = ContextLine(self.texts[i], score, tuple(self.origins[i]), max(1, self.repeats.get(self.keys[i], 1)),
+                               self.variants.get(self.keys[i], ()))
             header = line.origins[0].group()
             notes = [o.footnote() for o in line.memories()[:1] if o.footnote() not in headers]
             cost = count_tokens(line.render_short()) + 1 + sum(count_tokens(h) + 1 for h in [header, *notes]
@@ -275,7 +281,7 @@ class ContextEngine:
         """The lines each hit of a lookup shows, hits in rank order, ``owners[n]`` the shas hit n+1 draws from.
 
         What a person reading the hits needs is each line once. A hit shows its ``k`` best distinct lines
-        (``_distinct_lines``: near-duplicates, the same line with other numbers or ids as ``dedup_key`` has it,
+        (``_distinct_lines``: near-duplicates, the same line with other numbers, ids or hosts as ``variant_key`` has it,
         are one line marked ×n), less those a higher hit already shows: a chunk that is a memory's evidence, or
         one template repeated over many chunks, would otherwise print the same lines under every hit, and one
         incident would be read once per hit. What is left out is counted against the hit that showed it
@@ -309,7 +315,7 @@ class ContextEngine:
         """Candidate ``i`` as a hit's line, the hit's own origin first: under a chunk hit a line a memory also kept
         is tagged with that chunk, where the hit found it, not with the memory (a hit of its own, or not found)."""
         origins = tuple(sorted(self.origins[i], key=lambda o: o.sha not in shas))
-        return ContextLine(self.texts[i], score, origins, repeats)
+        return ContextLine(self.texts[i], score, origins, repeats, self.variants.get(self.keys[i], ()) if repeats > 1 else ())
 
     def _ranked_lines(self, question: str | Question, shas: set[str], proximity: float = 0.5,
                       scale: float = 6.0) -> list[tuple[float, int]]:
@@ -336,9 +342,12 @@ class ContextEngine:
                 s += proximity * float(np.exp(-abs(stream_pos[i][1] - stream_pos[anchor][1]) / scale))
             ranked.append((s, i))
         ranked = [(s, i) for s, i in sorted(ranked, key=lambda t: (-t[0], t[1])) if s > 0]
-        # What a user wants beside a known failure: the failure line, then its cause and its fix (the best line
-        # in the cause and fix vocabularies of relevance.SYNONYMS), then the rest by score.
-        picked = ranked[:1]
+        # What a user wants beside a known failure: the failure line (the pasted line itself when the hit holds it,
+        # not its twin from another host or pid), then its cause and its fix (the best line in the cause and fix
+        # vocabularies of relevance.SYNONYMS), then the rest by score.
+        text = (question if isinstance(question, str) else question.text).strip()
+        exact = [(s, i) for s, i in ranked if self.texts[i].strip() == text]
+        picked = exact[:1] or ranked[:1]
         for group in SYNONYMS:
             best = next(((s, i) for s, i in ranked if unit_terms(self.texts[i]) & group), None)
             if best and best not in picked:

@@ -47,6 +47,7 @@ class ContextLine:
     score: float
     origins: tuple[Origin, ...]
     repeats: int = 1
+    variants: tuple[str, ...] = ()  # what its repeats differ in (hosts, nodes), when they are one log line elsewhere
 
     @property
     def level(self) -> str:
@@ -68,15 +69,19 @@ class ContextLine:
     def line(self) -> int:
         return self.origins[0].line
 
+    def times(self) -> str:
+        """" ×17: gige5, gige7, …" for a line repeated on several hosts, " ×3" for one repeated, "" for one line."""
+        if self.repeats <= 1:
+            return ""
+        return f" ×{self.repeats}" + (f": {', '.join(self.variants)}" if self.variants else "")
+
     def render(self) -> str:
-        times = f" ×{self.repeats}" if self.repeats > 1 else ""
-        return f"{self.text}  [{self.origins[0].tag()}{times}]"
+        return f"{self.text}  [{self.origins[0].tag()}{self.times()}]"
 
     def render_short(self) -> str:
         """``line| text`` under its chunk's header; ``*`` marks a line a memory kept, ``×n`` a repeated one."""
-        times = f" ×{self.repeats}" if self.repeats > 1 else ""
         kept = "*" if self.memories() else ""
-        return f"{max(self.line, 0)}{kept}| {self.text}{times}"
+        return f"{max(self.line, 0)}{kept}| {self.text}{self.times()}"
 
     def memories(self) -> list[Origin]:
         return [o for o in self.origins if o.kind == "memory"]

@@ -19,11 +19,12 @@ Shape = dict[str, Any]
 
 def line_shape(line: ContextLine) -> Shape:
     return {"text": line.text, "score": line.score, "repeats": line.repeats,
-            "origins": [asdict(o) for o in line.origins]}
+            "origins": [asdict(o) for o in line.origins], "variants": list(line.variants)}
 
 
 def line_from(d: Shape) -> ContextLine:
-    return ContextLine(d["text"], d["score"], tuple(Origin(**o) for o in d["origins"]), d["repeats"])
+    return ContextLine(d["text"], d["score"], tuple(Origin(**o) for o in d["origins"]), d["repeats"],
+                       tuple(d.get("variants", ())))
 
 
 def hit_shape(hit: Hit, shown: HitLines | None = None, incident: Shape | None = None) -> Shape:

@@ -84,14 +84,15 @@ import numpy as np
 from poimen.relevance.terms import (EMBED_CHARS, FAILURE_STEMS, NUMBER_WEIGHT, SYNONYMS, asks_for_failures, lexical_share, matched_weight,
                                     dedup_key, embedding_text, facets, is_failure_query, is_identifier,
                                     looks_like_failure, name_phrases, query_terms, rarity, severity, states_a_failure, stem,
-                                    synonyms, unit_terms)
+                                    synonyms, unit_terms, variant_key, variants)
 from poimen.relevance.units import (HEADLINE_CHARS, MAX_UNIT_TOKENS, RECORD_MAX_TOKENS, Outline, Unit, headline, split_units,
                                     split_units_under, titles_only)
 
 __all__ = ["EMBED_CHARS", "FAILURE_STEMS", "HEADLINE_CHARS", "MAX_UNIT_TOKENS", "NUMBER_WEIGHT", "Outline", "RECORD_MAX_TOKENS", "SYNONYMS",
            "Scorer", "ScoredQuery", "Unit", "scored_query", "asks_for_failures", "dedup_key", "embed_texts", "embedding_text",
            "facets", "headline", "is_failure_query", "is_identifier", "lexical_share", "looks_like_failure", "query_terms", "rarity",
-           "severity", "split_units", "split_units_under", "states_a_failure", "stem", "synonyms", "titles_only", "unit_terms"]
+           "severity", "split_units", "split_units_under", "states_a_failure", "stem", "synonyms", "titles_only", "unit_terms",
+           "variant_key", "variants"]
 
 LEXICAL_WEIGHT = 0.75
 NEIGHBOUR_WEIGHT = 0.15
@@ -104,7 +105,7 @@ FAILURE_BONUS = 0.15
 FILL_MARGIN = 0.3  # how much the gate's bar rises as the memory fills (chosen by bench.calibrate's rule)
 DISPLACE_MARGIN = 0.15  # one severity grade: how much a unit below the bar must beat a line by, on own merit (bench.calibrate --displace)
 THRESHOLD = 0.65  # chosen by bench.calibrate on its HotpotQA dev split (its docstring has the sweep)
-SCORER_VERSION = "fused-14"  # fused-7: headings; fused-8: word lists; fused-9: bare level markers are no failures; fused-10: a line opening in **bold** is no bullet; fused-11: failure lines graded by severity, a full memory gives way; fused-12: levels in bracketed, logcat, logfmt/JSON, glog and <n> shapes; fused-13: "Error: " and "Fatal: " opening a line; fused-14: pino/bunyan "level":50
+SCORER_VERSION = "fused-15"  # fused-15: log lines differing in a host or number are one memory line; fused-7: headings; fused-8: word lists; fused-9: bare level markers are no failures; fused-10: a line opening in **bold** is no bullet; fused-11: failure lines graded by severity, a full memory gives way; fused-12: levels in bracketed, logcat, logfmt/JSON, glog and <n> shapes; fused-13: "Error: " and "Fatal: " opening a line; fused-14: pino/bunyan "level":50
 FACET_MASS = 3.0  # a facet's lexical share counts in full only when its words weigh at least this much together
 
 

@@ -224,6 +224,37 @@ def dedup_key(unit: str) -> str:
     return " ".join(_MASK.sub("#", unit.lower()).split())
 
 
+_LEADING_ID = re.compile(r"^-?\s*\d+\s+\S*\d")  # a record number, then a host or node: "256 Interconnect-1N01 …"
+_VARIANT = re.compile(r"[\w.:/@-]*\d[\w.:/@-]*")  # a token holding a digit: a host, a node, a pid, an id, a number
+
+
+def variant_key(unit: str) -> str:
+    """Log lines of one template that differ only in a host, a node, a pid or a number share this key
+    ("gige5 … temperature warning" and "gige7 … temperature warning"); any other unit's key is its ``dedup_key``:
+    prose that changes a number says something else ("from 100 to 400" is not "from 100 to 200")."""
+    from poimen.text.log_lines import is_log_line
+
+    line = unit.lstrip()
+    if "\n" in line or not (is_log_line(line) or _LEADING_ID.match(line)):
+        return dedup_key(unit)
+    return " ".join(_VARIANT.sub("#", unit.lower()).split())
+
+
+VARIANTS_SHOWN = 4
+
+
+def variants(texts: list[str]) -> tuple[str, ...]:
+    """What lines of one ``variant_key`` differ in, as a reader wants it: the values of the digit-bearing token whose
+    values repeat most across the lines (a host or a node, not a timestamp or a pid that differs in every line), up
+    to ``VARIANTS_SHOWN``, in order of first appearance; () when no token position has fewer values than lines."""
+    columns: dict[int, dict[str, None]] = {}
+    for text in texts:
+        for n, token in enumerate(_VARIANT.findall(text)):
+            columns.setdefault(n, {})[token] = None
+    best = min((c for c in columns.values() if 1 < len(c) < len(texts)), key=len, default=None)
+    return tuple(list(best)[:VARIANTS_SHOWN]) if best else ()
+
+
 def embedding_text(unit: str) -> str:
     """What the embedder reads for a unit: its ``dedup_key``, cut to ``EMBED_CHARS``.
 
