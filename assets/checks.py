@@ -11,7 +11,7 @@ import dagster as dg
 from assets.memories import l1_memories, l2_memories
 from poimen.domain import EventKind, Level
 from poimen.index.rebuild import RebuildReport, rebuild_into
-from poimen.log.runs import Run, acceptance, current, loop_runs, read_runs
+from poimen.log.runs import INCIDENT_KIND, Run, acceptance, current, loop_runs, read_runs
 from poimen.log.store import EventLog
 from poimen.log.verify import VerifyReport, verify
 from poimen.log.timeline import markdown_table
@@ -83,9 +83,10 @@ def acceptance_within(runs: Iterable[Run], limit: float = ACCEPTANCE_LIMIT, min_
 
 
 def memories_within_budget(runs: Iterable[Run]) -> Verdict:
-    """Every stored memory fits the budget its run was given (recounted from the text, not taken from attrs)."""
+    """Every stored memory of a gated run fits the budget its run was given (recounted from the text, not taken from
+    attrs); an incident's card is given none."""
     over, checked, retained = [], 0, 0
-    for run in loop_runs(runs):
+    for run in (r for r in loop_runs(runs) if r.kind != INCIDENT_KIND):
         budget = run.start.memory_budget
         for e in run.events:
             retained += e.kind == EventKind.BUDGET_EXCEEDED
@@ -120,8 +121,9 @@ def _result(verdict: Verdict, severity: dg.AssetCheckSeverity = dg.AssetCheckSev
 
 
 def _level_runs(log: EventLog, level: str) -> list[Run]:
-    """The sealed loop runs of one level, in log order (so the last run of a (query, stream) is its latest)."""
-    return loop_runs(read_runs(log), level)
+    """The sealed gated runs of one level, in log order (so the last run of a (query, stream) is its latest); an
+    incident's card is no gate's memory and has no memory budget (the `incidents` asset writes it)."""
+    return [r for r in loop_runs(read_runs(log), level) if r.kind != INCIDENT_KIND]
 
 
 # Each L1 check: its spec, its validator over the level's runs, the severity of a failure.

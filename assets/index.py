@@ -7,6 +7,7 @@ from pathlib import Path
 import dagster as dg
 import pyarrow.parquet as pq
 
+from assets.incidents import incidents
 from assets.memories import l1_memories, l2_memories
 from assets.reference import reference_docs
 from assets.tool_context import symptom_projections
@@ -21,19 +22,25 @@ TABLE_GROUPS = {
     "failure_signatures": ("failure_signature",),
     "context_units": ("memory_line", "unit", "unit_vector"),
     "typed_store_index": ("store_block", "store_item"),
+    "incident_index": ("incident", "incident_line"),
 }
 INDEX_SPECS = [
     dg.AssetSpec("memory_index", group_name="index", kinds={"duckdb", "parquet"},
-                 deps=[l1_memories, l2_memories, reference_docs, symptom_projections],
+                 deps=[l1_memories, l2_memories, incidents, reference_docs, symptom_projections],
                  description="DuckDB tables evidence, memory, edge, run, gate, memory_vector (text and symptom "
                              "vectors) and symptom, dropped and rebuilt from the event log, with the manifest of hashes."),
-    dg.AssetSpec("failure_signatures", group_name="tool_context", kinds={"duckdb"}, deps=[l1_memories, l2_memories],
+    dg.AssetSpec("failure_signatures", group_name="tool_context", kinds={"duckdb"},
+                 deps=[l1_memories, l2_memories, incidents],
                  description="Failure signatures (HTTP status, exception + frames, exit code, errno, Kubernetes reason, "
                              "log template) found in the L0 evidence, pointing at the current memory whose lineage "
                              "holds them: the next occurrence is an exact tier-1 hit."),
-    dg.AssetSpec("context_units", group_name="index", kinds={"duckdb"}, deps=[l1_memories, l2_memories, reference_docs],
+    dg.AssetSpec("context_units", group_name="index", kinds={"duckdb"},
+                 deps=[l1_memories, l2_memories, incidents, reference_docs],
                  description="What the context builder ranks: every memory line with its evidence span, L0 and R units, "
                              "and one vector per distinct unit text."),
+    dg.AssetSpec("incident_index", group_name="index", kinds={"duckdb"}, deps=[incidents, symptom_projections],
+                 description="Every current incident card (title, summary, time span) and its lines by role (symptom, "
+                             "cause, fix, verification), each with the evidence chunk and span it was copied from."),
     dg.AssetSpec("typed_store_index", group_name="typed_memory", kinds={"duckdb"}, deps=[typed_stores],
                  description="The typed stores' core blocks and items per namespace, replayed from store_write events."),
 ]

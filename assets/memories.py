@@ -40,7 +40,7 @@ def run_level(context, level: str, corpus: CorpusResource, event_log: EventLogRe
     result = run_loops(RunRequest(
         root=event_log.log_root, level=level, streams=streams, queries=corpus.queries_file, resume=True,
         concurrency=llm.concurrency, chunk_tokens=corpus.chunk_bound, memory_budget=corpus.memory_budget,
-        sources_root=corpus.sources_dir, reading=corpus.reading,
+        sources_root=corpus.sources_dir, reading=corpus.reading, incidents=False,  # the `incidents` asset cards them
     ), client=llm.get_client(event_log.path), on_start=progress.on_start, on_turn=progress.on_turn)
     progress.finish(result.outcomes)
     return RunResult(result.outcomes, errors + result.source_errors)

@@ -168,3 +168,36 @@ def _final(events: list[Event]) -> str:
 def _title(events: list[Event]) -> str:
     a = RunStart.from_event(events[0]) if events and events[0].kind == EventKind.RUN_START else RunStart("?", "?")
     return f"{a.query_id}: “{a.query_text}” × {a.stream_id or '?'}"
+
+
+def incident_counts(outcomes: Sequence[RunOutcome]) -> dict[str, tuple[int, int]]:
+    """Per source: (incidents carded, of which a card was kept)."""
+    out: dict[str, tuple[int, int]] = {}
+    for o in outcomes:
+        n, cards = out.get(o.stream_id, (0, 0))
+        out[o.stream_id] = (n + 1, cards + bool(o.final_memory_sha))
+    return out
+
+
+def card_preview(log: EventLog, outcomes: Sequence[RunOutcome], limit: int = TIMELINE_ROWS) -> str:
+    """A table of the cards: the card's sha, its source and chunk, how many lines it keeps of each role. Shas and
+    counts only, never a line or a title (both are the source's words): ``mem show SHA`` prints the card."""
+    from poimen.log.payloads import Evidence, Memory
+
+    rows = []
+    for o in sorted((o for o in outcomes if o.final_memory_sha), key=lambda o: (o.stream_id, o.run_id)):
+        events = log.run_events(o.run_id)
+        card = next((e for e in events if e.kind == EventKind.MEMORY and e.sha == o.final_memory_sha), None)
+        if card is None:
+            continue
+        roles = Counter(Memory.from_event(card).roles or ())
+        chunks = sorted({Evidence.from_event(e).position for e in events if e.kind == EventKind.EVIDENCE})
+        rows.append(f"| `{card.sha[:12]}` | {o.stream_id} | {', '.join(map(str, chunks))} | {roles['symptom']} | "
+                    f"{roles['cause']} | {roles['action']} | {roles['verification']} |")
+    if not rows:
+        return "no cards"
+    more = f"\n\n_{len(rows) - limit} more cards; `mem sql \"SELECT * FROM incident\"` lists them all._" \
+        if len(rows) > limit else ""
+    return ("| card | source | chunks | symptom | cause | fix | verified |\n|---|---|---|---|---|---|---|\n"
+            + "\n".join(rows[:limit]) + more)
+

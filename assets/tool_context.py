@@ -5,6 +5,7 @@ import asyncio
 
 import dagster as dg
 
+from assets.incidents import incidents
 from assets.memories import l1_memories, l2_memories
 from poimen.domain import sha256_json
 from poimen.llm.prompts import load
@@ -12,7 +13,8 @@ from poimen.write.symptoms import project_log, projections
 from resources import WRITER_POOL, EventLogResource, LLMResource, writer_step
 
 
-@dg.asset(group_name="tool_context", kinds={"litellm", "parquet"}, deps=[l1_memories, l2_memories], pool=WRITER_POOL)
+@dg.asset(group_name="tool_context", kinds={"litellm", "parquet"}, deps=[l1_memories, l2_memories, incidents],
+          pool=WRITER_POOL)
 @writer_step
 def symptom_projections(event_log: EventLogResource, llm: LLMResource) -> dg.MaterializeResult:
     """The errors and behaviour each accepted L1/L2 memory would explain (temperature 0, pinned prompt), as log events.

@@ -51,9 +51,12 @@ def test_rebuild_replays_without_a_model_then_names_the_first_chunk_a_changed_se
     assert passed.success
     audit = materialization(passed, "rebuild_audit")
     log = EventLog(tmp_path / "log")
-    loops = [r for r in log.sealed_run_ids() if (e := log.run_events(r)[0]).kind == "run_start"
-             and e.level in ("L1", "L2")]
+    starts = {r: e for r in log.sealed_run_ids() if (e := log.run_events(r)[0]).kind == "run_start"
+              and e.level in ("L1", "L2")}
+    loops = [r for r, e in starts.items() if e.attributes.get("kind") != "incident"]
+    cards = [r for r, e in starts.items() if e.attributes.get("kind") == "incident"]
     assert audit["runs_rederived_loop"].value == len(loops) == 2 * 2 + 2  # 2 sources × 2 queries, and 2 L2 runs
+    assert cards and audit["runs_rederived_incident"].value == len(cards)  # each incident carded from its reply
     assert audit["replies_replayed"].value > 0 and audit["chunks_compared"].value > 0
     assert "full rebuild matches" in audit["report"].value
     # the live assets' metadata is untouched: the job materialized only its own asset

@@ -132,11 +132,11 @@ def test_chain_materializes_every_table_with_linked_parents_and_l2_equal_to_l1_b
     for query in load_queries(corpus.queries_file):  # each run is headed by its question, not only the query id
         assert f"{query.id}: “{query.text}”" in timeline
     log = EventLog(tmp_path / "log")
-    memories = [e for r in log.sealed_run_ids() for e in log.run_events(r) if e.kind == "memory" and e.level == "L1"]
+    loops = [r.run_id for r in loop_runs(read_runs(log), "L1") if r.kind == "loop"]  # incident cards: their own asset
+    memories = [e for r in loops for e in log.run_events(r) if e.kind == "memory"]
     assert memories and all(f"`{m.sha[:12]}`" in timeline for m in memories)  # each memory's sha, per turn
     assert not any(first_line(m.text) in timeline for m in memories)  # and never its text (forget cannot reach it)
-    finals = [evs[-1] for r in log.sealed_run_ids() if (evs := log.run_events(r))[-1].kind == "run_end"
-              and evs[0].level == "L1" and evs[-1].text]
+    finals = [evs[-1] for r in loops if (evs := log.run_events(r))[-1].kind == "run_end" and evs[-1].text]
     assert all(f"_final memory ({count_tokens(e.text)} tokens):_ `{e.sha[:12]}`" in timeline for e in finals)
     assert "`mem show <sha>`" in timeline
     assert materialization(result, "memory_index")["rows_memory_vector"].value > 0
@@ -208,8 +208,9 @@ def test_new_source_is_picked_up_and_only_its_loops_run(tmp_path, corpus):
     assert result.success
     new = [log.run_events(r)[0] for r in log.sealed_run_ids() if r not in before]
     new_l1 = [e for e in new if e.level == "L1" and e.kind == "run_start"]  # not the new memories' symptom runs
-    assert sorted(e.attributes["query_id"] for e in new_l1) == ["decisions", "root-causes"]
-    assert {e.attributes["stream_id"] for e in new_l1} == {"deploy-tool-output.log"}
+    loops = [e for e in new_l1 if e.attributes.get("kind") != "incident"]
+    assert sorted(e.attributes["query_id"] for e in loops) == ["decisions", "root-causes"]
+    assert {e.attributes["stream_id"] for e in new_l1} == {"deploy-tool-output.log"}  # its incidents too, and only its
     # the new source's L0 stream run; each query's L2 reads one more L1 memory, and the typed stores import the
     # new final memories; R is unchanged
     assert {e.level for e in new} <= {"L0", "L1", "L2", "store"}
@@ -261,7 +262,7 @@ def test_validators_flag_bad_logs_high_acceptance_and_over_budget_memories(tmp_p
     resources = make_resources(tmp_path, corpus)
     assert full_build(resources).success
     log = EventLog(tmp_path / "log")
-    l1 = loop_runs(read_runs(log), "L1")
+    l1 = [r for r in loop_runs(read_runs(log), "L1") if r.kind == "loop"]  # the gated runs (not the incident cards)
     assert acceptance_within(l1, limit=1.01).passed and not acceptance_within(l1, limit=0.0).passed
     assert memories_within_budget(l1).passed
 

@@ -4,7 +4,9 @@
    and compared, chunk by chunk, by sha with the stored chunks Parquet.
 2. The log: every sealed run is re-derived, in the live log's order, into a
    scratch log — L0 stream and R runs from the fresh chunks, L1/L2 loops
-   replayed through ``run_loop`` against their *recorded* model replies, each
+   replayed through ``run_loop`` against their *recorded* model replies, incident
+   runs from the sources' records cut into incidents again and carded from their
+   recorded replies, each
    run at its *recorded* chunk bound (a log may hold builds at several),
    (``ReplayClient``: no model call), symptom projections likewise — and each
    sealed segment is compared byte for byte with the live one. A run that
@@ -36,6 +38,9 @@ from poimen.log.forgotten import Forgotten, forgotten
 from poimen.log.journal import run_scheme
 from poimen.log.storage import local_folder
 from poimen.log.store import EventLog
+from poimen.log.runs import INCIDENT_KIND
+from poimen.write.incidents import ask as ask_incident
+from poimen.write.incidents import drafts_for, incident_format, incident_run_id, stream_plans
 from poimen.write.loop import LoopConfig, gate_format, run_id_for, run_loop
 from poimen.write.reference import REFERENCE_KIND, STREAM_KIND, record_stream, reference_drafts, reference_run_id
 from poimen.write.runner import l2_stream
@@ -186,6 +191,8 @@ class _Rederive:
             return self._stream(run_id, first)
         if kind == REFERENCE_KIND:
             return self._reference(run_id, first)
+        if kind == INCIDENT_KIND:
+            return self._incident(run_id, events)
         if first.kind == EventKind.RUN_START and first.level in (Level.L1, Level.L2):
             return self._loop(run_id, events)
         if first.kind == EventKind.SYMPTOM:
@@ -247,6 +254,36 @@ class _Rederive:
         self.report.replayed_calls += client.calls
         self.finals[journal.events[-1].sha] = journal.events[-1].text
         return self._count("loop")
+
+    def _incident(self, run_id: str, events: list[Event]) -> str:
+        """An incident run: the stream's records read afresh and cut into incidents again, the card asked of the
+        recorded reply; a stream that changed since (another version of the source) is carried as history."""
+        a = P.RunStart.from_event(events[0])
+        stream = self._l1_stream(a)
+        path = self.fresh.paths.get(a.stream_id)
+        if stream is None or path is None or stream.sha != a.stream_sha:
+            return self._carry(run_id, events)
+        plans, errors = stream_plans([stream], {a.stream_id: path}, self.inputs.reading)
+        plan = next((p for p in plans if p.key == a.incident), None)
+        if plan is None:
+            return f"incident run {run_id[:16]} ({a.stream_id}): incident {a.incident} is no longer cut from the " \
+                   f"stream{': ' + errors[0] if errors else ''}"
+        client = ReplayClient.of_run(events)
+        fmt = incident_format(client)
+        if incident_run_id(plan, client.model_id, fmt) != run_id:
+            return (f"incident run {run_id[:16]} ({a.stream_id}): the same incident now names another run (its lines, "
+                    "the incident template, its grammar or the model id changed)")
+        try:
+            prompt_sha, replies, reasons, reply = asyncio.run(ask_incident(client, plan, fmt))
+        except ReplayMiss as miss:
+            return f"incident run {run_id[:16]} ({a.stream_id}): the incident prompt differs from the recorded one ({miss})"
+        query = Query(a.query_id, a.query_text, a.store)
+        self.replica.append_run(run_id, drafts_for(plan, query, client.model_id, prompt_sha, replies, reasons, reply,
+                                                   fmt))
+        self.report.replayed_calls += client.calls
+        if events[-1].kind == EventKind.RUN_END and events[-1].sha:
+            self.finals[events[-1].sha] = events[-1].text
+        return self._count("incident")
 
     def _l1_stream(self, start: P.RunStart) -> Stream | None:
         chunks = self.fresh.at(start.stream_id, start.chunk_tokens)

@@ -6,7 +6,7 @@ prompt is parsed back into its question, memory, chunk and budget
 handed to ``decide``, which returns the new memory (the gate opens) or ``None``
 (it stays closed). Other prompt tasks (symptom, answer, router) are answered by
 the functions passed for them by name, else refused, so a script never answers
-a prompt it was not written for.
+a prompt it was not written for; the incident task is answered by extraction unless a function is given.
 """
 
 from __future__ import annotations
@@ -37,7 +37,13 @@ def gate_reply(memory: str | None, end: bool = False) -> str:
 
 
 def scripted_gate(decide: Callable[[GatePrompt], str | None], **tasks: Reply) -> Reply:
-    """A reply function: gate prompts go to ``decide``; any other task to ``tasks[name]`` (e.g. ``symptom=``)."""
+    """A reply function: gate prompts go to ``decide``; any other task to ``tasks[name]`` (e.g. ``symptom=``). The
+    incident task, when not given, is answered by the offline engine's extraction (``poimen.llm.offline_incident``):
+    a script about the gate has nothing to say about incidents, and that answer is deterministic and model-free."""
+    if "incident" not in tasks:
+        from poimen.llm.offline_incident import incident
+
+        tasks = {**tasks, "incident": incident}
 
     def reply(system: str, user: str) -> str:
         task = task_name(system)
