@@ -94,7 +94,8 @@ def stream_lines(path: Path) -> list[str]:
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".json":
         data = json.loads(text)
-        if isinstance(data, dict):  # an export of several lists (issues and their comments): every string value
+        chat = isinstance(data, list) and all(isinstance(m, dict) and "body" not in m for m in data)
+        if not chat:  # an export of issues (a list with bodies and comments, or several lists): every string value
             return [line for v in _strings(data) for line in v.splitlines() if line.strip()]
         out = []
         for m in data:
