@@ -24,7 +24,7 @@ import poimen.agent.facade as facade
 import poimen.forget as forget_module
 from poimen.agent.facade import Memory
 from poimen.agent.projection import dump, replay
-from poimen.cli.entry import app
+from poimen.cli.app import app
 from poimen.write.core import RunRequest, run_loops
 from poimen.errors import LogConflict, PoimenError
 from poimen.log.forgotten import FORGET_PREFIX

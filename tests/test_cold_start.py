@@ -1,7 +1,7 @@
 """`mem` starts light: the heavy libraries load only in the command that uses them.
 
 litellm took ~12 s to import on 2 loaded cores and sentence-transformers more, so a module-level import of either
-anywhere under ``poimen.cli.app`` (every module in ``poimen/commands`` is imported to register its commands) makes
+anywhere under ``poimen.cli.app`` (it imports every module in ``poimen/cli/commands`` to list its commands) makes
 every ``mem`` call slow. These run in a fresh interpreter, since this test process has long imported everything.
 """
 
