@@ -150,7 +150,8 @@ def test_a_local_command_names_the_object_store_log_it_cannot_read(argv):
     assert res.exit_code == 2
     said = " ".join(res.output.replace("│", " ").split())
     assert "s3://bucket/prefix: this command reads a local log folder" in said and "s3:/bucket" not in said
-    assert "`mem run`, `mem verify` and `mem forget` take s3:// and gs:// logs" in said
+    assert "`mem run`, `mem verify`, `mem forget`, `mem log show` and the typed-memory commands take s3:// and gs:// " \
+           "logs" in said
 
 
 def test_a_local_command_reads_a_file_uri_as_its_folder(tmp_path):

@@ -69,7 +69,7 @@ def test_the_front_door_loads_no_third_party_module():
 
 def test_the_warm_read_path_loads_nothing_heavy():
     """What `mem lookup` / `ask` / `context` import before handing the read to a running `mem serve --http`."""
-    code = ("import json, sys\nimport poimen.cli.entry\nfrom poimen.index import default_db\nfrom poimen._env import default_root\n"
+    code = ("import json, sys\nimport poimen.cli.entry\nfrom poimen.index import default_db\nfrom poimen.settings import default_root\n"
             "import poimen.serve.client, poimen.read.shapes\ndefault_db(default_root())\n"
             "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,

@@ -12,6 +12,7 @@ from typing import Optional
 
 import typer
 
+from poimen import settings
 from poimen.cli.readout import console
 from poimen.errors import PoimenError
 
@@ -25,20 +26,19 @@ def _local_log(value: str) -> Path:
 
     A log on an object store is refused by what was typed: read as a path, ``s3://b/p`` became the folder
     ``s3:/b/p``, and the error named a folder nobody typed and advised a command that cannot read it either."""
-    from poimen.log.storage import local_folder
+    from poimen.settings import local_folder
 
     try:
         return local_folder(value, "this command")
     except PoimenError:
         raise typer.BadParameter(f"{value}: this command reads a local log folder (copy a log on an object store "
-                                 "to one first: docs/scale.md); only `mem run`, `mem verify` and `mem forget` take "
-                                 "s3:// and gs:// logs") from None
+                                 "to one first: docs/scale.md); only `mem run`, `mem verify`, `mem forget`, "
+                                 "`mem log show` and the typed-memory commands take s3:// and gs:// logs") from None
 
 
 LogOpt = typer.Option(None, "--log", parser=_local_log, help="Event log folder (default: $POIMEN_HOME or ./.poimen).")
 LogUriOpt = typer.Option(None, "--log", help="Event log folder or URI (file://, s3://bucket/prefix, "
                          "gs://bucket/prefix; default: $POIMEN_HOME or ./.poimen).")
-StoreLogOpt = typer.Option(None, "--log", help="Event log folder (default: $POIMEN_HOME or ./.poimen).")
 DbOpt = typer.Option(None, "--db", help="DuckDB index file (default: <log>/index.duckdb).")
 ModelOpt = typer.Option(None, help="litellm model string (default: $POIMEN_MODEL, else poimen/extractive).")
 ApiBaseOpt = typer.Option(None, help="API base URL of an OpenAI-compatible server (default: $POIMEN_API_BASE); "
@@ -48,7 +48,7 @@ TimeoutOpt = typer.Option(None, min=0.001, help="Seconds a model call may take (
 ConstrainOpt = typer.Option(None, help="Constrained decoding of gate replies (default: $POIMEN_CONSTRAIN, else none): "
                                        "llamacpp (extra_body.grammar), vllm (guided_grammar), vllm-json (guided_json), "
                                        "openai (structured outputs).")
-EmbedderOpt = typer.Option(None, "--embedder", envvar="POIMEN_EMBEDDER",
+EmbedderOpt = typer.Option(None, "--embedder", envvar=settings.EMBEDDER,
                            help="Embedding model id, e.g. sentence-transformers/all-MiniLM-L6-v2 or poimen/hash-bow-384 "
                                 "(default: the one the manifest records, else all-MiniLM-L6-v2).")
 RootOpt = typer.Option(None, "--root", help="The sources root: a stream is named by its path relative to it "
@@ -64,21 +64,20 @@ ArchiveOpt = typer.Option(None, "--archive", help="Archival tier: 'index:PATH' (
 JsonOpt = typer.Option(False, "--json", help="JSON Lines on stdout (one object per line, full ids), for scripts.")
 
 
-def log_root(log: Optional[Path | str]) -> Path | str:
-    """The log root: a folder, or a URI (``file://``, ``s3://``, ``gs://``) kept as written (no pyarrow imported
-    here)."""
-    from poimen._env import default_root
-
-    if log and "://" in str(log):
-        return str(log)
-    return Path(log) if log else default_root()
+def root_of(log: Optional[Path | str]) -> Path | str:
+    """The log root ``--log`` names (``poimen.settings.log_root``: a folder, or an ``s3://``/``gs://`` URI as
+    written; unset: ``$POIMEN_HOME``); a URI no log takes is one error line naming it."""
+    try:
+        return settings.log_root(log)
+    except PoimenError as exc:
+        fail(exc)
 
 
 def index_paths(log: Optional[Path], db: Optional[Path]) -> tuple[Path, Path]:
     """The log folder and the index a read command uses: ``--db``, else the index beside the log."""
     from poimen.index import default_db
 
-    root = log_root(log)
+    root = root_of(log)
     return root, Path(db) if db else default_db(root)
 
 

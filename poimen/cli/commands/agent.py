@@ -8,38 +8,39 @@ namespace is ``--ns``, else ``$POIMEN_NAMESPACE``, else ``default``.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from poimen.cli.options import (ArchiveOpt, JsonOpt, NoIndexOpt, NsOpt, StoreLogOpt as LogOpt, err, fail, follow_log,
-                                log_root, out)
+from poimen.cli.options import (ArchiveOpt, JsonOpt, LogUriOpt as LogOpt, NoIndexOpt, NsOpt, err, fail, follow_log,
+                                out, root_of)
 from poimen.cli.terminal import print_json_lines
 
 app = typer.Typer()
 
 
-def open_memory(ns: Optional[str], log: Optional[Path], archive: Optional[str] = None):
-    """The ``Memory`` of a namespace over the log; a refused namespace or archive is one error line."""
+def open_memory(ns: Optional[str], log: Optional[Path | str], archive: Optional[str] = None):
+    """The ``Memory`` of a namespace (``--ns``, else the one ``poimen.settings.namespace`` gives every entry) over
+    the log ``--log`` names, a folder or an object store; a refused namespace, log or archive is one error line."""
     from poimen.agent.facade import Memory
-    from poimen._env import default_root
     from poimen.agent.stores import MemoryRefused
 
-    root = Path(log) if log else default_root()
+    root = root_of(log)
     try:
-        return Memory(ns or os.environ.get("POIMEN_NAMESPACE") or "default", root=root, archive=_archive(archive, root))
+        return Memory(ns, root=root, archive=_archive(archive, root))
     except (MemoryRefused, ValueError, ImportError) as exc:
         fail(exc)
 
 
-def _archive(spec: Optional[str], root: Path):
+def _archive(spec: Optional[str], root: Path | str):
     from poimen.agent.archive import IndexArchive, load_factory
 
     if spec:
         return IndexArchive(Path(spec[len("index:"):])) if spec.startswith("index:") else load_factory(spec)
+    if not isinstance(root, Path):  # a log on an object store keeps no index beside it
+        return None
     try:
         from poimen.index import default_db
     except ImportError:
@@ -48,9 +49,9 @@ def _archive(spec: Optional[str], root: Path):
     return IndexArchive(path) if path.exists() else None
 
 
-def _follow(log: Optional[Path], no_index: bool) -> None:
+def _follow(log: Optional[Path | str], no_index: bool) -> None:
     """After a write: bring an existing index up to date (the store tables), so `mem sql` sees the write."""
-    if not no_index and not follow_log(log_root(log), only_if_built=True):
+    if not no_index and not follow_log(root_of(log), only_if_built=True):
         raise typer.Exit(1)
 
 
@@ -61,7 +62,7 @@ def say(text: str, to=None) -> None:
 
 @app.command()
 def remember(text: str = typer.Argument(..., help="The item to file."), ns: Optional[str] = NsOpt,
-             log: Optional[Path] = LogOpt, no_index: bool = NoIndexOpt) -> None:
+             log: Optional[str] = LogOpt, no_index: bool = NoIndexOpt) -> None:
     """File an item in exactly one typed store and print the store the router chose.
 
     Example: mem remember --ns dana "Hi, I'm Dana and I prefer email contact."
@@ -78,7 +79,7 @@ def remember(text: str = typer.Argument(..., help="The item to file."), ns: Opti
 
 
 @app.command()
-def blocks(ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt, as_json: bool = JsonOpt) -> None:
+def blocks(ns: Optional[str] = NsOpt, log: Optional[str] = LogOpt, as_json: bool = JsonOpt) -> None:
     """Print the core blocks (always in context) with their store, version and sha.
 
     Examples:
@@ -93,7 +94,7 @@ def blocks(ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt, as_json: boo
 
 
 @app.command()
-def recall(ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt,
+def recall(ns: Optional[str] = NsOpt, log: Optional[str] = LogOpt,
            n: int = typer.Option(5, "-n", min=1, help="How many events."),
            page: int = typer.Option(0, min=0, help="0: the newest n; 1: the n before those."),
            as_json: bool = JsonOpt) -> None:
@@ -117,7 +118,7 @@ def recall(ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt,
 @app.command()
 def tool(name: str = typer.Argument(..., help="memory_append, memory_replace, recall, archival_search or remember."),
          json_args: str = typer.Argument("{}", metavar="JSON_ARGS", help="The arguments as a JSON object."),
-         ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt, archive: Optional[str] = ArchiveOpt,
+         ns: Optional[str] = NsOpt, log: Optional[str] = LogOpt, archive: Optional[str] = ArchiveOpt,
          no_index: bool = NoIndexOpt) -> None:
     """Run one memory tool call and print its observation (an error observation and exit 1 for a bad call).
 
@@ -149,7 +150,7 @@ def tools(fmt: str = typer.Option("openai", "--format", help="openai (tools= lis
 
 @app.command()
 def compose(query: str = typer.Argument(..., help="What the agent is about to answer."),
-            ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt, archive: Optional[str] = ArchiveOpt,
+            ns: Optional[str] = NsOpt, log: Optional[str] = LogOpt, archive: Optional[str] = ArchiveOpt,
             budget: int = typer.Option(1000, min=1, help="Token budget of the context block.")) -> None:
     """Print the context block for a query: core blocks, then the most relevant memories within a budget.
 
@@ -165,7 +166,7 @@ def compose(query: str = typer.Argument(..., help="What the agent is about to an
 @app.command("stores")
 def stores(action: str = typer.Argument(..., help="rebuild (replay the stores from the log) or import "
                                         "(copy final pipeline memories into --ns)."),
-           ns: Optional[str] = NsOpt, log: Optional[Path] = LogOpt,
+           ns: Optional[str] = NsOpt, log: Optional[str] = LogOpt,
            queries: Optional[Path] = typer.Option(None, help="queries.yaml naming each query's store (import).")) -> None:
     """Rebuild the typed stores from the log, or import pipeline memories into them.
 

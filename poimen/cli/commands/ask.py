@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from poimen.cli.options import ApiBaseOpt, LogOpt, ModelOpt, TimeoutOpt, fail, log_root, out
+from poimen.cli.options import ApiBaseOpt, LogOpt, ModelOpt, TimeoutOpt, fail, out, root_of
 from poimen.errors import PoimenError
 
 app = typer.Typer()
@@ -39,7 +39,7 @@ def ask(
 
     if (question is None) == (query is None):
         fail("mem ask: give a QUESTION or --query, not both and not neither")
-    root = log_root(log)
+    root = root_of(log)
     params = {"question": question, "query": query, "budget": budget, "model": model, "api_base": api_base,
               "timeout": timeout}
     try:

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from poimen.cli.options import LogUriOpt, fail, log_root, out
+from poimen.cli.options import LogUriOpt, fail, out, root_of
 from poimen.errors import PoimenError
 
 app = typer.Typer()
@@ -43,7 +43,7 @@ def forget(
     from poimen.forget import Target, forget as run_forget
 
     try:
-        report = run_forget(log_root(log), Target(source=source or "", namespace=ns or "", sha=sha or ""), reason,
+        report = run_forget(root_of(log), Target(source=source or "", namespace=ns or "", sha=sha or ""), reason,
                             db_path=db, work_dir=work_dir, dry_run=dry_run)
     except PoimenError as exc:
         fail(exc)

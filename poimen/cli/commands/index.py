@@ -9,9 +9,10 @@ from typing import Optional
 import typer
 
 from poimen.cli.options import (DbOpt, EmbedderOpt, LogOpt, NoIndexOpt, RootOpt, err, fail, follow_log, index_embedder,
-                                index_paths, log_root, out)
+                                index_paths, out, root_of)
 from poimen.errors import PoimenError
 from poimen.index.sql import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT
+from poimen.settings import SQL_MEMORY_LIMIT, SQL_TIMEOUT
 
 MAX_DRIFT = 20  # lines of an index's drift `mem rebuild` prints before it overwrites that index
 
@@ -106,9 +107,9 @@ def sql(
     csv: bool = typer.Option(False, "--csv", help="Print CSV instead of a table."),
     allow_files: bool = typer.Option(False, "--allow-files",
                                      help="Let the SQL read other files (read_parquet, read_csv …); off by default."),
-    memory_limit: str = typer.Option(DEFAULT_MEMORY_LIMIT, "--memory-limit", envvar="POIMEN_SQL_MEMORY_LIMIT",
+    memory_limit: str = typer.Option(DEFAULT_MEMORY_LIMIT, "--memory-limit", envvar=SQL_MEMORY_LIMIT,
                                      help="Memory the query may use (DuckDB sizes: 256MB, 2GB, 512MiB)."),
-    timeout: float = typer.Option(DEFAULT_TIMEOUT, "--timeout", min=0.001, envvar="POIMEN_SQL_TIMEOUT",
+    timeout: float = typer.Option(DEFAULT_TIMEOUT, "--timeout", min=0.001, envvar=SQL_TIMEOUT,
                                   help="Seconds the statements may run in all before they are stopped."),
 ) -> None:
     """Run read-only DuckDB SQL on the index (SELECT, EXPLAIN, PRAGMA; writes are refused; no other files),
@@ -154,10 +155,10 @@ def reference(
     from poimen.write.reference import ingest_reference
 
     try:
-        run_ids = ingest_reference(log_root(log), list(paths), max_tokens, root)
+        run_ids = ingest_reference(root_of(log), list(paths), max_tokens, root)
     except PoimenError as exc:
         fail(exc)
     for path, run_id in zip(paths, run_ids):
         out.print(f"{run_id[:12]} {path}", highlight=False)
-    if not no_index and not follow_log(log_root(log)):
+    if not no_index and not follow_log(root_of(log)):
         raise typer.Exit(1)

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from poimen.cli.options import JsonOpt, LogUriOpt, err, fail, log_root, out
+from poimen.cli.options import JsonOpt, LogUriOpt, err, fail, out, root_of
 from poimen.cli.terminal import print_json_lines, print_table
 from poimen.errors import PoimenError
 
@@ -29,7 +29,7 @@ def verify(log: Optional[str] = LogUriOpt,
     """
     from poimen.index.audit import verify_all
 
-    root = log_root(log)  # a bad --log or POIMEN_HOME is a usage error, said as itself
+    root = root_of(log)  # a bad --log or POIMEN_HOME is a usage error, said as itself
     try:
         report = verify_all(root, db)
     except PoimenError as exc:
@@ -58,7 +58,7 @@ def log_show(log: Optional[str] = LogUriOpt, run_id: Optional[str] = typer.Optio
     from poimen.log.runs import loop_runs, read_runs
     from poimen.log.timeline import resolve_run, run_header, run_record, turn_rows
 
-    elog = EventLog(log_root(log))
+    elog = EventLog(root_of(log))
     try:
         if not run_id:
             runs = [run_record(s) for s in loop_runs(read_runs(elog))]

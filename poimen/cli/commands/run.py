@@ -8,9 +8,10 @@ from typing import Optional
 import typer
 
 from poimen.cli.options import (ApiBaseOpt, ConstrainOpt, LogUriOpt, ModelOpt, NoIndexOpt, RootOpt, TimeoutOpt, err,
-                                explain, fail, follow_log, log_root, out)
+                                explain, fail, follow_log, out, root_of)
 from poimen.cli.terminal import print_table, run_progress
 from poimen.errors import PoimenError
+from poimen.settings import CHUNK_TOKENS
 
 app = typer.Typer()
 
@@ -30,7 +31,7 @@ def run(
     use_exit_gate: bool = typer.Option(False, "--use-exit-gate", help="Stop a run when the model signals it has enough."),
     resume: bool = typer.Option(False, "--resume", help="Continue runs that were interrupted."),
     concurrency: int = typer.Option(4, min=1, help="Runs in flight at once."),
-    max_tokens: int = typer.Option(5000, "--chunk-tokens", min=16, envvar="POIMEN_CHUNK_TOKENS", help="Token bound per chunk."),
+    max_tokens: int = typer.Option(5000, "--chunk-tokens", min=16, envvar=CHUNK_TOKENS, help="Token bound per chunk."),
     memory_budget: int = typer.Option(1024, min=16, help="Token budget of a memory."),
     root: Optional[Path] = RootOpt,
     fmt: Optional[str] = typer.Option(None, "--format", help="Read every source as this format (text, markdown, log, "
@@ -53,6 +54,7 @@ def run(
       mem run --queries examples/queries.yaml examples/sources/*
       mem run --model openai/SmolLM2-135M-Instruct.Q4_1 --api-base http://127.0.0.1:8080/v1 --constrain llamacpp ...
     """
+    from poimen.settings import ModelConfig
     from poimen.write.core import RunRequest, run_loops
 
     if bool(query) == bool(queries):
@@ -65,8 +67,8 @@ def run(
         reading = Reading(format=fmt, fields=fields)
     except PoimenError as exc:
         fail(exc)
-    req = RunRequest(root=log_root(log), sources=list(sources or []), query=query, queries=queries, level=level,
-                     model=model, api_base=api_base, timeout=timeout, constrain=constrain, use_exit_gate=use_exit_gate, resume=resume,
+    req = RunRequest(root=root_of(log), sources=list(sources or []), query=query, queries=queries, level=level,
+                     model=ModelConfig(model, api_base, timeout, constrain), use_exit_gate=use_exit_gate, resume=resume,
                      concurrency=concurrency, chunk_tokens=max_tokens, memory_budget=memory_budget, sources_root=root,
                      reading=reading, cache_replies=not no_cache)
     with run_progress(err) as (on_start, on_turn):
@@ -78,7 +80,7 @@ def run(
         from poimen.errors import NoRuns
 
         fail(NoRuns(f"--level L2: no sealed L1 memory of {'these queries' if queries else 'this query'} in "
-                    f"{log_root(log)} to read"))
+                    f"{root_of(log)} to read"))
     for line in result.source_errors:
         err.print(f"[red]error:[/red] {line}", highlight=False, soft_wrap=True)
     print_table(out, ("run", "level", "query", "stream", "status", "seen", "used", "memory sha"),
@@ -89,6 +91,6 @@ def run(
             err.print(f"[red]error:[/red] {explain(o.problem)}", highlight=False, soft_wrap=True)
     indexed = True
     if not no_index:
-        indexed = follow_log(log_root(log))
+        indexed = follow_log(root_of(log))
     if not result.ok or not indexed:
         raise typer.Exit(1)

@@ -7,7 +7,6 @@ namespace's memory tools; ``--http`` keeps lookup, context and ask warm for the 
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
 from pathlib import Path
@@ -19,10 +18,10 @@ from poimen.cli.commands.agent import open_memory
 from poimen.cli.options import (ApiBaseOpt, ArchiveOpt, DbOpt, EmbedderOpt, LogOpt, ModelOpt, NsOpt, SourcesOpt,
                                 TimeoutOpt, err, fail, index_embedder, index_paths)
 from poimen.errors import PoimenError
+from poimen import settings
 
 app = typer.Typer()
 
-TOKEN_ENV = "POIMEN_SERVE_TOKEN"
 _TOKEN = re.compile(r"[A-Za-z0-9._~+/=-]{16,}")  # what a header and a cookie carry unquoted
 
 
@@ -33,8 +32,8 @@ def server_token(token_file: Optional[Path]) -> tuple[str, str]:
             token, source = token_file.read_text().strip(), f"--token-file {token_file}"
         except (OSError, UnicodeDecodeError) as exc:
             raise PoimenError(f"--token-file {token_file}: {getattr(exc, 'strerror', None) or exc}") from None
-    elif os.environ.get(TOKEN_ENV):
-        token, source = os.environ[TOKEN_ENV].strip(), f"${TOKEN_ENV}"
+    elif settings.serve_token():
+        token, source = settings.serve_token(), f"${settings.SERVE_TOKEN}"
     else:
         return secrets.token_urlsafe(32), "generated"
     if not _TOKEN.fullmatch(token):
@@ -59,7 +58,7 @@ def serve(
     api_base: Optional[str] = ApiBaseOpt,
     timeout: Optional[float] = TimeoutOpt,
     token_file: Optional[Path] = typer.Option(None, "--token-file", help=f"--http: read the bearer token from "
-                                              f"this file (default: ${TOKEN_ENV}, else a random one)."),
+                                              f"this file (default: ${settings.SERVE_TOKEN}, else a random one)."),
 ) -> None:
     """Serve the memory tools of one namespace to an agent host (--mcp), or the read path over HTTP (--http).
 
@@ -84,13 +83,13 @@ def serve(
     from poimen.serve.service import ReadService
 
     root, db_path = index_paths(log, db)
-    namespace = ns or os.environ.get("POIMEN_NAMESPACE") or "default"
+    namespace = settings.namespace(ns)
     try:
         token, token_source = server_token(token_file)
     except PoimenError as exc:
         fail(exc)
     service = ReadService(root, db_path, index_embedder(embedder, root) if embedder else None,
-                          list(sources) if sources else None, model=model, api_base=api_base, timeout=timeout,
+                          list(sources) if sources else None, model=settings.ModelConfig(model, api_base, timeout),
                           namespace=namespace)
     try:
         with err.status("loading the index and the embedder"):

@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from poimen.cli.options import ApiBaseOpt, JsonOpt, LogOpt, ModelOpt, TimeoutOpt, err, fail, log_root, out
+from poimen.cli.options import ApiBaseOpt, JsonOpt, LogOpt, ModelOpt, TimeoutOpt, err, fail, out, root_of
 from poimen.cli.terminal import print_json_lines
 from poimen.errors import PoimenError
 
@@ -29,11 +29,12 @@ def project(
     """
     import asyncio
 
-    from poimen.llm.client import ModelConfig, client_for, reply_cache
+    from poimen.llm.client import client_for, reply_cache
+    from poimen.settings import ModelConfig
     from poimen.log.store import EventLog
     from poimen.write.symptoms import project_log
 
-    root = log_root(log)
+    root = root_of(log)
     if not (root / "index.jsonl").exists():
         fail(f"{root}: no event log here (no index.jsonl); run `mem run` first or pass --log")
     try:
@@ -64,7 +65,7 @@ def show(
     prefix = sha.strip().lower()
     if len(prefix) < 4:
         fail("give at least 4 hex digits of the memory sha")
-    found = {s: p for s, p in projections(EventLog(log_root(log))).items() if s.startswith(prefix)}
+    found = {s: p for s, p in projections(EventLog(root_of(log))).items() if s.startswith(prefix)}
     if not found:
         fail(f"no symptom projection for a memory sha starting {prefix} (run `mem symptoms project`)")
     if len(found) > 1:
