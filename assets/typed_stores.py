@@ -1,12 +1,12 @@
 """Typed memory: the pipeline's final memories filed into the store their standing query names."""
 
-import os
 from typing import Optional
 from collections import Counter
 
 import dagster as dg
 
 from assets.memories import l1_memories, l2_memories
+from poimen import settings
 from poimen.agent.facade import Memory
 from poimen.agent.pipeline import import_pipeline
 from poimen.domain import sha256_json
@@ -14,13 +14,14 @@ from resources import WRITER_POOL, CorpusResource, EventLogResource, writer_step
 
 
 class TypedStoresConfig(dg.Config):
-    """The namespace the pipeline's memories are filed under; unset: ``POIMEN_NAMESPACE`` when the step runs, else team."""
+    """The namespace the pipeline's memories are filed under; unset: the one every entry resolves when the step runs
+    (``poimen.settings.namespace``: ``POIMEN_NAMESPACE``, else ``default``)."""
 
     namespace: Optional[str] = None
 
     @property
     def resolved_namespace(self) -> str:
-        return self.namespace or os.environ.get("POIMEN_NAMESPACE") or "team"
+        return settings.namespace(self.namespace)
 
 
 @dg.asset(group_name="typed_memory", kinds={"parquet"}, deps=[l1_memories, l2_memories], pool=WRITER_POOL)

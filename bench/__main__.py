@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.section import Benchmark, FunctionBenchmark, unavailable
-from poimen._env import offline_defaults
+from poimen.settings import offline_defaults
 
 offline_defaults()
 

@@ -344,7 +344,7 @@ def section(result: dict, assets: Path | None = None) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from poimen._env import offline_defaults
+    from poimen.settings import offline_defaults
 
     offline_defaults()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

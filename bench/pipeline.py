@@ -31,7 +31,7 @@ EXAMPLES = REPO / "examples"
 _RSS_CHILD = r"""
 import asyncio, json, resource, sys, time
 from pathlib import Path
-from poimen._env import offline_defaults; offline_defaults()
+from poimen.settings import offline_defaults; offline_defaults()
 from poimen.llm.client import OfflineClient
 from poimen.domain import Level, Query
 from poimen.log.store import EventLog

@@ -106,12 +106,13 @@ def dagster_build(folder: Path, api_base: str, multiprocess: bool) -> float:
 
 def loop_build(root: str | Path, sources: Path, api_base: str) -> float:
     """Wall seconds of the L1 runs over ``sources`` (as `mem run --queries` does them) into the log at ``root``."""
+    from poimen.settings import ModelConfig
     from poimen.write.core import RunRequest, run_loops
 
     files = sorted(sources.glob("*.md"))
     start = time.perf_counter()
     result = run_loops(RunRequest(root=root, sources=files, queries=sources.parent / "queries.yaml",
-                                  model="openai/scale-bench", api_base=api_base, chunk_tokens=CHUNK_TOKENS,
+                                  model=ModelConfig("openai/scale-bench", api_base), chunk_tokens=CHUNK_TOKENS,
                                   sources_root=sources))
     seconds = time.perf_counter() - start
     if not result.ok:

@@ -4,23 +4,35 @@
 import dagster as dg
 
 import poimen  # noqa: F401  (applies the offline environment before anything else loads)
+from poimen import settings
 from assets import CHECKS, assets_for
 from assets.shards import DEFAULT_SHARDS
 from pipelines.jobs import full_build, nightly_rebuild, rebuild_job
 from pipelines.sensors import sources_sensor
-from resources import CorpusResource, EmbedderResource, EventLogResource, LLMResource, duckdb_resource
+from resources import CorpusResource, EmbedderResource, EventLogResource, IndexDatabaseResource, LLMResource
+
+
+def _from_env(**fields: str) -> dict:
+    """The resource fields whose ``POIMEN_*`` variable is set where the code location loads, each as a ``dg.EnvVar``.
+
+    Dagster resolves an EnvVar when a step runs (a changed value needs no reload) and shows the variable in the UI,
+    never its value (the API key). It fails a step whose variable is not set, so a variable unset at load is left
+    out: its field stays unset, and the resource resolves it through ``poimen.settings`` when a step runs, as the CLI
+    does. A run worker inherits the code server's environment, so what is set at load is what a step sees."""
+    return {field: dg.EnvVar.int(name) if field == "chunk_tokens" else dg.EnvVar(name)
+            for field, name in fields.items() if settings.is_set(name)}
 
 
 def default_resources() -> dict:
-    """Offline by default. Nothing here reads the environment: each resource resolves its unset fields
-    (``POIMEN_MODEL``, ``POIMEN_API_BASE``, ``POIMEN_API_KEY``, ``POIMEN_EMBEDDER``, ``POIMEN_HOME``, ``POIMEN_DB``,
-    ``POIMEN_SOURCES``…) when a step uses it, so loading the code location is the same on every machine."""
+    """Offline by default; each setting the environment names reaches its resource as a ``dg.EnvVar``."""
     return {
-        "corpus": CorpusResource(),
-        "event_log": EventLogResource(),
-        "llm": LLMResource(),
-        "embedder": EmbedderResource(),
-        "duckdb": duckdb_resource(),
+        "corpus": CorpusResource(**_from_env(sources=settings.SOURCES, reference=settings.REFERENCE,
+                                             queries=settings.QUERIES, chunk_tokens=settings.CHUNK_TOKENS)),
+        "event_log": EventLogResource(**_from_env(root=settings.HOME)),
+        "llm": LLMResource(**_from_env(model=settings.MODEL, api_base=settings.API_BASE, api_key=settings.API_KEY,
+                                       constrain=settings.CONSTRAIN)),
+        "embedder": EmbedderResource(**_from_env(model=settings.EMBEDDER)),
+        "duckdb": IndexDatabaseResource(**_from_env(database=settings.DB)),
     }
 
 

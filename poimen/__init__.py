@@ -4,7 +4,7 @@ The package is framework-free; the Dagster code location (``pipelines/``,
 ``assets/``, ``resources/``) is a thin layer over it.
 """
 
-from poimen._env import offline_defaults
+from poimen.settings import offline_defaults
 
 offline_defaults()
 

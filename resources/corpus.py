@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Optional
 
 import dagster as dg
 
+from poimen import settings
 from poimen.inputs.chunking import DEFAULT_MAX_TOKENS, SUFFIXES
 from poimen.domain import Query
-from poimen.errors import ConfigError
 from poimen.inputs.reading import Reading
 from poimen.inputs.queries import load_queries
 
@@ -20,30 +20,21 @@ def repo_root() -> Path:
     return Path(__file__).resolve().parent.parent
 
 
-def env_int(name: str, default: int) -> int:
-    """An integer environment variable, read at run time; a bad value is one line naming the variable."""
-    raw = os.environ.get(name)
-    if not raw:
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ConfigError(f"${name}={raw!r}: expected a whole number") from None
-
-
-def _resolve(configured: Optional[str], env: str, default: str) -> Path:
-    """Explicit config wins, then the environment variable, then the bundled example under the repo root."""
-    chosen = configured or os.environ.get(env)
+def _resolve(configured: Optional[str], setting: Callable[[], Optional[Path]], default: str) -> Path:
+    """Explicit config wins, then the setting (its ``POIMEN_*`` variable), then the bundled example under the repo
+    root."""
+    chosen = configured or setting()
     return Path(chosen).expanduser().resolve() if chosen else repo_root() / default
 
 
 class CorpusResource(dg.ConfigurableResource):
     """The sources the loops read, the reference docs indexed directly, and the standing queries they keep in mind.
 
-    Unset paths fall back to ``POIMEN_SOURCES``, ``POIMEN_REFERENCE`` and
-    ``POIMEN_QUERIES``, then to the example corpus under ``examples/``. The
-    environment is read when a step or sensor uses the resource, never when the
-    code location loads, so a changed variable needs no reload.
+    The code location passes ``POIMEN_SOURCES``, ``POIMEN_REFERENCE``,
+    ``POIMEN_QUERIES`` and ``POIMEN_CHUNK_TOKENS``, when set, as ``dg.EnvVar``s,
+    which Dagster resolves when a step or sensor uses the resource; an unset
+    path falls back, then, to its variable (``poimen.settings``) and to the
+    example corpus under ``examples/``.
     """
 
     sources: Optional[str] = None
@@ -67,19 +58,19 @@ class CorpusResource(dg.ConfigurableResource):
     @property
     def chunk_bound(self) -> int:
         """The chunk bound in tokens: ``chunk_tokens``, else ``POIMEN_CHUNK_TOKENS``, else 5000."""
-        return self.chunk_tokens or env_int("POIMEN_CHUNK_TOKENS", DEFAULT_MAX_TOKENS)
+        return self.chunk_tokens or settings.chunk_tokens(DEFAULT_MAX_TOKENS)
 
     @property
     def sources_dir(self) -> Path:
-        return _resolve(self.sources, "POIMEN_SOURCES", "examples/sources")
+        return _resolve(self.sources, settings.sources, "examples/sources")
 
     @property
     def reference_dir(self) -> Path:
-        return _resolve(self.reference, "POIMEN_REFERENCE", "examples/reference")
+        return _resolve(self.reference, settings.reference, "examples/reference")
 
     @property
     def queries_file(self) -> Path:
-        return _resolve(self.queries, "POIMEN_QUERIES", "examples/queries.yaml")
+        return _resolve(self.queries, settings.queries, "examples/queries.yaml")
 
     def source_files(self) -> list[Path]:
         """Every file of a supported type under the sources folder, in a stable order (sub-folders included)."""

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Optional
 
 import dagster as dg
 
+from poimen import settings
 from poimen.embedding.embedders import DEFAULT_MODEL, Embedder, embedder_for
-from poimen.log.store import default_root
 
 
 class EmbedderResource(dg.ConfigurableResource):
@@ -22,14 +21,16 @@ class EmbedderResource(dg.ConfigurableResource):
     vector row, so changing it here shows up as a rebuild difference.
     """
 
-    model: Optional[str] = None  # unset: POIMEN_EMBEDDER when the embedder is built, else all-MiniLM-L6-v2
+    # The code location passes POIMEN_EMBEDDER, when set, as a dg.EnvVar; unset: poimen.settings when the embedder is
+    # built, else all-MiniLM-L6-v2.
+    model: Optional[str] = None
     batch_size: int = 64
     cache_dir: Optional[str] = None
 
     @property
     def model_name(self) -> str:
-        return self.model or os.environ.get("POIMEN_EMBEDDER") or DEFAULT_MODEL
+        return self.model or settings.embedder() or DEFAULT_MODEL
 
     def get_embedder(self) -> Embedder:
-        cache = Path(self.cache_dir) if self.cache_dir else default_root() / "cache" / "embeddings"
+        cache = Path(self.cache_dir) if self.cache_dir else settings.default_root() / "cache" / "embeddings"
         return embedder_for(self.model_name, cache_dir=cache, batch_size=self.batch_size)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Optional
@@ -10,8 +9,9 @@ from typing import Optional
 import dagster as dg
 from pydantic import PrivateAttr
 
-from poimen.llm.client import DEFAULT_MODEL, ModelClient, ModelConfig, Reply, ScriptedClient, client_for, reply_cache
-from poimen.log.store import default_root
+from poimen import settings
+from poimen.llm.client import ModelClient, Reply, ScriptedClient, client_for, reply_cache
+from poimen.settings import ModelConfig
 
 
 class LLMResource(dg.ConfigurableResource):
@@ -29,8 +29,9 @@ class LLMResource(dg.ConfigurableResource):
     then defaults to that server's, with the llama.cpp grammar.
     """
 
-    # Unset fields fall back, when a client is built (never when the code location loads), to POIMEN_MODEL,
-    # POIMEN_API_BASE and POIMEN_API_KEY; a key set in config should be a dg.EnvVar so it is never shown.
+    # The code location passes each of POIMEN_MODEL, POIMEN_API_BASE, POIMEN_API_KEY and POIMEN_CONSTRAIN that is set
+    # as a dg.EnvVar (pipelines/definitions.py), resolved when a step runs and never shown; a field left unset is
+    # resolved through poimen.settings when a client is built, as the CLI resolves it.
     model: Optional[str] = None
     api_base: Optional[str] = None
     api_key: Optional[str] = None
@@ -55,20 +56,25 @@ class LLMResource(dg.ConfigurableResource):
 
     @property
     def model_name(self) -> str:
-        return self.model or os.environ.get("POIMEN_MODEL") or DEFAULT_MODEL
+        return settings.model_name(self.model)
 
-    def get_client(self, work_dir: Path | None = None) -> ModelClient:
-        """The model client; a called model's replies are cached in ``cache_dir``, else in the reply cache of
-        ``work_dir`` (the event log's work folder, which the assets pass, so `mem forget --work-dir` scrubs the
-        replies with the chunk files and index), else of ``$POIMEN_HOME``."""
+    def client_config(self, work_dir: Path | None = None) -> ModelConfig:
+        """This resource as the one model config (``poimen.settings.ModelConfig``) the CLI and ``RunRequest`` take; a
+        called model's replies are cached in ``cache_dir``, else in the reply cache of ``work_dir`` (the event log's
+        work folder, which the assets pass, so `mem forget --work-dir` scrubs the replies with the chunk files and
+        index), else of ``$POIMEN_HOME``."""
         model, api_base, constrain = self.model_name, self.api_base, self.constrain
         if self._server is not None:
             api_base = self._server.api_base
             model = self.model or self._server.model_name
             constrain = constrain or "llamacpp"
-        cache = (Path(self.cache_dir) if self.cache_dir else reply_cache(work_dir or default_root())) if self.cache else None
-        return client_for(ModelConfig(model, api_base, self.timeout_seconds, constrain,
-                                      self.api_key or os.environ.get("POIMEN_API_KEY"), cache))
+        home = work_dir or settings.default_root()
+        cache = (Path(self.cache_dir) if self.cache_dir else reply_cache(home)) if self.cache else None
+        return ModelConfig(model, api_base, self.timeout_seconds, constrain, self.api_key or settings.api_key(), cache)
+
+    def get_client(self, work_dir: Path | None = None) -> ModelClient:
+        """The model client of ``client_config(work_dir)``."""
+        return client_for(self.client_config(work_dir))
 
 
 class ScriptedLLMResource(LLMResource):

@@ -13,8 +13,9 @@ import dagster as dg
 import duckdb
 from dagster_duckdb import DuckDBResource
 
+from poimen import settings
 from poimen.errors import PoimenError
-from poimen.log.store import EventLog, default_root
+from poimen.log.store import EventLog
 
 
 class EventLogResource(dg.ConfigurableResource):
@@ -33,14 +34,9 @@ class EventLogResource(dg.ConfigurableResource):
 
     @property
     def log_root(self) -> Path | str:
-        """The log as ``EventLog`` takes it: a local folder, or the object store URI as written."""
-        if not self.root:
-            return default_root()
-        if self.root.startswith("file://"):
-            return Path(self.root[len("file://"):])
-        if "://" in self.root:
-            return self.root  # EventLog's store names the schemes it takes, and refuses the rest in one line
-        return Path(self.root).expanduser()
+        """The log as ``EventLog`` takes it (``poimen.settings.log_root``, the rule every entry reads a root by): a
+        local folder, or the object store URI as written."""
+        return settings.log_root(self.root)
 
     @property
     def path(self) -> Path:
@@ -94,12 +90,9 @@ class EventLogResource(dg.ConfigurableResource):
 
 def default_database() -> Path:
     """``POIMEN_DB``, else the projection database inside the default log root (read when a step runs)."""
-    env = os.environ.get("POIMEN_DB")
-    if env:
-        return Path(env)
     from poimen.index import default_db
 
-    return Path(default_db(default_root()))
+    return settings.database() or Path(default_db(settings.default_root()))
 
 
 class IndexDatabaseResource(DuckDBResource):

@@ -19,6 +19,7 @@ def _isolated_home(tmp_path, monkeypatch):
     """No test writes to the working directory: POIMEN_HOME points into tmp_path."""
     monkeypatch.setenv("POIMEN_HOME", str(tmp_path / "poimen-home"))
     monkeypatch.delenv("POIMEN_MODEL", raising=False)
+    monkeypatch.delenv("POIMEN_NAMESPACE", raising=False)  # every entry's default, unless a test names one
     # The offline engine and the index embed with the hash embedder unless a test asks for the real model
     # (monkeypatch.setenv("POIMEN_EMBEDDER", "all-MiniLM-L6-v2")): fast, deterministic, no weights loaded.
     monkeypatch.setenv("POIMEN_EMBEDDER", "hash")

@@ -24,7 +24,7 @@ import poimen.agent.facade as facade
 import poimen.forget as forget_module
 from poimen.agent.facade import Memory
 from poimen.agent.projection import dump, replay
-from poimen.cli.entry import app
+from poimen.cli.app import app
 from poimen.write.core import RunRequest, run_loops
 from poimen.errors import LogConflict, PoimenError
 from poimen.log.forgotten import FORGET_PREFIX
@@ -261,6 +261,22 @@ class ObjectStoreContract:
         with pytest.raises(PoimenError, match=r"has no folder for the typed-store database") as err:
             mem.rebuild()
         assert "\n" not in str(err.value)
+
+    def test_mem_remember_on_an_object_store_writes_there_and_makes_no_local_folder(self, cloud, tmp_path, monkeypatch):
+        """`mem remember --log s3://bucket/prefix` was read as the local folder ``./s3:/bucket/prefix``, written
+        there, and exited 0. The typed-memory commands take the log as a URI (``poimen.settings.log_root``): the
+        write goes to the store, the read comes back from it, and no folder named ``s3:`` or ``gs:`` appears."""
+        monkeypatch.chdir(tmp_path)
+        root = cloud.uri("remember")
+        runner = CliRunner()
+        result = runner.invoke(app, ["remember", "--ns", "dana", "--log", root,
+                                     "Hi, I'm Dana and I prefer email contact."])
+        assert result.exit_code == 0, result.output
+        assert result.output.splitlines()[0] == "semantic"
+        shown = runner.invoke(app, ["blocks", "--ns", "dana", "--log", root, "--json"])
+        assert shown.exit_code == 0 and "prefers email" in shown.output, shown.output
+        assert Memory("dana", root=root).blocks()["user_profile"].text == "name: Dana; prefers email"
+        assert not list(tmp_path.iterdir()), sorted(p.name for p in tmp_path.iterdir())
 
     def test_a_typed_store_write_that_loses_its_commit_is_redone_after_the_winner(self, cloud, monkeypatch):
         """Deterministic: another process commits its edit of the same block between this write's read of the block and

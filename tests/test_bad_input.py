@@ -131,7 +131,7 @@ def test_level_l2_with_no_l1_memories_says_so_and_exits_non_zero(tmp_path):
     """An empty selection is not a success: `mem run --level L2` before any L1 run prints why and exits 1."""
     from typer.testing import CliRunner
 
-    from poimen.cli.entry import app
+    from poimen.cli.app import app
 
     res = CliRunner().invoke(app, ["run", "--level", "L2", "--log", str(tmp_path / "log"), "--query", "What failed?"])
     assert res.exit_code == 1
@@ -144,20 +144,21 @@ def test_a_local_command_names_the_object_store_log_it_cannot_read(argv):
     typed and advised `mem rebuild`, which cannot read the log either. It names what was typed, and what can."""
     from typer.testing import CliRunner
 
-    from poimen.cli.entry import app
+    from poimen.cli.app import app
 
     res = CliRunner().invoke(app, [*argv, "--log", "s3://bucket/prefix"])
     assert res.exit_code == 2
     said = " ".join(res.output.replace("│", " ").split())
     assert "s3://bucket/prefix: this command reads a local log folder" in said and "s3:/bucket" not in said
-    assert "`mem run`, `mem verify` and `mem forget` take s3:// and gs:// logs" in said
+    assert "`mem run`, `mem verify`, `mem forget`, `mem log show` and the typed-memory commands take s3:// and gs:// " \
+           "logs" in said
 
 
 def test_a_local_command_reads_a_file_uri_as_its_folder(tmp_path):
     """`file://` names a local folder, as it does for `mem run`: the error speaks of that folder."""
     from typer.testing import CliRunner
 
-    from poimen.cli.entry import app
+    from poimen.cli.app import app
 
     res = CliRunner().invoke(app, ["symptoms", "project", "--log", f"file://{tmp_path / 'log'}"])
     assert res.exit_code == 1

@@ -1,7 +1,7 @@
 """`mem` starts light: the heavy libraries load only in the command that uses them.
 
 litellm took ~12 s to import on 2 loaded cores and sentence-transformers more, so a module-level import of either
-anywhere under ``poimen.cli.app`` (every module in ``poimen/commands`` is imported to register its commands) makes
+anywhere under ``poimen.cli.app`` (it imports every module in ``poimen/cli/commands`` to list its commands) makes
 every ``mem`` call slow. These run in a fresh interpreter, since this test process has long imported everything.
 """
 
@@ -69,7 +69,7 @@ def test_the_front_door_loads_no_third_party_module():
 
 def test_the_warm_read_path_loads_nothing_heavy():
     """What `mem lookup` / `ask` / `context` import before handing the read to a running `mem serve --http`."""
-    code = ("import json, sys\nimport poimen.cli.entry\nfrom poimen.index import default_db\nfrom poimen._env import default_root\n"
+    code = ("import json, sys\nimport poimen.cli.entry\nfrom poimen.index import default_db\nfrom poimen.settings import default_root\n"
             "import poimen.serve.client, poimen.read.shapes\ndefault_db(default_root())\n"
             "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from poimen.cli.entry import app
+from poimen.cli.app import app
 from poimen.write.core import RunRequest, run_loops
 from poimen.errors import LogLocked
 from poimen.llm.client import Completion, ScriptedClient

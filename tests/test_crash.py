@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 from poimen.testing.crash import kill_after_calls, run_mem, start_mem
 from poimen.testing.openai_server import FakeOpenAI
 
-from poimen.cli.entry import app
+from poimen.cli.app import app
 from poimen.domain import canonical_json
 from poimen.log.store import EventLog
 from poimen.log.verify import verify

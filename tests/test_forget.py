@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from forget_helpers import DANA, ERIK, PAYROLL, QUERIES, CachedHash, make_world
 from poimen.agent.projection import dump, replay
-from poimen.cli.entry import app
+from poimen.cli.app import app
 from poimen.write.core import RunRequest, run_loops
 from poimen.domain import canonical_json
 from poimen.embedding.embedders import HashEmbedder

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 import pyarrow as pa
 
-from poimen.cli.entry import app
+from poimen.cli.app import app
 from poimen.embedding.embedders import HashEmbedder
 from poimen.index import build_projections, project, table_names
 from poimen.index.schema import Projection, fixed

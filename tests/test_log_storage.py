@@ -29,7 +29,7 @@ def test_a_log_uri_the_stores_cannot_take_is_refused_in_one_line(root, says):
 def test_poimen_home_naming_an_object_store_is_refused_in_one_line(monkeypatch, tmp_path):
     """POIMEN_HOME is one machine's folder (the log with its index and caches); a URI there is not a folder named
     "s3:" but a mistake, said in one line. file:// is a folder."""
-    from poimen._env import default_root
+    from poimen.settings import default_root
 
     monkeypatch.setenv("POIMEN_HOME", "s3://team/poimen")
     with pytest.raises(PoimenError) as err:
@@ -43,3 +43,18 @@ def test_poimen_home_naming_an_object_store_is_refused_in_one_line(monkeypatch, 
     assert len(out.splitlines()) == 1 and not (tmp_path / "s3:").exists(), out
     monkeypatch.setenv("POIMEN_HOME", "file:///tmp/poimen-home")
     assert default_root() == Path("/tmp/poimen-home")
+
+
+def test_a_log_uri_no_store_takes_is_refused_by_mem_remember_in_one_line(tmp_path, monkeypatch):
+    """The typed-memory commands read --log by the one rule (``poimen.settings.log_root``): a URI no store takes is
+    one error line naming it, and nothing is written."""
+    from typer.testing import CliRunner
+
+    from poimen.cli.app import app
+
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["remember", "--log", "ftp://host/log", "a note"])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == ["error: event log root ftp://host/log: only local folders, file://, "
+                                                  "s3:// and gs:// are supported"]
+    assert not list(tmp_path.iterdir())

@@ -10,7 +10,7 @@ import pytest
 from index_helpers import built
 from typer.testing import CliRunner
 
-from poimen.cli.entry import app
+from poimen.cli.app import app
 from poimen.embedding.embedders import HashEmbedder
 from poimen.errors import PoimenError
 from poimen.index import MemoryIndex

@@ -19,7 +19,7 @@ import pytest
 from poimen.testing.openai_server import CUT, DROP, FakeOpenAI, hang, status, transformed
 from helpers import loop_run_ids
 
-from poimen.cli.entry import explain
+from poimen.cli.options import explain
 from poimen.errors import RunInterrupted
 from poimen.write.core import RunRequest, run_loops
 from poimen.domain import canonical_json

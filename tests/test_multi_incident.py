@@ -30,7 +30,7 @@ import yaml
 from typer.testing import CliRunner
 
 from poimen.inputs.chunking import iter_chunks
-from poimen.cli.entry import app
+from poimen.cli.app import app
 from poimen.log.store import EventLog
 from poimen.log.runs import loop_runs, read_runs
 from poimen.signatures import signature_keys

@@ -17,6 +17,7 @@ from assets import chunks, l1_memories
 from assets.checks import acceptance_within, log_integrity, memories_within_budget
 from pipelines.definitions import make_definitions
 from pipelines.sensors import sources_sensor
+from poimen import settings
 from poimen.domain import Level, sha256_text
 from poimen.index import TABLES
 from poimen.llm.client import ScriptedClient
@@ -285,7 +286,8 @@ def test_typed_stores_receive_each_querys_final_memory_in_its_store(tmp_path, co
     resources = make_resources(tmp_path, corpus)
     assert full_build(resources).success
     con = duckdb.connect(str(tmp_path / "index.duckdb"), read_only=True)
-    stores = dict(con.execute("SELECT store, count(*) FROM store_item WHERE namespace = 'team' GROUP BY store").fetchall())
+    stores = dict(con.execute("SELECT store, count(*) FROM store_item WHERE namespace = ? GROUP BY store",
+                              [settings.DEFAULT_NAMESPACE]).fetchall())
     con.close()
     assert stores and set(stores) <= {"semantic", "episodic", "procedural"}
     # idempotent: a second build imports nothing new

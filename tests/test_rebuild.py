@@ -10,7 +10,7 @@ from index_helpers import built
 from typer.testing import CliRunner
 
 import poimen.index as index
-from poimen.cli.entry import app
+from poimen.cli.app import app
 from poimen.embedding.embedders import HashEmbedder
 from poimen.index.rebuild import rebuild
 from poimen.write.reference import ingest_reference

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from poimen.cli.entry import app
+from poimen.cli.app import app
 from poimen.llm.client import CachingClient, ModelConfig, OfflineClient, client_for, reply_cache
 from poimen.log.verify import verify
 from poimen.testing.crash import run_mem

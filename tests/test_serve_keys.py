@@ -26,6 +26,7 @@ from poimen.index import build_projections, write_manifest
 from poimen.serve.client import clear_state, remote, state_path
 from poimen.serve.http import make_server
 from poimen.serve.service import ReadService
+from poimen.settings import ModelConfig
 from poimen.testing.openai_server import FakeOpenAI
 
 REPO = Path(__file__).resolve().parent.parent
@@ -80,7 +81,7 @@ def server(built, model):
     log, db, src, _ = built
     mp = pytest.MonkeyPatch()
     mp.setenv("OPENAI_API_KEY", SECRET_KEY)
-    service = ReadService(log, db, sources=[src], model="openai/fake-served", api_base=model.api_base, timeout=30,
+    service = ReadService(log, db, sources=[src], model=ModelConfig("openai/fake-served", model.api_base, 30),
                           namespace="dana")
     service.warm()
     httpd, _ = make_server(service, TOKEN)

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from poimen.inputs.chunking import source_id, sources_root
-from poimen.cli.entry import app
+from poimen.cli.app import app
 from poimen.write.core import RunRequest, run_loops
 from poimen.errors import SourceError
 from poimen.llm.client import ScriptedClient

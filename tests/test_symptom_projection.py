@@ -20,7 +20,7 @@ from symptom_fixtures import (CASES, FAILURES, OTHERS, SYMPTOM_MODEL, client, co
                               make_loop_log)
 from typer.testing import CliRunner
 
-from poimen.cli.entry import app
+from poimen.cli.app import app
 from poimen.domain import EventKind, sha256_text
 from poimen.embedding.embedders import HashEmbedder, SentenceTransformerEmbedder
 from poimen.index import MemoryIndex, build_projections, default_db, write_manifest

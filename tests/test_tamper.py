@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from helpers import QUERY, chunks, reply
 
-from poimen.cli.entry import app
+from poimen.cli.app import app
 from poimen.domain import Chunk, Stream
 from poimen.llm.client import ScriptedClient
 from poimen.log.segments import SCHEMA

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from test_pipeline import corpus, dagster_home, gate, make_resources, materialization  # noqa: F401 (fixtures)
 
 from pipelines.definitions import make_definitions
-from poimen.cli.entry import app
+from poimen.cli.app import app
 from poimen.index.lookup import lookup
 from poimen.llm.client import ScriptedClient
 from poimen.llm.offline_symptom import symptom

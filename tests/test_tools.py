@@ -112,7 +112,7 @@ def test_schemas_are_valid_and_export_in_openai_format():
 def test_cli_tool_blocks_remember_and_tools(tmp_path, monkeypatch, capsys):
     from typer.testing import CliRunner
 
-    from poimen.cli.entry import app
+    from poimen.cli.app import app
 
     runner = CliRunner()
     log = ["--log", str(tmp_path)]

@@ -14,7 +14,6 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from poimen.errors import ConfigError
 
 REPO = Path(__file__).resolve().parent.parent
 EXPECTED = {("chunks",), ("reference_docs",), ("l1_memories",), ("l2_memories",), ("memory_index",),
@@ -50,21 +49,6 @@ def test_sources_sensor_ships_stopped():
     from pipelines.definitions import defs
 
     assert defs.resolve_sensor_def("sources_sensor").default_status == dg.DefaultSensorStatus.STOPPED
-
-
-def test_environment_is_read_when_a_step_runs_not_when_the_code_location_loads(monkeypatch, tmp_path):
-    from pipelines.definitions import make_definitions
-
-    resources = make_definitions().resources
-    monkeypatch.setenv("POIMEN_CHUNK_TOKENS", "123")
-    monkeypatch.setenv("POIMEN_MODEL", "openai/some-model")
-    monkeypatch.setenv("POIMEN_DB", str(tmp_path / "elsewhere.duckdb"))
-    assert resources["corpus"].chunk_bound == 123
-    assert resources["llm"].model_name == "openai/some-model"
-    assert resources["duckdb"].path == tmp_path / "elsewhere.duckdb"
-    monkeypatch.setenv("POIMEN_CHUNK_TOKENS", "many")
-    with pytest.raises(ConfigError, match="POIMEN_CHUNK_TOKENS"):
-        resources["corpus"].chunk_bound
 
 
 @pytest.mark.slow

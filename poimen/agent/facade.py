@@ -12,7 +12,6 @@ what it returns. A ``Memory`` sees its own namespace only.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -29,7 +28,8 @@ from poimen.agent.stores import (CORE_BLOCKS, MemoryRefused, StoreWrite, appende
 from poimen.agent.writer import append_write, writer_lock
 from poimen.llm.client import ModelClient
 from poimen.log.events import Event
-from poimen.log.store import EventLog, default_root
+from poimen.log.store import EventLog
+from poimen.settings import default_root, model_name, namespace as default_namespace
 
 
 def utc_now() -> str:
@@ -38,8 +38,8 @@ def utc_now() -> str:
 
 def model_client(model: str | None) -> ModelClient | None:
     """The router's client: none (rules) unless a non-offline model is named here or in ``POIMEN_MODEL``."""
-    chosen = model or os.environ.get("POIMEN_MODEL") or ""
-    if not chosen or chosen.startswith("poimen/"):
+    chosen = model_name(model)
+    if chosen.startswith("poimen/"):
         return None
     from poimen.llm.client import ModelConfig, client_for
 
@@ -50,7 +50,8 @@ class Memory:
     """Typed memory of one namespace: core blocks, recall, facts and rules, and an archival search.
 
     Args:
-        namespace: the user or agent this memory belongs to; nothing outside it is read or written.
+        namespace: the user or agent this memory belongs to; nothing outside it is read or written (default
+            ``$POIMEN_NAMESPACE``, else ``default``: ``poimen.settings.namespace``, as every entry resolves it).
         root: the event log: a folder (default ``$POIMEN_HOME`` or ``./.poimen``), ``file://``, ``s3://bucket/prefix``
             or ``gs://bucket/prefix``.
         db_path: the DuckDB file ``rebuild`` writes the stores to (default ``<root>/projections/stores.duckdb``; a log
@@ -62,10 +63,10 @@ class Memory:
         wait: seconds a write waits for a busy log before refusing (default ``$POIMEN_STORE_WAIT`` or 10).
     """
 
-    def __init__(self, namespace: str, root: str | Path | None = None, db_path: str | Path | None = None,
+    def __init__(self, namespace: str | None = None, root: str | Path | None = None, db_path: str | Path | None = None,
                  archive: Archive | None = None, model: str | None = None, client: ModelClient | None = None,
                  clock: Callable[[], str] | None = None, wait: float | None = None):
-        self.namespace = check_namespace(namespace)
+        self.namespace = check_namespace(default_namespace() if namespace is None else namespace)  # "": refused
         self.log = EventLog(root or default_root())
         self.root = self.log.root  # a folder, or the object store URI as written
         self.db_path = Path(db_path) if db_path else \

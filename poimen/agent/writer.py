@@ -18,7 +18,6 @@ writer committed in between.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -29,16 +28,7 @@ from poimen.errors import LogLocked
 from poimen.log.events import Event
 from poimen.log.segments import INDEX_GENESIS
 from poimen.log.store import EventLog
-
-DEFAULT_WAIT = 10.0
-
-
-def store_wait() -> float:
-    raw = os.environ.get("POIMEN_STORE_WAIT", "")
-    try:
-        return float(raw) if raw else DEFAULT_WAIT
-    except ValueError:
-        return DEFAULT_WAIT
+from poimen.settings import store_wait
 
 
 @contextmanager

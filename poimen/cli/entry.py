@@ -2,8 +2,7 @@
 
 ``main`` first offers the argv to the front door (``poimen.cli.front``), which hands ``lookup``, ``context`` and ``ask``
 to a running ``mem serve --http``; everything else, and anything the front door declines, runs the full typer app
-in ``poimen.cli.app``. The app's names (``app``, ``fail``, ``out``, the shared options) stay importable from here,
-loaded on first use, so ``from poimen.cli.entry import app`` keeps working for the command modules and the tests.
+in ``poimen.cli.app``, loaded only then.
 """
 
 from __future__ import annotations
@@ -38,12 +37,6 @@ def _run() -> int | str | None:
     except SystemExit as stop:
         return stop.code
     return 0
-
-
-def __getattr__(name: str):
-    if name.startswith("__"):  # import machinery and tools probing the module: not the app's names
-        raise AttributeError(f"module 'poimen.cli.entry' has no attribute {name!r}")
-    return getattr(importlib.import_module("poimen.cli.app"), name)
 
 
 if __name__ == "__main__":

@@ -14,11 +14,12 @@ full command then reports every problem itself, with its usual message.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, Callable
 
 from poimen.cli.argv import is_text, utf8_problem
+from poimen.errors import PoimenError
+from poimen.settings import embedder, log_root, no_server
 
 Parse = Callable[[str], Any]
 
@@ -90,7 +91,7 @@ def parse(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
 def _embedder_id(command: str) -> str | None:
     """The query embedder the full command would insist the server uses: ``mem context`` reads ``--embedder`` from
     ``$POIMEN_EMBEDDER`` (numpy loads with its spelling, only then); lookup and ask take the server's."""
-    name = os.environ.get("POIMEN_EMBEDDER") if command == "context" else None
+    name = embedder() if command == "context" else None
     if not name:
         return None
     from poimen.embedding.embedders import embedder_id
@@ -101,7 +102,6 @@ def _embedder_id(command: str) -> str | None:
 def _request(command: str, given: dict[str, Any]) -> tuple[Path, Path, dict[str, Any]] | None:
     """The log root, the index and the read's parameters, as the full command resolves them; None when the full
     command would refuse the argv (a missing positional, a question and a query both or neither)."""
-    from poimen._env import default_root
     from poimen.index import default_db
 
     params = {**DEFAULTS[command], **{k: v for k, v in given.items() if k not in ("log", "db", "json")}}
@@ -109,14 +109,19 @@ def _request(command: str, given: dict[str, Any]) -> tuple[Path, Path, dict[str,
         return None
     if command != "ask" and COMMANDS[command][0] not in params:
         return None
-    root = Path(given["log"]) if given.get("log") else default_root()
+    try:
+        root = log_root(given.get("log"))
+    except PoimenError:  # a URI no log takes, or POIMEN_HOME naming one: the full command says so
+        return None
+    if not isinstance(root, Path):  # a log on an object store: the full command refuses it for a read
+        return None
     db = Path(given["db"]) if given.get("db") else default_db(root)
     return root, db, params
 
 
 def warm(argv: list[str]) -> bool:
     """Answer ``mem <argv>`` from a running server and print it as the full command would; False: not done here."""
-    if os.environ.get("POIMEN_NO_SERVER"):
+    if no_server():
         return False
     parsed = parse(argv)
     request = _request(*parsed) if parsed else None

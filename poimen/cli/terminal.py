@@ -12,13 +12,9 @@ import json
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 
-import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-
-
-JsonOpt = typer.Option(False, "--json", help="JSON Lines on stdout (one object per line, full ids), for scripts.")
 
 
 def print_json_lines(records: Iterable[dict]) -> None:

@@ -180,9 +180,9 @@ def embedder_id(name: str, dim: int = 0) -> str:
 
 def configured_embedder_id() -> str:
     """The embedder ``$POIMEN_EMBEDDER`` names, else all-MiniLM-L6-v2 (in its one spelling)."""
-    import os
+    from poimen.settings import embedder
 
-    return embedder_id(os.environ.get("POIMEN_EMBEDDER", "").strip() or DEFAULT_MODEL)
+    return embedder_id(embedder() or DEFAULT_MODEL)
 
 
 def embedder_for(name: str, dim: int = 0, cache_dir: Path | None = None, batch_size: int = 64,
@@ -203,7 +203,7 @@ def default_embedder(queries: bool = False) -> "Embedder":
     """The embedder ``$POIMEN_EMBEDDER`` configures, one instance per process and cache folder (the model loads
     lazily); vectors are cached on disk under ``$POIMEN_HOME/cache/embeddings`` by text sha. ``queries``: the read
     path's flavour, which reads that cache but embeds what it misses with the numpy encoder and writes nothing."""
-    from poimen._env import default_root
+    from poimen.settings import default_root
 
     return _default_embedder(configured_embedder_id(), default_root() / "cache" / "embeddings", queries)
 

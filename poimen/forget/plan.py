@@ -30,6 +30,7 @@ from poimen.log.events import Event
 from poimen.log.forgotten import FORGET_PREFIX
 from poimen.log.payloads import RunStart, StoreWrite
 from poimen.log.store import EventLog
+from poimen.settings import local_dir
 
 CONTENT_KINDS = (EventKind.EVIDENCE, EventKind.MEMORY, EventKind.STORE_WRITE, EventKind.SYMPTOM)
 
@@ -99,7 +100,7 @@ def _file_runs(plan: Plan, runs: list[tuple[str, list[Event]]], source: str, log
     from poimen.inputs.source_lines import default_roots
 
     path = Path(source)
-    if not path.is_file() or "://" in str(log_root):
+    if not path.is_file() or local_dir(log_root) is None:
         return
     starts = {rid: RunStart.from_event(ev[0]) for rid, ev in runs if ev and ev[0].kind == EventKind.RUN_START}
     starts = {rid: s for rid, s in starts.items() if s.stream_id in plan.streams}

@@ -36,11 +36,11 @@ from poimen.log import payloads as P
 from poimen.log.events import SCHEME, Event, EventDraft
 from poimen.log.forgotten import Forgotten, forgotten
 from poimen.log.journal import run_scheme
-from poimen.log.storage import local_folder
 from poimen.log.store import EventLog
 from poimen.log.runs import INCIDENT_KIND
 from poimen.write.incidents import ask as ask_incident
 from poimen.write.incidents import drafts_for, incident_format, incident_run_id, stream_plans
+from poimen.settings import local_folder
 from poimen.write.loop import LoopConfig, gate_format, run_id_for, run_loop
 from poimen.write.reference import REFERENCE_KIND, STREAM_KIND, record_stream, reference_drafts, reference_run_id
 from poimen.write.runner import l2_stream

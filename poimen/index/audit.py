@@ -32,7 +32,7 @@ from poimen.errors import PoimenError
 from poimen.index import default_db, project
 from poimen.index.build import MANIFEST, HEAD_TABLE, build_projections, connect, log_head, read_head, read_manifest, read_table
 from poimen.index.schema import NEW_ROW, RowHash, compare_rows, row_hashes
-from poimen.log.storage import local_folder
+from poimen.settings import local_folder
 from poimen.log.store import EventLog
 
 NAMED_RUNS = 5  # missing runs named in one line; the rest are counted

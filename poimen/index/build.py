@@ -23,9 +23,9 @@ from poimen.errors import PoimenError
 from poimen.index import project
 from poimen.index.schema import BuildContext
 from poimen.index.schema import RowHash, content_hash, create_table_sql, row_hashes, to_table
-from poimen.log.storage import local_folder
 from poimen.log.segments import file_sha256
 from poimen.log.store import EventLog
+from poimen.settings import local_folder
 
 MANIFEST = "manifest.json"
 ROW_HASHES = "manifest.rows.jsonl"

@@ -20,7 +20,7 @@ from pathlib import Path
 from poimen.index.audit import audit_index
 from poimen.index.build import ProjectionStats, build_projections, extends, read_manifest, write_manifest
 from poimen.index.schema import NEW_ROW, RowHash, compare_rows
-from poimen.log.storage import local_folder
+from poimen.settings import local_folder
 
 MAX_LISTED = 20  # differing rows printed per table; the report keeps them all
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from poimen.inputs.readers import Fields, format_named
+from poimen.settings import local_dir
 
 FORMATS_FILE = "sources.formats"  # beside a local log: "stream<TAB>format<TAB>fields", one stream a line
 
@@ -45,9 +46,10 @@ DETECT = Reading()
 
 def remember_reading(log_root: str | Path, stream: str, reading: Reading) -> None:
     """Note a stream's chosen format beside a local log (outside the hash chain, like ``sources.roots``)."""
-    if not reading.chosen or "://" in str(log_root):
+    folder = local_dir(log_root)
+    if not reading.chosen or folder is None:
         return
-    path = Path(log_root).expanduser() / FORMATS_FILE
+    path = folder / FORMATS_FILE
     line = "\t".join((stream, reading.format_for(stream) or "", reading.fields or ""))
     known = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
     if line not in known:
@@ -58,9 +60,10 @@ def remember_reading(log_root: str | Path, stream: str, reading: Reading) -> Non
 
 def noted_readings(log_root: str | Path) -> dict[str, tuple[str | None, str | None]]:
     """stream -> (format, fields) as noted beside a log, the last note of a stream winning."""
-    path = Path(log_root).expanduser() / FORMATS_FILE
+    folder = local_dir(log_root)
+    path = folder / FORMATS_FILE if folder is not None else None
     out: dict[str, tuple[str | None, str | None]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines() if path.is_file() else []:
+    for line in path.read_text(encoding="utf-8").splitlines() if path is not None and path.is_file() else []:
         stream, _, rest = line.partition("\t")
         fmt, _, fields = rest.partition("\t")
         out[stream] = (fmt or None, fields or None)

@@ -16,12 +16,12 @@ ones from another file: a unit that is not found is not guessed.
 from __future__ import annotations
 
 import bisect
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from poimen.inputs.chunking import records
 from poimen.errors import PoimenError  # the one definition of how a source is read
+from poimen.settings import default_root, local_dir, sources as build_sources
 
 
 @dataclass(frozen=True)
@@ -139,9 +139,10 @@ def remember_root(log_root: str | Path, root: Path | None) -> None:
     """Note ``root`` (the folder stream ids are relative to) beside a local log, so `mem show` finds the files a
     `mem run` read from anywhere. A hint for finding files, not log data: it is outside the hash chain, and a
     root that is gone only leaves line numbers unknown. Remote logs (``s3://``) keep no hint."""
-    if root is None or "://" in str(log_root):
+    folder = local_dir(log_root)
+    if root is None or folder is None:
         return
-    path = Path(log_root).expanduser() / ROOTS_FILE
+    path = folder / ROOTS_FILE
     line = str(Path(root).resolve())
     known = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
     if line not in known:
@@ -153,17 +154,15 @@ def remember_root(log_root: str | Path, root: Path | None) -> None:
 def default_roots(log_root: str | Path | None = None) -> list[Path]:
     """Where a stream id is looked up: ``$POIMEN_SOURCES`` (the folder the build read), the roots `mem run` and
     `mem reference` noted beside the log (newest first), then the working directory."""
-    from poimen._env import default_root
-
-    env = os.environ.get("POIMEN_SOURCES", "").strip()
-    hint = Path(log_root if log_root is not None else default_root()).expanduser() / ROOTS_FILE
-    noted = hint.read_text(encoding="utf-8").splitlines()[::-1] if hint.is_file() else []
-    return ([Path(env)] if env else []) + [Path(r) for r in noted if r.strip()] + [Path.cwd()]
+    folder = local_dir(log_root if log_root is not None else default_root())
+    hint = folder / ROOTS_FILE if folder is not None else None
+    noted = hint.read_text(encoding="utf-8").splitlines()[::-1] if hint is not None and hint.is_file() else []
+    built = build_sources()
+    return ([built] if built else []) + [Path(r) for r in noted if r.strip()] + [Path.cwd()]
 
 
 def noted_readings_of(log_root: str | Path | None = None) -> dict[str, tuple[str | None, str | None]]:
     """The formats `mem run --format` chose, as noted beside the log (``poimen.inputs.reading``)."""
-    from poimen._env import default_root
     from poimen.inputs.reading import noted_readings
 
     return noted_readings(log_root if log_root is not None else default_root())

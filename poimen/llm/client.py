@@ -24,13 +24,11 @@ from pathlib import Path
 from typing import Protocol
 
 from poimen.domain import sha256_text
-from poimen.errors import ConfigError, ModelRefused, ModelUnavailable
+from poimen.errors import ModelRefused, ModelUnavailable
 from poimen.llm.constrain import check_mode, reply_format
 from poimen.llm.prompts import task_name
+from poimen.settings import DEFAULT_MODEL, DEFAULT_TIMEOUT, ModelConfig
 
-DEFAULT_MODEL = "poimen/extractive"
-# Seconds a call may take: sized for a local model on CPU (a 1.5B model took 30-155 s a gate call on 2 cores).
-DEFAULT_TIMEOUT = 600.0
 # litellm retries every failure by default; a refused request (bad key, bad request, unknown model) is asked once.
 _RETRY_POLICY = {"AuthenticationErrorRetries": 0, "BadRequestErrorRetries": 0, "NotFoundErrorRetries": 0,
                  "ContentPolicyViolationErrorRetries": 0}
@@ -312,37 +310,6 @@ def reply_cache(folder: Path) -> Path:
     return Path(folder) / "cache" / "llm"
 
 
-def default_timeout() -> float:
-    """``POIMEN_TIMEOUT`` seconds if set, else ``DEFAULT_TIMEOUT``."""
-    raw = os.environ.get("POIMEN_TIMEOUT")
-    if not raw:
-        return DEFAULT_TIMEOUT
-    try:
-        value = float(raw)
-    except ValueError:
-        value = 0.0
-    if value <= 0:
-        raise ConfigError(f"POIMEN_TIMEOUT={raw!r}: expected a number of seconds above 0")
-    return value
-
-
-@dataclass(frozen=True)
-class ModelConfig:
-    """Which model answers and how to reach it: what the CLI flags, the Dagster resource and the bench all set.
-
-    Unset fields fall back, when the client is built, to ``POIMEN_MODEL`` (else the offline engine),
-    ``POIMEN_API_BASE``, ``POIMEN_TIMEOUT`` and ``POIMEN_CONSTRAIN``; ``cache_dir`` caches the replies of a
-    model that is called (not the offline engine's) by prompt sha.
-    """
-
-    model: str | None = None
-    api_base: str | None = None
-    timeout: float | None = None
-    constrain: str | None = None
-    api_key: str | None = None
-    cache_dir: Path | None = None
-
-
 def client_for(config: ModelConfig = ModelConfig()) -> ModelClient:
     """The one place a model client is built (CLI, core, Dagster resource, typed memory's router, bench).
 
@@ -352,12 +319,10 @@ def client_for(config: ModelConfig = ModelConfig()) -> ModelClient:
     it spends (embedding a chunk's units) the embedding cache already keeps by text sha, so a file per reply would
     only cost time and disk. The reply cache is for a model that is paid, slow or not bound to repeat itself.
     """
-    model = config.model or os.environ.get("POIMEN_MODEL") or DEFAULT_MODEL
-    timeout = config.timeout or default_timeout()
-    constrain = check_mode(config.constrain or os.environ.get("POIMEN_CONSTRAIN"))
-    client: ModelClient = OfflineClient(model) if model.startswith("poimen/") else LiteLLMClient(
-        model, api_base=config.api_base or os.environ.get("POIMEN_API_BASE"), api_key=config.api_key,
-        timeout=timeout, constrain=constrain)
+    config = config.resolved()  # the unset fields from their POIMEN_* variables (poimen.settings)
+    constrain = check_mode(config.constrain)
+    client: ModelClient = OfflineClient(config.model) if config.model.startswith("poimen/") else LiteLLMClient(
+        config.model, api_base=config.api_base, api_key=config.api_key, timeout=config.timeout, constrain=constrain)
     if config.cache_dir is None or isinstance(client, OfflineClient):
         return client
     return CachingClient(client, config.cache_dir)

@@ -10,11 +10,11 @@ event the prompt produced.
 from __future__ import annotations
 
 import functools
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from poimen import settings
 from poimen.domain import sha256_text
 from poimen.errors import ConfigError
 
@@ -27,8 +27,7 @@ _REPO_PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
 
 def prompts_dir() -> Path:
     """``POIMEN_PROMPTS`` if set, else the repository's ``prompts/`` beside the package."""
-    env = os.environ.get("POIMEN_PROMPTS")
-    return Path(env) if env else _REPO_PROMPTS
+    return settings.prompts_dir() or _REPO_PROMPTS
 
 
 def escape(text: str) -> str:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from poimen._env import default_root  # noqa: F401  (re-exported: the log's folder)
+from poimen.settings import default_root  # noqa: F401  (re-exported: the log's folder)
 from poimen.domain import canonical_json
 from poimen.errors import LogConflict, LogCorrupt, RunForgotten, SessionConflict
 from poimen.log.events import SCHEME, Event, EventDraft

@@ -2,7 +2,8 @@
 
 The server writes ``<log root>/serve.json`` (mode 0600: its pid, port, index, the settings that shape a result,
 and the bearer token every request must carry); a command uses that server only when the file names the same
-index, the caller's settings (``READ_ENV``, and for ``ask`` the model the caller would use) match the server's,
+index, the caller's settings (``poimen.settings.READ_SETTINGS``, and for ``ask`` the model the caller would use)
+match the server's,
 and a quick ``/health`` request, sent with the token, is answered by that pid. Anything else — no file, a dead
 pid, a port now held by someone else, a server error — and the command reads in-process, silently: the server is
 an accelerator, never a dependency, and an error is then raised by the same code, with the same hint, either way.
@@ -20,30 +21,28 @@ import os
 from pathlib import Path
 from typing import Any
 
+from poimen.errors import ConfigError
+from poimen.settings import ModelConfig, no_server, read_settings
+
 STATE_FILE = "serve.json"
 HEALTH_TIMEOUT = 0.5  # seconds: a live server on loopback answers /health at once
-# Settings a read depends on besides its own fields: a server answers only callers configured like it.
-READ_ENV = ("POIMEN_MODEL", "POIMEN_API_BASE", "POIMEN_TIMEOUT", "POIMEN_CONSTRAIN", "POIMEN_EMBEDDER",
-            "POIMEN_PROMPTS")
 # What chooses and reaches ``ask``'s model: the server's own settings, never a request's fields.
 MODEL_FIELDS = ("model", "api_base", "timeout")
 
 
 def read_env() -> dict[str, str]:
-    return {k: os.environ.get(k, "") for k in READ_ENV}
+    """The settings a read depends on besides its own fields: a server answers only callers configured like it."""
+    return read_settings()
 
 
-def model_settings(model: str | None = None, api_base: str | None = None,
-                   timeout: float | None = None) -> dict[str, Any]:
-    """The model ``ask`` would call with these options, each falling back to its ``POIMEN_*`` variable as
-    ``client_for`` does: what the server records, and what a caller is compared with (no key: that stays put)."""
-    raw = timeout if timeout is not None else os.environ.get("POIMEN_TIMEOUT") or None
+def model_settings(config: ModelConfig = ModelConfig()) -> dict[str, Any]:
+    """The model ``ask`` would call with ``config``, its unset fields resolved as ``client_for`` resolves them: what
+    the server records, and what a caller is compared with (no key: that stays put)."""
     try:
-        timeout_value = float(raw) if raw is not None else None
-    except ValueError:
-        timeout_value = raw  # a bad POIMEN_TIMEOUT: compared as written; the model client reports it
-    return {"model": model or os.environ.get("POIMEN_MODEL") or "",
-            "api_base": api_base or os.environ.get("POIMEN_API_BASE") or "", "timeout": timeout_value}
+        config = config.resolved()
+    except ConfigError as exc:  # a bad POIMEN_TIMEOUT: compared as said; the model client reports it in process
+        return {"unresolved": str(exc)}
+    return {"model": config.model, "api_base": config.api_base or "", "timeout": config.timeout}
 
 
 def state_path(root: Path) -> Path:
@@ -105,7 +104,7 @@ def server_for(root: Path, db_path: Path, embedder_id: str | None = None) -> tup
 
 
 def _state(root: Path) -> dict | None:
-    if os.environ.get("POIMEN_NO_SERVER"):
+    if no_server():
         return None
     try:
         state = json.loads(state_path(root).read_text())
@@ -145,7 +144,7 @@ def remote(root: Path, db_path: Path, op: str, params: dict, embedder_id: str | 
     given, this query embedder); None when there is none, it calls another model than ``params`` would, or it
     failed: the caller then computes it itself."""
     params = dict(params)
-    wanted = model_settings(*(params.pop(k, None) for k in MODEL_FIELDS)) if op == "ask" else None
+    wanted = model_settings(ModelConfig(*(params.pop(k, None) for k in MODEL_FIELDS))) if op == "ask" else None
     if wanted is not None:
         state = _state(root)
         if state is None or state.get("model") != wanted:
@@ -169,5 +168,5 @@ def read(root: Path, db_path: Path, op: str, params: dict, embedder=None) -> Any
     from poimen.serve.service import ReadService
 
     params = dict(params)
-    model = {k: params.pop(k, None) for k in MODEL_FIELDS} if op == "ask" else {}
-    return getattr(ReadService(root, db_path, embedder, **model), op)(**params)
+    model = ModelConfig(*(params.pop(k, None) for k in MODEL_FIELDS)) if op == "ask" else ModelConfig()
+    return getattr(ReadService(root, db_path, embedder, model=model), op)(**params)

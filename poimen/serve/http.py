@@ -247,7 +247,7 @@ def make_server(service: ReadService, token: str, port: int = 0) -> tuple[Thread
     httpd.daemon_threads = True
     try:
         state = write_state(service.root, bound, service.db_path, getattr(service.embedder, "model_id", ""), token,
-                            model_settings(service.model, service.api_base, service.timeout), service.namespace or "")
+                            model_settings(service.model), service.namespace or "")
     except BaseException:
         httpd.server_close()
         raise

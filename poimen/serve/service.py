@@ -14,20 +14,20 @@ from pathlib import Path
 
 from poimen.errors import IndexAltered, PoimenError
 from poimen.read.shapes import Shape, answer_shape, context_shape, hit_shape
+from poimen.settings import ModelConfig
 
 
 class ReadService:
-    """One log's reads. ``model``, ``api_base`` and ``timeout`` choose the model ``ask`` calls (unset: the
-    ``POIMEN_*`` settings): fixed when the service is made, so no caller of a server can point it elsewhere.
-    ``namespace``, when given, is the only namespace whose typed-store writes ``show`` serves."""
+    """One log's reads. ``model`` chooses the model ``ask`` calls (its unset fields: the ``POIMEN_*`` settings):
+    fixed when the service is made, so no caller of a server can point it elsewhere. ``namespace``, when given, is
+    the only namespace whose typed-store writes ``show`` serves."""
 
     def __init__(self, root: Path, db_path: Path, embedder=None, sources: list[Path] | None = None,
-                 model: str | None = None, api_base: str | None = None, timeout: float | None = None,
-                 namespace: str | None = None):
+                 model: ModelConfig = ModelConfig(), namespace: str | None = None):
         self.root, self.db_path = Path(root), Path(db_path)
         self.embedder = embedder  # None: the model that built the index, found when the index is first opened
         self.sources = sources
-        self.model, self.api_base, self.timeout = model, api_base, timeout
+        self.model = model
         self.namespace = namespace
         self._client = None
         self._stamp: tuple | None = None
@@ -138,10 +138,10 @@ class ReadService:
 
     def client(self):
         """The model client of this service's own settings, made once."""
-        from poimen.llm import ModelConfig, client_for
+        from poimen.llm import client_for
 
         if self._client is None:
-            self._client = client_for(ModelConfig(self.model, self.api_base, self.timeout))
+            self._client = client_for(self.model)
         return self._client
 
     def show(self, sha: str, kind: str | None = None):

@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from poimen.domain import Level, Query, Stream
-from poimen.llm.client import ModelClient, ModelConfig, client_for, reply_cache
+from poimen.llm.client import ModelClient, client_for, reply_cache
 from poimen.log.store import EventLog
 from poimen.write.loop import FINISHED, LoopConfig, RunOutcome
 from poimen.inputs.queries import adhoc_query, load_queries
@@ -18,6 +18,7 @@ from poimen.inputs.reading import DETECT, Reading, remember_reading
 from poimen.write.incidents import run_incidents, stream_plans
 from poimen.write.runner import RunPlan, execute, l2_stream, open_sources
 from poimen.inputs.source_lines import remember_root
+from poimen.settings import ModelConfig
 
 
 @dataclass
@@ -27,10 +28,7 @@ class RunRequest:
     query: str | None = None
     queries: Path | None = None
     level: str = "L1"
-    model: str | None = None
-    api_base: str | None = None
-    timeout: float | None = None
-    constrain: str | None = None
+    model: ModelConfig = ModelConfig()  # which model, reached how (unset fields: the POIMEN_* settings)
     use_exit_gate: bool = False
     resume: bool = False
     concurrency: int = 4
@@ -99,7 +97,7 @@ def run_loops(
         raise PoimenError("no sources given (L1 reads source files)")
     log = EventLog(req.root)
     cache = reply_cache_of(log) if req.cache_replies else None
-    client = client or client_for(ModelConfig(req.model, req.api_base, req.timeout, req.constrain, cache_dir=cache))
+    client = client or client_for(replace(req.model, cache_dir=cache))
     cfg = LoopConfig(memory_budget=req.memory_budget, use_exit_gate=req.use_exit_gate)
     # writers of other runs may write beside us; each run is claimed alone. The chunks files last as long as the runs
     # that read them: a derivative of this command's sources, not of the log, so none is left in the log's folder.

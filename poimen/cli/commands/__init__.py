@@ -1,1 +1,2 @@
-"""CLI command groups beyond the write path. Each module here defines ``register(app)``; ``mem`` loads them all."""
+"""The command modules of ``mem``: each holds one ``typer.Typer`` of module-level commands, which ``poimen.cli.app``
+lists by name."""

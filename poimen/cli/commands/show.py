@@ -8,9 +8,10 @@ from typing import Optional
 
 import typer
 
-SourcesOpt = typer.Option(None, "--sources", help="Folder the stream ids are relative to, for file line numbers "
-                                                  "(repeatable; default: $POIMEN_SOURCES, then the working directory).")
+from poimen.cli.options import DbOpt, LogOpt, SourcesOpt, fail, index_paths, out
+from poimen.errors import PoimenError
 
+app = typer.Typer()
 
 def rich_tree(node):
     """The display tree (``poimen.read.lineage_tree``) as a rich Tree; memory text is never read as markup."""
@@ -34,42 +35,37 @@ def rich_tree(node):
     return root
 
 
-def register(app: typer.Typer) -> None:
-    from poimen.cli.entry import LogOpt, fail, out
-    from poimen.cli.commands.index import DbOpt, _paths
-    from poimen.errors import PoimenError
+@app.command()
+def show(
+    sha: str = typer.Argument(..., help="A memory, memory line, evidence or store-write sha, or a unique prefix."),
+    log: Optional[Path] = LogOpt,
+    db: Optional[Path] = DbOpt,
+    sources: Optional[list[Path]] = SourcesOpt,
+    kind: Optional[str] = typer.Option(None, "--kind", help="memory, line, evidence or store_write: which node "
+                                                             "a sha names when it names several (a one-line "
+                                                             "memory is also its line)."),
+    as_json: bool = typer.Option(False, "--json", help="The same lineage as one JSON object."),
+) -> None:
+    """Show where a memory came from: its lines, the turn and gate behind each, the evidence chunk and unit,
+    and the source file with its line numbers. Shas in the tree are prefixes `mem show` accepts.
 
-    @app.command()
-    def show(
-        sha: str = typer.Argument(..., help="A memory, memory line, evidence or store-write sha, or a unique prefix."),
-        log: Optional[Path] = LogOpt,
-        db: Optional[Path] = DbOpt,
-        sources: Optional[list[Path]] = SourcesOpt,
-        kind: Optional[str] = typer.Option(None, "--kind", help="memory, line, evidence or store_write: which node "
-                                                                 "a sha names when it names several (a one-line "
-                                                                 "memory is also its line)."),
-        as_json: bool = typer.Option(False, "--json", help="The same lineage as one JSON object."),
-    ) -> None:
-        """Show where a memory came from: its lines, the turn and gate behind each, the evidence chunk and unit,
-        and the source file with its line numbers. Shas in the tree are prefixes `mem show` accepts.
+    Examples:
+      mem show 95c6fa31
+      mem show 95c6fa31 --sources examples/sources --json
+    """
+    from dataclasses import asdict
 
-        Examples:
-          mem show 95c6fa31
-          mem show 95c6fa31 --sources examples/sources --json
-        """
-        from dataclasses import asdict
+    from poimen.read.lineage import lineage
+    from poimen.read.lineage_tree import tree
+    from poimen.inputs.source_lines import SourceFinder, default_roots, noted_readings_of
 
-        from poimen.read.lineage import lineage
-        from poimen.read.lineage_tree import tree
-        from poimen.inputs.source_lines import SourceFinder, default_roots, noted_readings_of
-
-        log_root, db_path = _paths(log, db)
-        try:
-            roots = list(sources) if sources else default_roots(log_root)
-            lin = lineage(db_path, sha, SourceFinder(roots, noted_readings_of(log_root)), kind)
-        except PoimenError as exc:
-            fail(exc)
-        if as_json:
-            print(json.dumps(asdict(lin), ensure_ascii=False))
-            return
-        out.print(rich_tree(tree(lin)), highlight=False)
+    log_root, db_path = index_paths(log, db)
+    try:
+        roots = list(sources) if sources else default_roots(log_root)
+        lin = lineage(db_path, sha, SourceFinder(roots, noted_readings_of(log_root)), kind)
+    except PoimenError as exc:
+        fail(exc)
+    if as_json:
+        print(json.dumps(asdict(lin), ensure_ascii=False))
+        return
+    out.print(rich_tree(tree(lin)), highlight=False)

@@ -21,39 +21,26 @@ else having moved since; otherwise ``SessionConflict``, and
 
 Names are ``/``-separated and relative to the root. ``docs/scale.md`` has the
 protocol and its failure cases. This package's own face is the chooser: ``open_store`` opens the store a log root
-names, ``local_folder`` the folder of a local one.
+names, ``local_folder`` the folder of a local one (both by ``poimen.settings``' one rule for what a root names).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from poimen.errors import PoimenError
 from poimen.log.storage.base import LogStore
 from poimen.log.storage.gcs import GCSStore
 from poimen.log.storage.local import LocalStore
 from poimen.log.storage.s3 import S3Store
+from poimen.settings import local_folder, log_root
 
 __all__ = ["local_folder", "open_store"]
 
 
-def local_folder(root: str | Path, needs: str) -> Path:
-    """The folder of a local log root (a path or ``file://``); for an object store URI, one line saying that
-    ``needs`` (what the caller keeps beside the log) wants a local folder."""
-    text = str(root)
-    if text.startswith("file://"):
-        return Path(text[len("file://"):])
-    if "://" in text:
-        raise PoimenError(f"event log root {text}: {needs} needs a local folder, not an object store")
-    return Path(text).expanduser()
-
-
 def open_store(root: str | Path, **storage_options) -> LogStore:
-    """The store for a log root: a path or ``file://`` folder, ``s3://bucket/prefix`` or ``gs://bucket/prefix``."""
-    text = str(root)
-    for store in (S3Store, GCSStore):
-        if text.startswith(f"{store.scheme}://"):
-            return store(text, **storage_options)
-    if "://" in text and not text.startswith("file://"):
-        raise PoimenError(f"event log root {text}: only local folders, file://, s3:// and gs:// are supported")
-    return LocalStore(local_folder(text, "a local log"))
+    """The store for a log root: a path or ``file://`` folder, ``s3://bucket/prefix`` or ``gs://bucket/prefix``
+    (``poimen.settings.log_root`` is the one rule for what a root names, and refuses any other in one line)."""
+    where = log_root(str(root))
+    if isinstance(where, Path):
+        return LocalStore(where.expanduser())
+    return (S3Store if where.startswith(f"{S3Store.scheme}://") else GCSStore)(where, **storage_options)
