@@ -21,6 +21,9 @@ def incidents(context: dg.AssetExecutionContext, corpus: CorpusResource, event_l
               llm: LLMResource) -> dg.MaterializeResult:
     """Incident cards: each source's records cut into incidents, each incident carded by the model (symptom, cause,
     fix, verification, every line with its evidence chunk), one sealed run per incident; sealed ones are skipped."""
+    if not corpus.incidents_on:
+        return dg.MaterializeResult(metadata={"incidents": 0, "cards": 0, "off": "POIMEN_INCIDENTS (or the corpus's "
+                                                                                "incidents) is off"})
     log = event_log.log()
     streams, errors = l1_streams(corpus, event_log)
     gone = forgotten(log)

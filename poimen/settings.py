@@ -30,6 +30,7 @@ CONSTRAIN = "POIMEN_CONSTRAIN"  # constrained decoding of gate replies
 EMBEDDER = "POIMEN_EMBEDDER"
 PROMPTS = "POIMEN_PROMPTS"  # a folder of prompt templates instead of the repository's prompts/
 CHUNK_TOKENS = "POIMEN_CHUNK_TOKENS"
+INCIDENTS = "POIMEN_INCIDENTS"  # 0/off: L1 builds card no incidents (on by default)
 DB = "POIMEN_DB"  # the Dagster build's DuckDB index
 SOURCES = "POIMEN_SOURCES"
 REFERENCE = "POIMEN_REFERENCE"
@@ -230,6 +231,21 @@ def chunk_tokens(default: int) -> int:
         return int(raw)
     except ValueError:
         raise ConfigError(f"${CHUNK_TOKENS}={raw!r}: expected a whole number") from None
+
+
+_OFF = ("0", "false", "no", "off")
+_ON = ("1", "true", "yes", "on")
+
+
+def incidents() -> bool:
+    """Whether an L1 build cards its sources' incidents: ``POIMEN_INCIDENTS``, on unless set to 0/false/no/off; any
+    other value is one line naming it."""
+    raw = _get(INCIDENTS).strip().lower()
+    if not raw or raw in _ON:
+        return True
+    if raw in _OFF:
+        return False
+    raise ConfigError(f"${INCIDENTS}={raw!r}: expected on or off (1/0, true/false, yes/no)")
 
 
 def database() -> Path | None:

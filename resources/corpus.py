@@ -42,6 +42,8 @@ class CorpusResource(dg.ConfigurableResource):
     queries: Optional[str] = None
     # Unset: POIMEN_CHUNK_TOKENS (read when a step runs, never when the code location loads), else 5000.
     chunk_tokens: Optional[int] = None
+    # Unset: POIMEN_INCIDENTS (on unless set to 0/off): whether the `incidents` asset cards each source's incidents.
+    incidents: Optional[bool] = None
     reference_tokens: int = 1000
     memory_budget: int = 1024
     # How sources are read when their content and suffix are not to decide: a format for all, a format per file
@@ -54,6 +56,11 @@ class CorpusResource(dg.ConfigurableResource):
     def reading(self) -> Reading:
         """The format choices as one ``Reading`` (names checked: a typo is one line naming the formats)."""
         return Reading(format=self.format, per_file=tuple(sorted((self.formats or {}).items())), fields=self.fields)
+
+    @property
+    def incidents_on(self) -> bool:
+        """``incidents``, else ``POIMEN_INCIDENTS``, else on."""
+        return settings.incidents() if self.incidents is None else self.incidents
 
     @property
     def chunk_bound(self) -> int:

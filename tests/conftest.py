@@ -12,6 +12,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # Module-scoped fixtures (a fake model server, a baseline run) start before the autouse fixture below, and the
 # offline engine follows $POIMEN_EMBEDDER: set it at import too, so a fixture and its tests score alike.
 os.environ["POIMEN_EMBEDDER"] = "hash"
+# Likewise the incident stage, which the incident tests turn on themselves (see ``_isolated_home``).
+os.environ["POIMEN_INCIDENTS"] = "0"
 
 
 @pytest.fixture(autouse=True)
@@ -23,6 +25,9 @@ def _isolated_home(tmp_path, monkeypatch):
     # The offline engine and the index embed with the hash embedder unless a test asks for the real model
     # (monkeypatch.setenv("POIMEN_EMBEDDER", "all-MiniLM-L6-v2")): fast, deterministic, no weights loaded.
     monkeypatch.setenv("POIMEN_EMBEDDER", "hash")
+    # The incident stage is tested by the tests that say so (RunRequest(incidents=True), or POIMEN_INCIDENTS=1):
+    # the others test the loop, the log and the index, and script the model for the gate alone.
+    monkeypatch.setenv("POIMEN_INCIDENTS", "0")
     yield
 
 

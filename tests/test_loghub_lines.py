@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from poimen.cli.entry import app
+from poimen.cli.app import app
 from poimen.log.runs import loop_runs, read_runs
 from poimen.log.store import EventLog
 

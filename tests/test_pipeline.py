@@ -69,7 +69,7 @@ def corpus(tmp_path) -> CorpusResource:
     shutil.copytree(REPO / "examples" / "reference", tmp_path / "reference")
     (tmp_path / "queries.yaml").write_text(QUERIES, encoding="utf-8")
     return CorpusResource(sources=str(sources), reference=str(tmp_path / "reference"),
-                          queries=str(tmp_path / "queries.yaml"), chunk_tokens=400)
+                          queries=str(tmp_path / "queries.yaml"), chunk_tokens=400, incidents=True)
 
 
 def make_resources(tmp_path: Path, corpus: CorpusResource, embedder: str = "hash") -> dict:

@@ -16,9 +16,9 @@ import pytest
 
 
 REPO = Path(__file__).resolve().parent.parent
-EXPECTED = {("chunks",), ("reference_docs",), ("l1_memories",), ("l2_memories",), ("memory_index",),
+EXPECTED = {("chunks",), ("reference_docs",), ("incidents",), ("l1_memories",), ("l2_memories",), ("memory_index",),
             ("symptom_projections",), ("failure_signatures",), ("typed_stores",), ("context_units",),
-            ("typed_store_index",), ("rebuild_audit",)}
+            ("incident_index",), ("typed_store_index",), ("rebuild_audit",)}
 
 
 def free_port() -> int:

@@ -78,14 +78,15 @@ def test_materialize_all_and_full_build_at_once_both_succeed_one_writer_step_at_
     pooled = {name: {node.name for node in job.graph.node_dict.values() if getattr(node.definition, "pool", None) == WRITER_POOL}
               for name, job in jobs_of.items()}
     assert {"symptom_projections", "typed_stores", "projection_tables"} <= pooled["full_build"]
-    assert not {"chunks_shard_00", "l1_memories_shard_00", "l2_memories", "reference_docs"} & pooled["full_build"]
+    assert not {"chunks_shard_00", "incidents", "l1_memories_shard_00", "l2_memories", "reference_docs"} & \
+        pooled["full_build"]
     assert {limit.name: limit.limit for limit in instance.event_log_storage.get_pool_limits()}[WRITER_POOL] == 1
     spans = []
     for name, run in runs.items():  # every pooled step took the turn exclusively, once; the appenders shared it
         turns = turn_spans(instance, run.run_id)
         assert len([t for t in turns if t[3] == "exclusive"]) == len(pooled[name]), (name, turns, pooled[name])
-        assert {"chunks_shard_00", "l1_memories_shard_00", "l2_memories", "reference_docs"} == \
-            {t[2].split(":")[1] for t in turns if t[3] == "shared"}
+        assert {"chunks_shard_00", "incidents", "l1_memories_shard_00", "l2_memories", "reference_docs"} == \
+            {t[2].split(":")[1] for t in turns if t[3] == "shared"}  # the appenders
         spans += turns
     assert "rebuild_hashes_match" in {span[2].split(":")[1] for span in spans}
     overlapping = [(a[2], b[2]) for a in spans if a[3] == "exclusive" for b in spans

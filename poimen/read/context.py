@@ -250,15 +250,25 @@ class ContextEngine:
         order = np.lexsort((np.arange(len(scores)), -scores))
         return [(int(i), float(scores[i])) for i in order]
 
-    def context(self, question: str | Question, budget: int = 2000) -> Context:
-        """The best lines for ``question`` whose rendered form fits ``budget`` tokens, best first, each tagged."""
+    def context(self, question: str | Question, budget: int = 2000, first: tuple[tuple[str, str], ...] = ()) -> Context:
+        """The best lines for ``question`` whose rendered form fits ``budget`` tokens, best first, each tagged.
+
+        ``first``: (unit text, memory sha) pairs placed before the ranking, in order, each tagged with that memory
+        first (an incident's card, whole: its symptom, cause and fix belong together whatever each line scores)."""
         text = question.text if isinstance(question, Question) else question
         if not text.strip():
             raise PoimenError("the question is empty")
         out = Context(text, budget)
         seen: set[str] = set()
         headers: set[str] = set()
-        for i, score in self.ranked(question):
+        scores = self.scores(question)
+        lead = []
+        for unit, owner in first:
+            i = self.candidate.get(unit)
+            if i is not None:
+                self.origins[i].sort(key=lambda o, owner=owner: o.sha != owner)  # the card's own tag first
+                lead.append((i, float(scores[i])))
+        for i, score in lead + self.ranked(question):
             if self.keys[i] in seen:
                 continue
             line = ContextLine(self.texts[i], score, tuple(self.origins[i]), max(1, self.repeats.get(self.keys[i], 1)),

@@ -266,3 +266,15 @@ def leading_cards(engine, question: str, views: dict[str, IncidentView]) -> list
     if held(lead):
         out += [(s, v) for s, v in ranked[1:] if s >= RECURRENCE * lead_score and held(v)]
     return out
+
+
+def card_first(db_path: Path, question: str, index, engine, views: dict[str, IncidentView]) -> tuple[tuple[str, str], ...]:
+    """The lines of the card a context puts first, as (text, card sha): for a question about how a failure was fixed,
+    the card ``ask`` answers from (``matched_card``); for a failure itself (an error pasted), the card a lookup leads
+    with (``leading_cards``); () for any other question, or when none matches."""
+    view = None
+    if asks_about_incident(question):
+        view = matched_card(db_path, question, index)
+    elif (lead := leading_cards(engine, question, views)):
+        view = lead[0][1]
+    return tuple((line.text, view.sha) for line in view.shown(question)) if view is not None else ()

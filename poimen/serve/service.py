@@ -117,7 +117,13 @@ class ReadService:
         return hits, [incident_shape(views[h.sha], question.text) if h.sha in views else None for h in hits]
 
     def context(self, question: str, budget: int = 2000) -> Shape:
-        return context_shape(self.engine().context(question, budget))
+        """The context for ``question``; when it is about a past incident (how it was fixed, or the error itself) the
+        matched card comes first, whole, as one unit (``poimen.read.incidents.card_first``)."""
+        from poimen.read.incidents import card_first
+
+        engine = self.engine()
+        first = card_first(self.db_path, question, self.index(), engine, self.cards())
+        return context_shape(engine.context(question, budget, first))
 
     def ask(self, question: str | None = None, query: str | None = None, budget: int = 2000) -> Shape:
         """ψ over the context for a ``question``, or over a standing ``query``'s final memories."""

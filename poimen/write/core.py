@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from poimen import settings
 from poimen.domain import Level, Query, Stream
 from poimen.llm.client import ModelClient, client_for, reply_cache
 from poimen.log.store import EventLog
@@ -38,7 +39,8 @@ class RunRequest:
     streams: list[Stream] | None = None  # L1 streams already chunked (the Dagster build reads its chunks Parquet)
     reading: Reading = DETECT  # --format / --fields: how sources are read when detection is not to decide
     cache_replies: bool = False  # keep the model's replies in the log folder's reply cache (``reply_cache_of``)
-    incidents: bool = True  # at L1, also the card of every incident of each source (``poimen.write.incidents``)
+    # at L1, also the card of every incident of each source (``poimen.write.incidents``); unset: POIMEN_INCIDENTS
+    incidents: bool = field(default_factory=settings.incidents)
 
 
 @dataclass

@@ -11,7 +11,7 @@ from poimen.cli.options import (ApiBaseOpt, ConstrainOpt, LogUriOpt, ModelOpt, N
                                 explain, fail, follow_log, out, root_of)
 from poimen.cli.terminal import print_table, run_progress
 from poimen.errors import PoimenError
-from poimen.settings import CHUNK_TOKENS
+from poimen.settings import CHUNK_TOKENS, INCIDENTS
 
 app = typer.Typer()
 
@@ -41,6 +41,9 @@ def run(
     no_index: bool = NoIndexOpt,
     no_cache: bool = typer.Option(False, "--no-cache", help="Ask the model every time: no model reply is read "
                                   "from or written to <log>/cache/llm."),
+    incidents: Optional[bool] = typer.Option(None, "--incidents/--no-incidents", help="At L1, also cut each source "
+                                             "into incidents and card each (symptom, cause, fix); default: on, "
+                                             f"or ${INCIDENTS}."),
 ) -> None:
     """Read sources with the gated loop, record every turn in the event log, and project the sealed runs
     into the index (so lookup, sql and ask see them at once).
@@ -70,7 +73,8 @@ def run(
     req = RunRequest(root=root_of(log), sources=list(sources or []), query=query, queries=queries, level=level,
                      model=ModelConfig(model, api_base, timeout, constrain), use_exit_gate=use_exit_gate, resume=resume,
                      concurrency=concurrency, chunk_tokens=max_tokens, memory_budget=memory_budget, sources_root=root,
-                     reading=reading, cache_replies=not no_cache)
+                     reading=reading, cache_replies=not no_cache,
+                     **({} if incidents is None else {"incidents": incidents}))
     with run_progress(err) as (on_start, on_turn):
         try:
             result = run_loops(req, on_start=on_start, on_turn=on_turn)
