@@ -138,12 +138,43 @@ def _symptom(text: str, level: str) -> float:
     return score + (min(1.8, 1.0 + 0.4 * (words - 1)) if words else 0.0)
 
 
+_CLAUSE = re.compile(r"[.;:!?,(]\s|\band\b|\bthen\b")
+_PERSONS = frozenset("we i they he she someone somebody you on-call oncall team".split())
+_PASSIVE = frozenset("is was were are been be being got gets get has have had".split())
+_DETERMINERS = frozenset("the a an this that these those our their its new old".split())
+
+
+def _agentive(text: str, verb_at: int) -> bool:
+    """Whether a change a line reports was made by someone ("we raised", "short term I set", "Lin set", "bumped X",
+    "the flag was turned off"), not by a thing the failure came from ("the new template set X on every ingress",
+    "PR #1834 raised X", "renovate bumped eslint to 9.0.0"): the latter is a cause, a change that broke something.
+    By the word before the verb in its clause: none, a person, a name, or a passive's auxiliary."""
+    words = _CLAUSE.split(text[:verb_at])[-1].strip().strip("*_`-").split()
+    if not words:
+        return True
+    last = words[-1].strip(",;:")
+    if last.lower() in _PERSONS or last.lower() in _PASSIVE:
+        return True
+    named = last[:1].isupper() and last[1:].islower() and last.isalpha()
+    return named and (len(words) == 1 or words[-2].lower() not in _DETERMINERS)
+
+
+def _caused_by_change(text: str) -> bool:
+    """A change made by a thing, not by someone ("PR #1834 raised the batch size", "the template set X"): a
+    mechanism the failure came from."""
+    done = [m for m in DONE.finditer(text) if not NEGATED.search(text[:m.start()])]
+    return bool(done) and not any(_agentive(text, m.start()) for m in done)
+
+
 def _action(text: str) -> float:
     score = 0.0
     if COMMAND.search(text):
         score += 1.5
     done = [m for m in DONE.finditer(text) if not NEGATED.search(text[:m.start()])]
     negated = len(list(DONE.finditer(text))) - len(done)
+    if done and not (BY_DOING.search(text) or FIX_WORDS.search(text) or COMMAND.search(text)) \
+            and not any(_agentive(text, m.start()) for m in done):
+        return 0.0  # a thing changed something: what broke, not what fixed it (``_caused_by_change``)
     if done or BY_DOING.search(text) or FIX_WORDS.search(text):
         score += 1.5
     elif negated:
@@ -201,7 +232,8 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
     action = _action(text)
     if kind == "command":
         return Scores(action=1.5 if COMMAND.search(text) else 0.0)
-    cause = 1.5 * min(2, _count(CAUSE, text)) + 0.8 * min(2, _count(MECHANISM, text) + bool(SO.search(text)))
+    cause = 1.5 * min(2, _count(CAUSE, text)) + 0.8 * min(2, _count(MECHANISM, text) + bool(SO.search(text))
+                                                     + _caused_by_change(text))
     verification = 1.5 * min(2, _count(VERIFY, text))
     section = headings[-1] if headings else ""
     if section and CAUSE_SECTION.search(section):
