@@ -1,0 +1,46 @@
+"""Readers for the exports people have (issue 27, build item 1): each tool's own shape read the way the tool writes
+it. Every fixture is hand-written in the tool's format."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from poimen.inputs.chunking import records
+from poimen.inputs.readers.detect import detect
+from reader_helpers import fixture, lines_of
+
+
+def kinds(recs) -> Counter:
+    return Counter(r.kind for r in recs)
+
+
+# ---- CSV ticket exports -------------------------------------------------------------------------------------
+
+def test_github_csv_tools_rows_are_one_ticket_and_a_comment_per_row(tmp_path):
+    p = fixture(tmp_path, "github-csv-tools.csv")
+    assert detect(p) == "csv"
+    recs = list(records(p))
+    assert [(r.kind, r.thread, r.author) for r in recs] == [
+        ("ticket", "31", "octocat"), ("comment", "31", "maint"), ("comment", "31", "octocat"), ("ticket", "32", "newbie")]
+    ticket, fix, done, _ = recs
+    assert ticket.text.startswith("[2024-04-02T10:00:00Z] octocat: 31: Worker pods OOMKilled after 2.4\nSince 2.4")
+    assert ticket.text.count("OOMKilled (exit 137)") == 1  # the body repeated on every row is read once
+    assert (ticket.line_start, ticket.line_end) == (2, 4) and ("state", "closed") in ticket.attrs
+    assert fix.time == "2024-04-02T12:00:00Z" and fix.text.endswith("Set WORKER_PREFETCH=4 and the memory is flat.")
+    # a comment keeps the lines of its own cell, not those of the issue body repeated before it
+    assert (fix.line_start, fix.line_end) == (7, 8) and "WORKER_PREFETCH=4" in lines_of(p, fix.line_start, fix.line_end)
+    assert (done.line_start, done.line_end) == (11, 11)
+
+
+def test_jira_cloud_csv_finds_its_columns_by_name(tmp_path):
+    p = fixture(tmp_path, "jira-cloud.csv")
+    recs = list(records(p))
+    assert [(r.kind, r.thread) for r in recs] == [("ticket", "DBA-77")] + [("comment", "DBA-77")] * 3 + [("ticket", "DBA-78")]
+    ticket, _, _, fix, other = recs
+    assert ticket.author == "Automation for Jira" and ticket.time == "08/May/24 6:05 AM"  # Reporter, Created
+    assert ticket.text.endswith("DBA-77: Nightly pg_dump fails on the replica\npg_dump: error: canceling statement"
+                                " due to conflict with recovery\nDump runs against db-replica-2.")
+    assert ("labels", "backup") in ticket.attrs and ("labels", "postgres") in ticket.attrs  # Jira repeats "Labels"
+    assert fix.time == "09/May/24 4:40 PM" and fix.author == "61d2f0a7c1e9b3006a8e2c11"
+    assert fix.text.endswith("Set max_standby_streaming_delay = 6h on db-replica-2, dump finished.")
+    assert other.thread == "DBA-78" and other.author == "Ken Ito"
