@@ -44,3 +44,29 @@ def test_jira_cloud_csv_finds_its_columns_by_name(tmp_path):
     assert fix.time == "09/May/24 4:40 PM" and fix.author == "61d2f0a7c1e9b3006a8e2c11"
     assert fix.text.endswith("Set max_standby_streaming_delay = 6h on db-replica-2, dump finished.")
     assert other.thread == "DBA-78" and other.author == "Ken Ito"
+
+
+# ---- GitHub issues as JSON ----------------------------------------------------------------------------------
+
+def test_github_rest_issues_with_comments_keyed_by_issue_url(tmp_path):
+    p = fixture(tmp_path, "github-rest-issues.json")
+    assert detect(p) == "json"
+    recs = list(records(p))
+    assert [(r.kind, r.thread, r.author) for r in recs] == [
+        ("ticket", "7", "rvl"), ("comment", "7", "maint"), ("comment", "7", "maint"), ("ticket", "8", "tessa"),
+        ("comment", "https://api.github.com/repos/acme/relay/issues/5", "rvl")]  # its issue is not in the file
+    ticket, _, fix, _, _ = recs
+    assert ticket.text == ("[2024-03-05T08:41:17Z] rvl: x509: certificate signed by unknown authority since 2.4.0\n"
+                           "The sink cannot reach the broker over TLS after the upgrade.")
+    assert fix.time == "2024-03-06T14:22:01Z" and "ca-certificates.crt" in lines_of(p, fix.line_start, fix.line_end)
+    assert lines_of(p, fix.line_start, fix.line_start).strip() == "{"
+
+
+def test_gh_issue_list_json_with_nested_comments(tmp_path):
+    p = fixture(tmp_path, "gh-issue-list.json")
+    recs = list(records(p))
+    assert [(r.kind, r.thread, r.author, r.time) for r in recs] == [
+        ("ticket", "41", "rosa-s", "2024-03-05T09:00:00Z"), ("comment", "41", "hamid", "2024-03-05T10:12:00Z"),
+        ("ticket", "42", "mira-t", "2024-03-06T08:00:00Z")]
+    assert recs[1].text.endswith("set `sasl.mechanism: SCRAM-SHA-512`.")
+    assert "SCRAM-SHA-512" in lines_of(p, recs[1].line_start, recs[1].line_end)

@@ -107,20 +107,38 @@ def load(path: Path, text: str) -> JsonText:
     return JsonText(path, text)
 
 
-def records(doc: JsonText) -> list[Located]:
-    """The records of a document: a top-level array's objects; else the longest array (or map) of objects under a
-    top-level key ({"messages": […]}, Mattermost's {"order": …, "posts": {id: post}}); else the one object."""
+def _top(doc: JsonText) -> Located:
     top = doc.value_at(0)
     if doc._skip(top.end) != len(doc.text):
         raise doc._fail(doc._skip(top.end), "extra data after the document")
-    if isinstance(top.value, list):
-        return [v for _, v in doc.members(top.start) if isinstance(v.value, dict)]
-    if not isinstance(top.value, dict):
+    if not isinstance(top.value, (list, dict)):
         raise doc._fail(top.start, "expected an array or an object")
-    best: list[Located] = []
-    for _, v in doc.members(top.start):
+    return top
+
+
+def lists(doc: JsonText) -> list[tuple[str, list[Located]]]:
+    """The record lists under a top-level object's keys, in file order: each array (or map) of objects, with the
+    key it stands under ({"issues": […], "comments": […]}, Mattermost's {"order": …, "posts": {id: post}})."""
+    top = _top(doc)
+    if not isinstance(top.value, dict):
+        return []
+    out = []
+    for key, v in doc.members(top.start):
         if isinstance(v.value, (list, dict)) and v.value:
             inner = [m for _, m in doc.members(v.start) if isinstance(m.value, dict)]
-            if len(inner) > len(best) and len(inner) * 2 > len(v.value):
-                best = inner
+            if inner and len(inner) * 2 > len(v.value):
+                out.append((key or "", inner))
+    return out
+
+
+def records(doc: JsonText) -> list[Located]:
+    """The records of a document: a top-level array's objects; else the longest list of ``lists``; else the one
+    object."""
+    top = _top(doc)
+    if isinstance(top.value, list):
+        return [v for _, v in doc.members(top.start) if isinstance(v.value, dict)]
+    best: list[Located] = []
+    for _, inner in lists(doc):
+        if len(inner) > len(best):
+            best = inner
     return best or [top]

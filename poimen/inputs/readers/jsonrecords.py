@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from poimen.errors import SourceError
-from poimen.inputs.readers import jsonpos
+from poimen.inputs.readers import jsonlinks, jsonpos
 from poimen.inputs.readers.fields import Fields, as_text, get, infer, readable_time, rendered
 from poimen.inputs.records import Record
 from poimen.inputs.stream import pieces, whole_text
@@ -84,8 +84,7 @@ def _children(value: dict, f: Fields, parent: Record, located) -> Iterator[Recor
     for key in CHILD_KEYS:
         if isinstance(value.get(key), list):
             items = located(key)
-            cf = f.over(infer([c for c, _, _ in items])) if items else f
-            cf = Fields(text=cf.text, time=cf.time, author=cf.author)
+            cf = _child_fields(f, [c for c, _, _ in items])
             for child, start, end in items:
                 rec = render(child, cf, json.dumps(child), start, end, parent=parent.thread or f"line {parent.line_start}")
                 if rec is not None:
@@ -94,8 +93,13 @@ def _children(value: dict, f: Fields, parent: Record, located) -> Iterator[Recor
 
 def read_json(path: Path, options) -> Iterator[Record]:
     doc = jsonpos.load(path, whole_text(path))
-    located = jsonpos.records(doc)
+    link = jsonlinks.related(jsonpos.lists(doc))
+    located = link.parents if link else jsonpos.records(doc)
     f = options.fields.over(infer([r.value for r in located]))
+    linked: dict[str | None, list[jsonpos.Located]] = {}
+    for child in link.children if link else []:
+        linked.setdefault(link.child_key(child), []).append(child)
+    cf = _child_fields(f, [c.value for c in link.children]) if link else f
     for item in located:
         value = item.value
         rec = render(value, f, doc.text[item.start:item.end], item.line_start, item.line_end)
@@ -108,3 +112,19 @@ def read_json(path: Path, options) -> Iterator[Record]:
             return [(c.value, c.line_start, c.line_end) for _, c in doc.members(member.start) if isinstance(c.value, dict)]
 
         yield from _children(value, f, rec, children)
+        for child in linked.pop(link.parent_key(item), []) if link else []:
+            yield from _child(doc, child, cf, rec.thread or f"line {rec.line_start}")
+    for parent, orphans in linked.items():  # comments whose issue is not in the file stay threaded to it
+        for child in orphans:
+            yield from _child(doc, child, cf, parent or "")
+
+
+def _child_fields(f: Fields, children: list[dict]) -> Fields:
+    inferred = f.over(infer(children)) if children else f
+    return Fields(text=inferred.text, time=inferred.time, author=inferred.author)
+
+
+def _child(doc: jsonpos.JsonText, child: jsonpos.Located, f: Fields, parent: str) -> Iterator[Record]:
+    rec = render(child.value, f, doc.text[child.start:child.end], child.line_start, child.line_end, parent=parent)
+    if rec is not None:
+        yield rec
