@@ -70,3 +70,35 @@ def test_gh_issue_list_json_with_nested_comments(tmp_path):
         ("ticket", "42", "mira-t", "2024-03-06T08:00:00Z")]
     assert recs[1].text.endswith("set `sasl.mechanism: SCRAM-SHA-512`.")
     assert "SCRAM-SHA-512" in lines_of(p, recs[1].line_start, recs[1].line_end)
+
+
+# ---- chat exports -------------------------------------------------------------------------------------------
+
+def test_mattermost_bulk_export_posts_and_replies_threaded(tmp_path):
+    p = fixture(tmp_path, "mattermost-bulk.jsonl")
+    assert detect(p) == "chat"
+    recs = list(records(p))
+    assert [(r.kind, r.author, r.line_start) for r in recs] == [
+        ("message", "alertmanager", 5), ("message", "ana", 6), ("reply", "omar", 6), ("reply", "ana", 6),
+        ("message", "omar", 7)]  # version, team, channel and user lines say nothing
+    alert, post, _, fix, direct = recs
+    assert alert.text == ("[2024-05-02T08:00:00Z] alertmanager: [FIRING:1] DiskFull db-7\nfree < 5% on /var/lib/mysql\n"
+                          "severity: page")
+    assert post.text.endswith("db-7 binlogs filled the disk & replication stopped")  # Go's \u0026 read as "&"
+    assert post.thread == fix.thread == "oncall:1714637100000" and not alert.thread
+    assert fix.time == "1714639200000" and ("channel", "oncall") in fix.attrs
+    assert direct.thread == "" and ("channel", "ana,omar") in direct.attrs
+    assert [r.kind for r in records(p, fmt="jsonl")][:1] == ["record"]  # --format still reads it as it is told
+
+
+def test_slack_bots_blocks_markup_and_rich_text_read_once(tmp_path):
+    p = fixture(tmp_path, "slack-channel-day.json")
+    alert, jon, deploy, mei = records(p)
+    assert alert.text == ("[2024-05-07T08:31:00Z] Grafana: [Alerting] Queue depth high\ndepth > 10000 on orders-queue\n"
+                          "Service: orders-worker")  # attachment title, text and fields; \/ and &gt; unescaped
+    assert jon.kind == "reply" and jon.text == (
+        "[2024-05-07T08:31:40Z] Jon Bakker: @here consumers stuck, see the queue board (https://grafana.example/d/q); "
+        "@Mei Lin is on it in #ops")  # its rich_text block repeats the text and is not read again
+    assert deploy.author == "deploy-bot" and deploy.text.split("\n")[1:] == [
+        "*orders-worker* rolled back to `v4.1.2`", "*Cluster:* prod-eu-1", "by @Mei Lin"]
+    assert mei.text == "[2024-05-07T08:38:20Z] Mei Lin: queue drained, the rollback fixed it:\n```depth 12 -> 0```"

@@ -17,6 +17,7 @@ from pathlib import Path
 from poimen.inputs.readers.formats import FORMATS, SUFFIXES, UnknownFormat, known_formats
 from poimen.inputs.readers.jsonpos import depth_ok
 from poimen.inputs.readers.chat import is_mattermost, is_slack
+from poimen.inputs.readers.mattermost import is_bulk_head
 from poimen.text.log_lines import is_log_line
 from poimen.inputs.readers.shell import is_prompt
 from poimen.inputs.readers.tickets import is_ticket_header
@@ -46,11 +47,15 @@ def _first_json_value(head: str):
         return None
 
 
+def _lines(head: str) -> list[str]:
+    return [x for x in head.splitlines() if x.strip()][:50]
+
+
 def _json_kind(head: str) -> str | None:
     body = head.lstrip()
     if not body.startswith(("[", "{")):
         return None
-    lines = [x for x in head.splitlines() if x.strip()][:50]
+    lines = _lines(head)
     objects = 0
     for x in lines[:-1] if len(head) >= HEAD else lines:  # the last line of a cut head may be cut itself
         if not depth_ok(x):
@@ -60,7 +65,7 @@ def _json_kind(head: str) -> str | None:
         except ValueError:
             pass
     if len(lines) > 1 and objects * 2 > len(lines):
-        return "jsonl"
+        return "chat" if is_bulk_head(lines) else "jsonl"
     if not depth_ok(head):
         return "json"
     first = _first_json_value(head)
@@ -88,8 +93,8 @@ def _line_kind(head: str) -> str | None:
 def detect(path: Path) -> str:
     head = _head(path)
     suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        return "jsonl"  # its lines may be any JSON, or none: the reader keeps a line that is no object as written
+    if suffix in (".jsonl", ".ndjson"):  # its lines may be any JSON, or none: the reader keeps a line that is no object
+        return "chat" if is_bulk_head(_lines(head)) else "jsonl"
     kind = _json_kind(head)
     if kind:
         return kind

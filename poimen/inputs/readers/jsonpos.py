@@ -6,10 +6,12 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from poimen.errors import SourceError
+from poimen.inputs.stream import Piece, pieces
 
 MAX_DEPTH = 64
 _WS = re.compile(r"[ \t\n\r]*")
@@ -142,3 +144,15 @@ def records(doc: JsonText) -> list[Located]:
         if len(inner) > len(best):
             best = inner
     return best or [top]
+
+
+def json_lines(path: Path, max_chars: int) -> Iterator[tuple[object, Piece]]:
+    """Each non-blank line of a JSON Lines file, decoded (None for a line that is no JSON), with its piece."""
+    for p in pieces(path, "\n", max_chars):
+        if not depth_ok(p.text):
+            raise SourceError(f"{path}:{p.line_start}: JSON nested deeper than {MAX_DEPTH} levels")
+        try:
+            value = json.loads(p.text)
+        except ValueError:
+            value = None
+        yield value, p

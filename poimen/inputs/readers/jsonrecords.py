@@ -13,11 +13,10 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from poimen.errors import SourceError
 from poimen.inputs.readers import jsonlinks, jsonpos
 from poimen.inputs.readers.fields import Fields, as_text, get, infer, readable_time, rendered
 from poimen.inputs.records import Record
-from poimen.inputs.stream import pieces, whole_text
+from poimen.inputs.stream import whole_text
 
 CHILD_KEYS = ("comments", "replies")
 _LEGACY_WHO = ("speaker", "user", "author")
@@ -52,15 +51,7 @@ def render(record: dict, f: Fields, raw: str, start: int, end: int, parent: str 
 
 
 def read_jsonl(path: Path, options) -> Iterator[Record]:
-    rows: list[tuple[object, str, int]] = []
-    for p in pieces(path, "\n", options.max_chars):
-        if not jsonpos.depth_ok(p.text):
-            raise SourceError(f"{path}:{p.line_start}: JSON nested deeper than {jsonpos.MAX_DEPTH} levels")
-        try:
-            value = json.loads(p.text)
-        except ValueError:
-            value = None
-        rows.append((value, p.text, p.line_start))
+    rows = [(value, p.text, p.line_start) for value, p in jsonpos.json_lines(path, options.max_chars)]
     dicts = [v for v, _, _ in rows if isinstance(v, dict) and not (legacy_text(v) is not None and not options.fields.text)]
     f = options.fields.over(infer(dicts)) if dicts else options.fields
     for value, raw, n in rows:
