@@ -102,3 +102,54 @@ def test_slack_bots_blocks_markup_and_rich_text_read_once(tmp_path):
     assert deploy.author == "deploy-bot" and deploy.text.split("\n")[1:] == [
         "*orders-worker* rolled back to `v4.1.2`", "*Cluster:* prod-eu-1", "by @Mei Lin"]
     assert mei.text == "[2024-05-07T08:38:20Z] Mei Lin: queue drained, the rollback fixed it:\n```depth 12 -> 0```"
+
+
+# ---- application logs ---------------------------------------------------------------------------------------
+
+def test_structured_json_log_lines_read_as_logs_among_plain_lines(tmp_path):
+    p = fixture(tmp_path, "pino-mixed.log")
+    assert detect(p) == "log"
+    recs = list(records(p))
+    assert [(r.kind, r.level, r.line_start) for r in recs] == [
+        ("log", "", 1), ("log", "", 2), ("log", "INFO", 3), ("log", "ERROR", 4), ("log", "WARN", 5), ("log", "", 6)]
+    started, failed, retry = recs[2:5]
+    assert started.text == "2024-06-10T06:13:20Z INFO listening hostname=ledger-sync-7d9f-abcde port=8080"
+    assert failed.time == "1718000061250" and failed.text.split("\n") == [
+        "2024-06-10T06:14:21Z ERROR db connect failed hostname=ledger-sync-7d9f-abcde err.code=ECONNREFUSED",
+        "Error: connect ECONNREFUSED 10.1.2.3:5432",
+        "    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1595:16)"]  # the stack's own lines
+    assert retry.time == "2024-06-10T06:21:06.000Z" and "WARN retrying in 5s name=ledger-sync" in retry.text
+    # a file of nothing but such lines is a log too, and as JSON Lines reads the same
+    only = tmp_path / "app.log"
+    only.write_text("\n".join(p.read_text().split("\n")[2:5]) + "\n")
+    assert detect(only) == "log"
+    jsonl = tmp_path / "app.jsonl"
+    jsonl.write_text(only.read_text())
+    assert [r.text for r in records(jsonl)] == [r.text for r in records(only)] == [r.text for r in recs[2:5]]
+
+
+def test_a_go_panic_through_journald_is_one_trace(tmp_path):
+    p = fixture(tmp_path, "journald-go-panic.log")
+    recs = list(records(p))
+    assert [(r.line_start, r.line_end) for r in recs] == [(1, 1), (2, 9), (10, 10), (11, 11), (12, 12)]
+    panic = recs[1]
+    assert panic.text.split("\n")[0].endswith("panic: runtime error: invalid memory address or nil pointer dereference")
+    assert panic.text.split("\n")[-1].endswith("/src/cmd/edged/main.go:41 +0x1c5") and panic.time == "Jun 10 06:21:07"
+    # another program's line ends the trace; an indented line with no trace above it stays a line of its own
+
+
+def test_chained_python_traces_and_pasted_ticket_comments(tmp_path):
+    p = fixture(tmp_path, "python-service-with-notes.log")
+    recs = list(records(p))
+    assert [(r.kind, r.line_start, r.line_end) for r in recs] == [
+        ("log", 1, 12), ("log", 13, 13), ("log", 14, 17), ("log", 19, 19), ("log", 20, 20),
+        ("comment", 22, 23), ("comment", 25, 26), ("comment", 28, 28), ("comment", 29, 30), ("log", 31, 31)]
+    assert recs[0].text.split("\n")[-1] == "db.Unavailable: database unavailable"
+    assert recs[2].text.split("\n")[-1].startswith("at com.zaxxer.hikari")  # across the blank line, "stack trace follows"
+    notes, jira, chat, closing = recs[5:9]
+    assert (notes.author, notes.time) == ("Ana Ruiz", "2024-06-10 06:41:10")
+    assert notes.text.endswith("All 500s come from the pool. Database itself is idle.")
+    assert (jira.author, jira.time) == ("Jana Novák", "10/Jun/24 7:02 AM") and "pool_timeout=5s" in jira.text
+    assert (chat.author, chat.time) == ("Omar Haddad", "Jun 10, 2024 7:15 AM")
+    assert closing.author == "Ana Ruiz" and closing.text.endswith("Closing, follow-up in ORD-88.")
+    assert recs[-1].level == "INFO"  # "INFO Remoting:" is a log line, not a person named "INFO Remoting"

@@ -1,7 +1,8 @@
 """JSON arrays and JSON Lines of arbitrary records: each record's text, time, author and thread found from the
 records' shape (``fields.infer``) or named by ``--fields``.
 
-JSON Lines whose records carry a string ``text`` read as they always have ("[ts] speaker: text", the first of
+JSON Lines most of whose records are log events (pino, bunyan, zap …) read as logs (``jsonlog``). JSON Lines
+whose records carry a string ``text`` read as they always have ("[ts] speaker: text", the first of
 speaker/user/author and ts/time/timestamp/date present). A record with a title (an issue, a ticket) is a
 ``ticket`` "title\\nbody"; a list of objects under "comments" or "replies" gives one ``comment`` record each,
 threaded to it. A line that is no JSON object is kept as written.
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from poimen.inputs.readers import jsonlinks, jsonpos
+from poimen.inputs.readers.jsonlog import is_log_event, log_record
 from poimen.inputs.readers.fields import Fields, as_text, get, infer, readable_time, rendered
 from poimen.inputs.records import Record
 from poimen.inputs.stream import whole_text
@@ -50,13 +52,23 @@ def render(record: dict, f: Fields, raw: str, start: int, end: int, parent: str 
                   thread=thread)
 
 
+def _is_log(value: dict) -> bool:
+    """A structured log event, not a chat turn that happens to carry a level."""
+    return is_log_event(value) and not any(isinstance(value.get(k), str) for k in _LEGACY_WHO)
+
+
 def read_jsonl(path: Path, options) -> Iterator[Record]:
     rows = [(value, p.text, p.line_start) for value, p in jsonpos.json_lines(path, options.max_chars)]
-    dicts = [v for v, _, _ in rows if isinstance(v, dict) and not (legacy_text(v) is not None and not options.fields.text)]
+    objects = [v for v, _, _ in rows if isinstance(v, dict)]
+    logs = not options.fields.text and sum(map(_is_log, objects)) * 2 > len(objects)
+    dicts = [v for v in objects if not (legacy_text(v) is not None and not options.fields.text)]
     f = options.fields.over(infer(dicts)) if dicts else options.fields
     for value, raw, n in rows:
         if not isinstance(value, dict):
             yield Record(raw, n, n, kind="record")
+            continue
+        if logs and _is_log(value):
+            yield log_record(value, n, n)
             continue
         legacy = None if options.fields.text else legacy_text(value)
         if legacy is not None:
