@@ -153,3 +153,22 @@ def test_chained_python_traces_and_pasted_ticket_comments(tmp_path):
     assert (chat.author, chat.time) == ("Omar Haddad", "Jun 10, 2024 7:15 AM")
     assert closing.author == "Ana Ruiz" and closing.text.endswith("Closing, follow-up in ORD-88.")
     assert recs[-1].level == "INFO"  # "INFO Remoting:" is a log line, not a person named "INFO Remoting"
+
+
+# ---- terminal sessions --------------------------------------------------------------------------------------
+
+def test_a_recorded_session_with_a_psql_client_and_comment_prompts(tmp_path):
+    p = fixture(tmp_path, "psql-session.log")
+    assert detect(p) == "shell"
+    recs = list(records(p))
+    assert [(r.kind, r.line_start) for r in recs] == [
+        ("log", 1), ("note", 2), ("command", 3), ("output", 4), ("command", 7), ("output", 8), ("note", 13),
+        ("command", 14), ("output", 15), ("command", 16), ("note", 17), ("command", 18), ("log", 19)]
+    start, paging, _, _, select, count, why, alter, _, _, fixed, _, done = recs
+    assert start.time == "2024-06-11 14:02:10+00:00" and done.time == "2024-06-11 14:20:44+00:00"
+    assert paging.author == "dba@db-1" and paging.text.endswith("# reporting is paging: too many clients. looking")
+    assert select.attrs == (("command", "SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction';"),)
+    assert count.thread == select.thread and "188" in count.text
+    assert why.text == "shop=# -- the 188 are all from the batch job, not the app"
+    assert alter.attrs[0][1].startswith("ALTER ROLE batch SET idle_in_transaction_session_timeout")
+    assert fixed.kind == "note" and fixed.author == "dba@db-1"  # the ^C the terminal echoed before the prompt
