@@ -172,3 +172,29 @@ def test_a_recorded_session_with_a_psql_client_and_comment_prompts(tmp_path):
     assert why.text == "shop=# -- the 188 are all from the batch job, not the app"
     assert alter.attrs[0][1].startswith("ALTER ROLE batch SET idle_in_transaction_session_timeout")
     assert fixed.kind == "note" and fixed.author == "dba@db-1"  # the ^C the terminal echoed before the prompt
+
+
+# ---- documents ----------------------------------------------------------------------------------------------
+
+def test_markdown_export_key_value_box_bold_labels_setext_and_timeline_times(tmp_path):
+    p = fixture(tmp_path, "incident-export.md")
+    recs = list(records(p))
+    title = "INC-77: Payment webhooks delayed"
+    assert [(r.kind, r.line_start) for r in recs] == [
+        ("paragraph", 1), ("table_row", 6), ("table_row", 7), ("paragraph", 11), ("paragraph", 13), ("paragraph", 15),
+        ("table_row", 20), ("table_row", 21), ("paragraph", 23), ("paragraph", 26)]  # the "---" break is no record
+    assert [r.text for r in recs[1:3]] == ["Severity: SEV2", "Services: webhook-relay"]
+    assert recs[4].headings == (title, "What happened")  # a bold line heads what follows it
+    assert recs[5].headings == (title, "Resolution") and recs[5].text.endswith("from 4 to 16.")
+    assert [(r.time, r.headings) for r in recs[6:8]] == [("10:02", (title, "Resolution")), ("10:41", (title, "Resolution"))]
+    assert recs[9].headings == (title, "Follow-ups")  # a setext heading ends the bold label's part
+
+
+def test_plain_text_sections_parts_and_a_line_that_introduces_a_block(tmp_path):
+    p = fixture(tmp_path, "plain-postmortem.txt")
+    heads = {r.text.split("\n")[0]: r.headings[1:] for r in records(p)}
+    assert heads["The relay logged, on every worker:"] == ("WHAT USERS SAW",)  # it introduces the quote, heads nothing
+    assert heads["relay: worker pool exhausted (4/4 busy), queue age 2400s"] == ("WHAT USERS SAW",)
+    assert heads["Retries from the backlog doubled the load."] == ("SECOND PROBLEM: RETRY STORM",)
+    assert heads["For the stall:"] == ("REMEDIATION", "For the stall")  # a part of the section, which it keeps
+    assert heads["For the storm:"] == ("REMEDIATION", "For the storm")
