@@ -3,15 +3,11 @@ it. Every fixture is hand-written in the tool's format."""
 
 from __future__ import annotations
 
-from collections import Counter
+import json
 
 from poimen.inputs.chunking import records
 from poimen.inputs.readers.detect import detect
 from reader_helpers import fixture, lines_of
-
-
-def kinds(recs) -> Counter:
-    return Counter(r.kind for r in recs)
 
 
 # ---- CSV ticket exports -------------------------------------------------------------------------------------
@@ -60,6 +56,10 @@ def test_github_rest_issues_with_comments_keyed_by_issue_url(tmp_path):
                            "The sink cannot reach the broker over TLS after the upgrade.")
     assert fix.time == "2024-03-06T14:22:01Z" and "ca-certificates.crt" in lines_of(p, fix.line_start, fix.line_end)
     assert lines_of(p, fix.line_start, fix.line_start).strip() == "{"
+    # the REST list alone ("comments" a count): each issue a ticket in its own thread
+    plain = tmp_path / "issues.json"
+    plain.write_text(json.dumps(json.loads(p.read_text())["issues"], indent=2))
+    assert [(r.kind, r.thread, r.author) for r in records(plain)] == [("ticket", "7", "rvl"), ("ticket", "8", "tessa")]
 
 
 def test_gh_issue_list_json_with_nested_comments(tmp_path):

@@ -5,7 +5,8 @@ JSON Lines most of whose records are log events (pino, bunyan, zap …) read as 
 whose records carry a string ``text`` read as they always have ("[ts] speaker: text", the first of
 speaker/user/author and ts/time/timestamp/date present). A record with a title (an issue, a ticket) is a
 ``ticket`` "title\\nbody"; a list of objects under "comments" or "replies" gives one ``comment`` record each,
-threaded to it. A line that is no JSON object is kept as written.
+threaded to it, and so does a list beside it whose records name it ({"issues": […], "comments": […]} joined by
+``issue_url``: ``jsonlinks``). A line that is no JSON object is kept as written.
 """
 
 from __future__ import annotations
