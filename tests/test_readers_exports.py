@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import json
 
-from poimen.inputs.chunking import records
+import pytest
+
+from poimen.inputs.chunking import iter_chunks, records
+from poimen.inputs.readers import format_of
 from poimen.inputs.readers.detect import detect
+from poimen.inputs.source_lines import SourceFinder
 from reader_helpers import fixture, lines_of
 
 
@@ -198,3 +202,22 @@ def test_plain_text_sections_parts_and_a_line_that_introduces_a_block(tmp_path):
     assert heads["Retries from the backlog doubled the load."] == ("SECOND PROBLEM: RETRY STORM",)
     assert heads["For the stall:"] == ("REMEDIATION", "For the stall")  # a part of the section, which it keeps
     assert heads["For the storm:"] == ("REMEDIATION", "For the storm")
+
+
+# ---- lineage ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, unit, lines", [
+    ("github-csv-tools.csv", "Set WORKER_PREFETCH=4 and the memory is flat.", (8, 8)),  # its cell's 2nd line
+    ("mattermost-bulk.jsonl", "set binlog_expire_logs_seconds = 259200 and purged, 61% free", (6, 6)),
+    ("pino-mixed.log", "at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1595:16)", (4, 4)),
+    ("journald-go-panic.log", "/src/route/table.go:88 +0x2a", (7, 7)),
+    ("python-service-with-notes.log", "Raised POOL_SIZE from 10 to 40 and set pool_timeout=5s.", (26, 26)),
+    ("psql-session.log", "shop=# -- the 188 are all from the batch job, not the app", (13, 13)),
+    ("incident-export.md", "Severity: SEV2", (6, 6)),
+])
+def test_a_unit_of_each_export_resolves_to_its_file_lines(tmp_path, name, unit, lines):
+    p = fixture(tmp_path, name)
+    ref = SourceFinder([tmp_path], readings={}).locate(p.name, unit)
+    assert (ref.first_line, ref.last_line) == lines, ref.label()
+    sep = format_of(p).separator
+    assert sep.join(c.text for c in iter_chunks(p)) == sep.join(r.text for r in records(p))
