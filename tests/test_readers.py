@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
 import pytest
 
@@ -15,19 +13,7 @@ from poimen.inputs.reading import Reading
 from poimen.inputs.readers import FORMATS, UnknownFormat, format_of
 from poimen.inputs.readers.detect import detect
 from poimen.inputs.source_lines import SourceFinder, SourceText
-
-FIXTURES = Path(__file__).parent / "fixtures" / "readers"
-
-
-def fixture(tmp_path: Path, name: str, as_name: str | None = None) -> Path:
-    """A copy under tmp_path (a test never reads a file another may rename), optionally under another name."""
-    out = tmp_path / (as_name or name)
-    shutil.copy(FIXTURES / name, out)
-    return out
-
-
-def lines_of(path: Path, first: int, last: int) -> str:
-    return "\n".join(path.read_text(encoding="utf-8").split("\n")[first - 1:last])
+from reader_helpers import FIXTURES, fixture, lines_of
 
 
 def test_slack_export_threads_replies_names_people_and_skips_joins(tmp_path):

@@ -1,7 +1,8 @@
 """Which format a file is, by its content first and its suffix second.
 
 The head of the file (``HEAD`` bytes) is read: JSON whose records look like chat messages is ``chat``, other JSON
-``json``; most lines JSON objects is ``jsonl``; a ticket CSV header is ``csv``; prompt lines make ``shell``;
+``json``; most lines JSON objects is ``jsonl`` (``chat`` for Mattermost's bulk export, ``log`` for a .log of
+structured log events); a ticket CSV header is ``csv``; prompt lines make ``shell``;
 most lines log lines make ``log``. Content only overrides a suffix when the evidence is strong (a ``.txt`` that
 is a log, a ``.log`` that is a shell session, a ``.json`` that is a list of issues); otherwise the suffix
 decides, and a file with neither is an ``UnknownFormat`` naming the formats poimen reads.
@@ -15,8 +16,10 @@ import json
 from pathlib import Path
 
 from poimen.inputs.readers.formats import FORMATS, SUFFIXES, UnknownFormat, known_formats
+from poimen.inputs.readers.jsonlog import is_log_event
 from poimen.inputs.readers.jsonpos import depth_ok
 from poimen.inputs.readers.chat import is_mattermost, is_slack
+from poimen.inputs.readers.mattermost import is_bulk_head
 from poimen.text.log_lines import is_log_line
 from poimen.inputs.readers.shell import is_prompt
 from poimen.inputs.readers.tickets import is_ticket_header
@@ -46,11 +49,27 @@ def _first_json_value(head: str):
         return None
 
 
+def _structured_log(head: str) -> bool:
+    """Most of the head's lines are JSON log events (pino, bunyan, zap): a .log the log reader reads."""
+    lines = _lines(head)
+    events = 0
+    for x in lines:
+        try:
+            events += is_log_event(json.loads(x)) if depth_ok(x) else 0
+        except ValueError:
+            pass
+    return events * 2 > len(lines)
+
+
+def _lines(head: str) -> list[str]:
+    return [x for x in head.splitlines() if x.strip()][:50]
+
+
 def _json_kind(head: str) -> str | None:
     body = head.lstrip()
     if not body.startswith(("[", "{")):
         return None
-    lines = [x for x in head.splitlines() if x.strip()][:50]
+    lines = _lines(head)
     objects = 0
     for x in lines[:-1] if len(head) >= HEAD else lines:  # the last line of a cut head may be cut itself
         if not depth_ok(x):
@@ -60,7 +79,7 @@ def _json_kind(head: str) -> str | None:
         except ValueError:
             pass
     if len(lines) > 1 and objects * 2 > len(lines):
-        return "jsonl"
+        return "chat" if is_bulk_head(lines) else "jsonl"
     if not depth_ok(head):
         return "json"
     first = _first_json_value(head)
@@ -88,11 +107,11 @@ def _line_kind(head: str) -> str | None:
 def detect(path: Path) -> str:
     head = _head(path)
     suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        return "jsonl"  # its lines may be any JSON, or none: the reader keeps a line that is no object as written
+    if suffix in (".jsonl", ".ndjson"):  # its lines may be any JSON, or none: the reader keeps a line that is no object
+        return "chat" if is_bulk_head(_lines(head)) else "jsonl"
     kind = _json_kind(head)
     if kind:
-        return kind
+        return "log" if kind == "jsonl" and suffix == ".log" and _structured_log(head) else kind
     if suffix == ".json":
         return "json"  # JSON whose first record is past the head, or broken: its reader names the line
     if suffix == ".csv" or (suffix not in SUFFIXES and _csv_header(head)):

@@ -35,7 +35,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("shell", shell.read, "\n", (), "a terminal session: prompts, commands, output, # notes"),
     Format("jsonl", jsonrecords.read_jsonl, "\n", (".jsonl", ".ndjson"), "JSON Lines: chat turns or any records"),
     Format("json", jsonrecords.read_json, "\n\n", (), "a JSON array (or object) of records: issues, events"),
-    Format("chat", chat.read, "\n", (".json",), "a Slack or Mattermost channel export (JSON)"),
+    Format("chat", chat.read, "\n", (".json",), "a Slack or Mattermost export (JSON; Mattermost bulk JSONL)"),
     Format("csv", tickets.read, "\n\n", (".csv",), "a CSV export: tickets with comments (Jira, GitHub), or rows"),
 )}
 SUFFIXES: dict[str, str] = {s: f.name for f in FORMATS.values() for s in f.suffixes}

@@ -6,10 +6,12 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from poimen.errors import SourceError
+from poimen.inputs.stream import Piece, pieces
 
 MAX_DEPTH = 64
 _WS = re.compile(r"[ \t\n\r]*")
@@ -107,20 +109,50 @@ def load(path: Path, text: str) -> JsonText:
     return JsonText(path, text)
 
 
-def records(doc: JsonText) -> list[Located]:
-    """The records of a document: a top-level array's objects; else the longest array (or map) of objects under a
-    top-level key ({"messages": […]}, Mattermost's {"order": …, "posts": {id: post}}); else the one object."""
+def _top(doc: JsonText) -> Located:
     top = doc.value_at(0)
     if doc._skip(top.end) != len(doc.text):
         raise doc._fail(doc._skip(top.end), "extra data after the document")
-    if isinstance(top.value, list):
-        return [v for _, v in doc.members(top.start) if isinstance(v.value, dict)]
-    if not isinstance(top.value, dict):
+    if not isinstance(top.value, (list, dict)):
         raise doc._fail(top.start, "expected an array or an object")
-    best: list[Located] = []
-    for _, v in doc.members(top.start):
+    return top
+
+
+def lists(doc: JsonText) -> list[tuple[str, list[Located]]]:
+    """The record lists under a top-level object's keys, in file order: each array (or map) of objects, with the
+    key it stands under ({"issues": […], "comments": […]}, Mattermost's {"order": …, "posts": {id: post}})."""
+    top = _top(doc)
+    if not isinstance(top.value, dict):
+        return []
+    out = []
+    for key, v in doc.members(top.start):
         if isinstance(v.value, (list, dict)) and v.value:
             inner = [m for _, m in doc.members(v.start) if isinstance(m.value, dict)]
-            if len(inner) > len(best) and len(inner) * 2 > len(v.value):
-                best = inner
+            if inner and len(inner) * 2 > len(v.value):
+                out.append((key or "", inner))
+    return out
+
+
+def records(doc: JsonText) -> list[Located]:
+    """The records of a document: a top-level array's objects; else the longest list of ``lists``; else the one
+    object."""
+    top = _top(doc)
+    if isinstance(top.value, list):
+        return [v for _, v in doc.members(top.start) if isinstance(v.value, dict)]
+    best: list[Located] = []
+    for _, inner in lists(doc):
+        if len(inner) > len(best):
+            best = inner
     return best or [top]
+
+
+def json_lines(path: Path, max_chars: int) -> Iterator[tuple[object, Piece]]:
+    """Each non-blank line of a JSON Lines file, decoded (None for a line that is no JSON), with its piece."""
+    for p in pieces(path, "\n", max_chars):
+        if not depth_ok(p.text):
+            raise SourceError(f"{path}:{p.line_start}: JSON nested deeper than {MAX_DEPTH} levels")
+        try:
+            value = json.loads(p.text)
+        except ValueError:
+            value = None
+        yield value, p

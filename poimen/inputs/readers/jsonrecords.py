@@ -1,10 +1,12 @@
 """JSON arrays and JSON Lines of arbitrary records: each record's text, time, author and thread found from the
 records' shape (``fields.infer``) or named by ``--fields``.
 
-JSON Lines whose records carry a string ``text`` read as they always have ("[ts] speaker: text", the first of
+JSON Lines most of whose records are log events (pino, bunyan, zap …) read as logs (``jsonlog``). JSON Lines
+whose records carry a string ``text`` read as they always have ("[ts] speaker: text", the first of
 speaker/user/author and ts/time/timestamp/date present). A record with a title (an issue, a ticket) is a
 ``ticket`` "title\\nbody"; a list of objects under "comments" or "replies" gives one ``comment`` record each,
-threaded to it. A line that is no JSON object is kept as written.
+threaded to it, and so does a list beside it whose records name it ({"issues": […], "comments": […]} joined by
+``issue_url``: ``jsonlinks``). A line that is no JSON object is kept as written.
 """
 
 from __future__ import annotations
@@ -13,11 +15,11 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from poimen.errors import SourceError
-from poimen.inputs.readers import jsonpos
+from poimen.inputs.readers import jsonlinks, jsonpos
+from poimen.inputs.readers.jsonlog import is_log_event, log_record
 from poimen.inputs.readers.fields import Fields, as_text, get, infer, readable_time, rendered
 from poimen.inputs.records import Record
-from poimen.inputs.stream import pieces, whole_text
+from poimen.inputs.stream import whole_text
 
 CHILD_KEYS = ("comments", "replies")
 _LEGACY_WHO = ("speaker", "user", "author")
@@ -51,21 +53,23 @@ def render(record: dict, f: Fields, raw: str, start: int, end: int, parent: str 
                   thread=thread)
 
 
+def _is_log(value: dict) -> bool:
+    """A structured log event, not a chat turn that happens to carry a level."""
+    return is_log_event(value) and not any(isinstance(value.get(k), str) for k in _LEGACY_WHO)
+
+
 def read_jsonl(path: Path, options) -> Iterator[Record]:
-    rows: list[tuple[object, str, int]] = []
-    for p in pieces(path, "\n", options.max_chars):
-        if not jsonpos.depth_ok(p.text):
-            raise SourceError(f"{path}:{p.line_start}: JSON nested deeper than {jsonpos.MAX_DEPTH} levels")
-        try:
-            value = json.loads(p.text)
-        except ValueError:
-            value = None
-        rows.append((value, p.text, p.line_start))
-    dicts = [v for v, _, _ in rows if isinstance(v, dict) and not (legacy_text(v) is not None and not options.fields.text)]
+    rows = [(value, p.text, p.line_start) for value, p in jsonpos.json_lines(path, options.max_chars)]
+    objects = [v for v, _, _ in rows if isinstance(v, dict)]
+    logs = not options.fields.text and sum(map(_is_log, objects)) * 2 > len(objects)
+    dicts = [v for v in objects if not (legacy_text(v) is not None and not options.fields.text)]
     f = options.fields.over(infer(dicts)) if dicts else options.fields
     for value, raw, n in rows:
         if not isinstance(value, dict):
             yield Record(raw, n, n, kind="record")
+            continue
+        if logs and _is_log(value):
+            yield log_record(value, n, n)
             continue
         legacy = None if options.fields.text else legacy_text(value)
         if legacy is not None:
@@ -84,8 +88,7 @@ def _children(value: dict, f: Fields, parent: Record, located) -> Iterator[Recor
     for key in CHILD_KEYS:
         if isinstance(value.get(key), list):
             items = located(key)
-            cf = f.over(infer([c for c, _, _ in items])) if items else f
-            cf = Fields(text=cf.text, time=cf.time, author=cf.author)
+            cf = _child_fields(f, [c for c, _, _ in items])
             for child, start, end in items:
                 rec = render(child, cf, json.dumps(child), start, end, parent=parent.thread or f"line {parent.line_start}")
                 if rec is not None:
@@ -94,8 +97,13 @@ def _children(value: dict, f: Fields, parent: Record, located) -> Iterator[Recor
 
 def read_json(path: Path, options) -> Iterator[Record]:
     doc = jsonpos.load(path, whole_text(path))
-    located = jsonpos.records(doc)
+    link = jsonlinks.related(jsonpos.lists(doc))
+    located = link.parents if link else jsonpos.records(doc)
     f = options.fields.over(infer([r.value for r in located]))
+    linked: dict[str | None, list[jsonpos.Located]] = {}
+    for child in link.children if link else []:
+        linked.setdefault(link.child_key(child), []).append(child)
+    cf = _child_fields(f, [c.value for c in link.children]) if link else f
     for item in located:
         value = item.value
         rec = render(value, f, doc.text[item.start:item.end], item.line_start, item.line_end)
@@ -108,3 +116,19 @@ def read_json(path: Path, options) -> Iterator[Record]:
             return [(c.value, c.line_start, c.line_end) for _, c in doc.members(member.start) if isinstance(c.value, dict)]
 
         yield from _children(value, f, rec, children)
+        for child in linked.pop(link.parent_key(item), []) if link else []:
+            yield from _child(doc, child, cf, rec.thread or f"line {rec.line_start}")
+    for parent, orphans in linked.items():  # comments whose issue is not in the file stay threaded to it
+        for child in orphans:
+            yield from _child(doc, child, cf, parent or "")
+
+
+def _child_fields(f: Fields, children: list[dict]) -> Fields:
+    inferred = f.over(infer(children)) if children else f
+    return Fields(text=inferred.text, time=inferred.time, author=inferred.author)
+
+
+def _child(doc: jsonpos.JsonText, child: jsonpos.Located, f: Fields, parent: str) -> Iterator[Record]:
+    rec = render(child.value, f, doc.text[child.start:child.end], child.line_start, child.line_end, parent=parent)
+    if rec is not None:
+        yield rec

@@ -2,76 +2,136 @@
 
 A log line begins with a timestamp, a level or an id, whatever token comes first (loghub's HPC lines open with a
 numeric id, Thunderbird's and BGL's with "-", OpenStack's with the file name). A continuation — an indented line,
-"at …", "Caused by: …", "Traceback …", a Python frame, an exception class line, "... 12 more" — belongs to the
-record above it, up to ``MAX_TRACE_LINES``, so a trace stays with its error. Every other line is a record, as
-every line of a .log always was. A line that is someone speaking — "[14/May/24 10:40] priya.n: paged for …", the
-shape a ticket's comments take when pasted under the log they are about — is a ``comment`` with its time and
-author, so what people said about an error reads as their words, not as one more log line.
+"at …", "Caused by: …", "Traceback …", "The above exception …", a Python frame, an exception class line, "... 12
+more", a Go panic's "goroutine 7 [running]:", its frames and "created by …", a native frame "3: 0x1f2e3d" —
+belongs to the record above it, up to ``MAX_TRACE_LINES``, so a trace stays with its error. A line stamped by
+syslog or journald ("2024-06-04T03:11:40+0000 host prog[123]: …") is a continuation when what the program wrote
+is one and the same program wrote the line above, so a panic dumped through journald is one trace too. Every
+other line is a record, as every line of a .log always was.
+
+A JSON object on a line of its own that is a log event (pino, bunyan, zap, logstash …) is read by ``jsonlog``. A
+person speaking (``speakers``) — the comments of a ticket pasted under the log they are about — is a ``comment``
+with its time and author, its words running to the next blank line, so what people said about an error reads as
+their words, not as one more log line.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from poimen.inputs.readers.jsonlog import is_log_event, log_record
+from poimen.inputs.readers.jsonpos import depth_ok
+from poimen.inputs.readers.speakers import speaker
 from poimen.inputs.records import Record
-from poimen.inputs.stream import pieces
+from poimen.inputs.stream import Piece, pieces
 from poimen.text.log_lines import LOG_START, level_of, time_of
 
 MAX_TRACE_LINES = 64  # a runaway "trace" (an indented dump) is cut into records of this many lines
 
 CONTINUATION = re.compile(
-    r"^(?:at [\w$.<>]+[(.]|Caused by\b|Suppressed:|Traceback \(|During handling of|File \"|\.\.\. \d+ (?:more|common)"
-    r"|[\w$]+(?:\.[\w$]+)*(?:Exception|Error|Throwable)\b)")
+    r"^(?:at [\w$.<>]+[(.]|Caused by\b|Suppressed:|Traceback \(|During handling of|The above exception\b|File \""
+    r"|\.\.\. \d+ (?:more|common)|(?:[\w$]+\.)+[\w$]*(?:Exception|Error|Throwable)\b"
+    r"|[\w$]+(?:Exception|Error|Throwable)\b|(?:Exception|Error|Throwable):"
+    r"|goroutine \d+ \[|created by |\[signal |\d+: 0x[0-9a-fA-F]+\b"
+    r"|(?:[\w.-]+/)*[\w.-]+\.(?:\(\*?[\w.\[\]]+\)\.)?[\w.$\[\]]+\(.*\)$)")  # a Go frame: pkg.(*T).Method(0xc0…)
+# The line a Python traceback ends with, after its indented frames: the exception raised ("pool.Exhausted: …").
+PYTHON_RAISED = re.compile(r"^[A-Za-z_][\w.]*(?::\s.*)?$")
+# A syslog or journald stamp and the program that wrote the line: "<ISO time or Mmm dd hh:mm:ss> host prog[pid]: ".
+SYSLOG = re.compile(r"^(?:\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?"
+                    r"|[A-Z][a-z]{2} [ \d]?\d \d{2}:\d{2}:\d{2}(?:\.\d+)?) (?P<source>[\w.-]+ [\w./@-]+(?:\[\d+\])?):(?: |$)")
 
 
-SAYS = re.compile(r"^\[(?P<time>[^\]]{4,40})\]\s+(?P<who>[A-Za-z][\w.@-]{0,40}):\s+\S")
-_SPEAKER = re.compile(r"^\]?\s*(?P<who>[A-Za-z][\w.@-]{0,40}):\s+\S")
-
-
-def said(line: str) -> tuple[str, str] | None:
-    """(time, author) of a line that is someone speaking: "[14/May/24 10:40] priya.n: …" or "2024-06-03 08:31
-    rafael.m: …" (a stamp, then a name and a colon, no level between); None for a log line."""
-    m = SAYS.match(line)
-    if m:
-        time, rest_at = m.group("time"), m.start("who")
-    else:
-        time = time_of(line)
-        if not time:
-            return None
-        rest_at = line.index(time) + len(time)
-        m = _SPEAKER.match(line[rest_at:])
-        if not m:
-            return None
-        rest_at += m.start("who")
-    if level_of(line[:rest_at + 1]):
+def _source(line: str) -> tuple[str, str, int] | None:
+    """(the program that wrote a syslog-stamped line, what it wrote, that text's indent); None if unstamped."""
+    m = SYSLOG.match(line)
+    if not m:
         return None
-    who = _SPEAKER.match(line[rest_at:]) or SAYS.match(line)
-    return time, who.group("who")
+    body = line[m.end():]
+    return m.group("source"), body.strip(), len(body) - len(body.lstrip())
 
 
-def _record(lines: list[str], start: int) -> Record:
-    head = lines[0]
-    speaker = said(head)
-    if speaker:
-        return Record("\n".join(lines), start, start + len(lines) - 1, kind="comment", time=speaker[0],
-                      author=speaker[1])
-    return Record("\n".join(lines), start, start + len(lines) - 1, kind="log", time=time_of(head), level=level_of(head))
+JOIN, HOLD, APART = "join", "hold", "apart"
+
+
+class _Reader:
+    """The record being read, and the rule that grows it."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.start = self.end = 0
+        self.said: tuple[str, str] | None = None  # (time, author) of a comment
+        self.last_indent = 0
+        self.held: list[Piece] = []  # stamped lines with nothing written: kept if the trace goes on after them
+
+    def verdict(self, p: Piece) -> str:
+        if not self.lines or len(self.lines) + len(self.held) >= MAX_TRACE_LINES:
+            return APART
+        line = p.text
+        if self.said:  # a comment runs to the next blank line, log line or speaker
+            fits = p.line_start == self.end + 1 and not LOG_START.match(line) and not speaker(line)
+            return JOIN if fits else APART
+        if not LOG_START.match(line):
+            raised = (self.last_indent > 0 and PYTHON_RAISED.match(line)
+                      and any(x.startswith("Traceback (") for x in self.lines))
+            return JOIN if p.indent > 0 or CONTINUATION.match(line) or raised else APART
+        mine, theirs = _source(self.lines[0]), _source(line)
+        if not (mine and theirs and mine[0] == theirs[0]):
+            return APART
+        if not theirs[1]:
+            return HOLD
+        # What a program writes through syslog is indented for many reasons (a kernel's memory map): an indented
+        # line continues a trace already begun, a trace line ("goroutine 1 [running]:", "at …") begins one.
+        trace = CONTINUATION.match(theirs[1]) or (theirs[2] > 0 and len(self.lines) > 1)
+        return JOIN if trace else APART
+
+    def take(self, p: Piece, verdict: str) -> None:
+        if verdict == HOLD:
+            self.held.append(p)
+            return
+        self.lines += [h.text for h in self.held] + [p.text]
+        self.held, self.end, self.last_indent = [], p.line_end, p.indent
+
+    def flush(self) -> Iterator[Record]:
+        """The record read so far (its span the file lines it came from, blank lines inside it included)."""
+        if self.lines:
+            text = "\n".join(self.lines)
+            if self.said:
+                yield Record(text, self.start, self.end, kind="comment", time=self.said[0], author=self.said[1])
+            else:
+                yield Record(text, self.start, self.end, kind="log", time=time_of(self.lines[0]),
+                             level=level_of(self.lines[0]))
+        self.lines, self.held, self.said = [], [], None
+
+    def begin(self, p: Piece) -> None:
+        self.lines, self.start, self.end, self.said = [p.text], p.line_start, p.line_end, speaker(p.text)
+        self.last_indent = p.indent
+
+
+def _event(p: Piece) -> Record | None:
+    """A structured log line's record, None for any other line."""
+    if not (p.text.startswith("{") and p.text.endswith("}")) or not depth_ok(p.text):
+        return None
+    try:
+        value = json.loads(p.text)
+    except ValueError:
+        return None
+    return log_record(value, p.line_start, p.line_end) if is_log_event(value) else None
 
 
 def read(path: Path, options) -> Iterator[Record]:
-    current: list[str] = []
-    start = 0
+    reader = _Reader()
     for p in pieces(path, "\n", options.max_chars):
-        raw_line = p.text
-        joins = (current and len(current) < MAX_TRACE_LINES and not LOG_START.match(raw_line)
-                 and (p.indent > 0 or CONTINUATION.match(raw_line)))
-        if joins:
-            current.append(raw_line)
+        event = _event(p)
+        verdict = APART if event is not None else reader.verdict(p)
+        if verdict != APART:
+            reader.take(p, verdict)
             continue
-        if current:
-            yield _record(current, start)
-        current, start = [raw_line], p.line_start
-    if current:
-        yield _record(current, start)
+        yield from reader.flush()
+        if event is not None:
+            yield event
+        else:
+            reader.begin(p)
+    yield from reader.flush()

@@ -1,8 +1,11 @@
 """Markdown: paragraphs a blank line apart, each under the headings above it; tables as rows; fenced blocks as code.
 
-A paragraph's text is as written (so a page reads as it did before there were readers). A table row is rendered
-"header: value; …": a row cut from its header says nothing ("| 09:31 | ingress log shows … |"), and the rows of
-one table are records of their own, each on its own file line.
+A paragraph's text is as written (so a page reads as it did before there were readers). Headings are "# …" lines,
+setext titles ("Title" over "===="), and a short bold line that labels what follows it ("**Root cause**"), as
+exports without heading markup write a section's name. A table row is rendered "header: value; …": a row cut
+from its header says nothing ("| 09:31 | ingress log shows … |"), and the rows of one table are records of their
+own, each on its own file line; a table with an empty header row is a key-value box ("Severity: SEV2"), and a
+timeline's time column ("Time (UTC)") is its rows' time. A thematic break ("---") is no record.
 """
 
 from __future__ import annotations
@@ -17,6 +20,14 @@ from poimen.inputs.stream import pieces
 HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)[\s#]*$")
 FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_SETEXT = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")  # "Title" over "=====" (level 1) or "-----" (level 2)
+_BREAK = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")  # a thematic break says nothing
+_BOLD_LABEL = re.compile(r"^\s{0,3}(?:\*\*|__)(?P<label>[^*_\n]{1,80}?)(?:\*\*|__)\s*:?\s*$")
+_EMPHASIS = re.compile(r"^(\*\*|__|\*|_)(?P<inner>\S(?:.*\S)?)\1$")
+_ITEM = re.compile(r"^\s*(?:[-*+>|]|\d+[.)])\s")
+LABEL_WORDS = 8  # a bold line this short is a label heading what follows it ("**Root cause**")
+LABEL_LEVEL = 7  # a bold label heads what follows it under the nearest real heading, until the next heading
+TIME_COLUMNS = ("time", "timestamp", "date", "when", "at")  # a timeline table's time column, by its first word
 
 
 def cells(line: str) -> list[str]:
@@ -31,9 +42,24 @@ def table_at(lines: list[str], i: int) -> bool:
     return i + 1 < len(lines) and "|" in lines[i] and bool(_TABLE_RULE.match(lines[i + 1]))
 
 
+def plain(cell: str) -> str:
+    """A cell without the emphasis wrapped around all of it ("**Severity**" -> "Severity")."""
+    m = _EMPHASIS.match(cell.strip())
+    return m.group("inner") if m else cell.strip()
+
+
 def render_row(header: list[str], row: list[str]) -> str:
-    pairs = [f"{h}: {v}" if h else v for h, v in zip(header, row) if v]
+    """A row as "header: value; …"; a row of a table with no header ("| | |" over "| **Severity** | SEV2 |", a
+    page's key-value box) as "key: value"."""
+    if row and not any(h.strip() for h in header) and len([v for v in row if v]) >= 2:
+        return f"{plain(row[0])}: {'; '.join(v for v in row[1:] if v)}"
+    pairs = [f"{plain(h)}: {v}" if h.strip() else v for h, v in zip(header, row) if v]
     return "; ".join(pairs + [v for v in row[len(header):] if v])
+
+
+def _time_column(header: list[str]) -> int | None:
+    words = [re.findall(r"[a-z]+", plain(h).lower())[:1] for h in header]
+    return next((i for i, w in enumerate(words) if w and w[0] in TIME_COLUMNS), None)
 
 
 def read(path: Path, options) -> Iterator[Record]:
@@ -46,13 +72,12 @@ def read(path: Path, options) -> Iterator[Record]:
         if code:
             yield Record(p.text, p.line_start, p.line_end, kind="code", headings=tuple(path_of.values()))
             continue
-        for line in lines:
-            md = HEADING.match(line)
-            if md:
-                level = len(md.group(1))
-                for deeper in [k for k in path_of if k >= level]:
-                    del path_of[deeper]
-                path_of[level] = md.group(2).strip()
+        if len(lines) == 1 and _BREAK.match(lines[0]):
+            continue
+        for level, name in _headings(lines):
+            for deeper in [k for k in path_of if k >= level]:
+                del path_of[deeper]
+            path_of[level] = name
         heads = tuple(path_of.values())
         start = next((i for i in range(len(lines)) if table_at(lines, i)), None)
         if start is None:
@@ -61,16 +86,33 @@ def read(path: Path, options) -> Iterator[Record]:
         yield from _table(p, lines, start, heads)
 
 
+def _headings(lines: list[str]) -> list[tuple[int, str]]:
+    """The headings a paragraph states, with their levels: "# …" lines, a setext title over "===" or "---", or a
+    short bold line opening it ("**Resolution:**"), a label under the headings above."""
+    found = [(len(m.group(1)), m.group(2).strip()) for m in map(HEADING.match, lines) if m]
+    if found:
+        return found
+    if len(lines) >= 2 and _SETEXT.match(lines[-1]) and not _ITEM.match(lines[0]) and "|" not in lines[0]:
+        return [(1 if lines[-1].strip()[0] == "=" else 2, " ".join(x.strip() for x in lines[:-1]))]
+    label = _BOLD_LABEL.match(lines[0])
+    if label and len(label.group("label").split()) <= LABEL_WORDS and label.group("label").strip()[-1] not in ".!?":
+        return [(LABEL_LEVEL, label.group("label").strip().rstrip(":"))]
+    return []
+
+
 def _table(p, lines: list[str], start: int, heads: tuple[str, ...]) -> Iterator[Record]:
     """The text before a table, its rows, and what follows the table in the same paragraph."""
     if start:
         yield Record("\n".join(lines[:start]).strip(), p.line_start, p.line_start + start - 1, kind="paragraph", headings=heads)
     header = cells(lines[start])
+    when = _time_column(header)
     i = start + 2
     while i < len(lines) and "|" in lines[i]:
-        text = render_row(header, cells(lines[i]))
+        row = cells(lines[i])
+        text = render_row(header, row)
+        time = plain(row[when]) if when is not None and when < len(row) else ""
         if text:
-            yield Record(text, p.line_start + i, p.line_start + i, kind="table_row", headings=heads)
+            yield Record(text, p.line_start + i, p.line_start + i, kind="table_row", headings=heads, time=time)
         i += 1
     rest = "\n".join(lines[i:]).strip()
     if rest:

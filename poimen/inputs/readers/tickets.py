@@ -1,10 +1,12 @@
-"""CSV exports of tickets (Jira, GitHub, most trackers): one ``ticket`` record per row (key, summary, description)
-and one ``comment`` record per comment, threaded to the ticket's key.
+"""CSV exports of tickets (Jira, GitHub, most trackers): one ``ticket`` record per ticket (key, summary,
+description) and one ``comment`` record per comment, threaded to the ticket's key.
 
-Jira repeats a "Comment" column once per comment, each cell "date;author;body"; GitHub-style exports have a
-"comments" column. Columns are matched by name, case-insensitively. A CSV with none of a ticket's columns is a
-table: each row a ``record`` "header: value; …". Every record keeps the file lines its row spans (a quoted
-description may span many).
+Columns are found by their header names (``columns.Columns``), not by a fixed layout: Jira repeats a "Comment"
+column once per comment, each cell "date;author;body"; github-csv-tools writes one row per comment with dotted
+headers (``issue.number`` … ``comment.body``) and the issue's columns repeated on every row, so a key seen before
+adds its row's comment to the ticket it already read. A CSV with no ticket columns is a table: each row a
+``record`` "header: value; …". Every record keeps the file lines of the cells it was read from (a quoted
+description may span many lines; a comment row's repeated issue body is not the comment's).
 """
 
 from __future__ import annotations
@@ -16,73 +18,101 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from poimen.errors import SourceError
+from poimen.inputs.readers.columns import Columns, is_ticket_header
 from poimen.inputs.readers.fields import rendered
 from poimen.inputs.readers.markdown import render_row
 from poimen.inputs.records import Record
 from poimen.inputs.stream import whole_text
 
-KEY = ("issue key", "key", "number", "issue", "id", "#", "ticket")
-SUMMARY = ("summary", "title", "subject")
-DESCRIPTION = ("description", "body", "details")
-COMMENT = ("comment", "comments", "comment body")
-AUTHOR = ("reporter", "author", "creator", "user", "opened by", "created by")
-TIME = ("created", "created_at", "date", "opened")
-ATTRS = ("status", "priority", "resolution", "labels", "component/s", "components", "assignee", "state", "type", "issue type")
+__all__ = ["is_ticket_header", "read"]
+
 _JIRA_COMMENT = re.compile(r"^(?P<when>\d{1,2}/\w{3}/\d{2,4} [\d:]+(?: [AP]M)?|\d{4}-\d{2}-\d{2}[ T][\d:]+);(?P<who>[^;\n]*);(?P<body>.*)$", re.S)
 
 csv.field_size_limit(1 << 26)
 
 
-def _column(header: list[str], names: tuple[str, ...]) -> int | None:
-    low = [h.strip().lower() for h in header]
-    return next((low.index(n) for n in names if n in low), None)
+def _cell_lines(raw: str, first: int) -> list[tuple[int, int]]:
+    """The (first, last) file line of each cell of one CSV row whose text is ``raw`` and starts on line ``first``
+    (RFC 4180: a quoted cell may hold commas, doubled quotes and newlines)."""
+    spans: list[tuple[int, int]] = []
+    line, start, quoted, i = first, first, False, 0
+    while i < len(raw):
+        ch = raw[i]
+        if quoted:
+            if ch == '"' and raw[i + 1:i + 2] == '"':
+                i += 1
+            elif ch == '"':
+                quoted = False
+            elif ch == "\n":
+                line += 1
+        elif ch == '"':
+            quoted = True
+        elif ch == ",":
+            spans.append((start, line))
+            start = line
+        elif ch == "\n":
+            break
+        i += 1
+    spans.append((start, line))
+    return spans
 
 
-def is_ticket_header(header: list[str]) -> bool:
-    return _column(header, SUMMARY) is not None and (_column(header, DESCRIPTION) is not None or _column(header, COMMENT) is not None)
-
-
-def _rows(path: Path) -> Iterator[tuple[list[str], int, int]]:
-    reader = csv.reader(io.StringIO(whole_text(path), newline=""))
+def _rows(path: Path, text: str) -> Iterator[tuple[list[str], int, int, list[tuple[int, int]]]]:
+    """Each row with its first and last file line and the lines of each of its cells."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    newlines = [m.start() for m in re.finditer("\n", text)]
     last = 0
     try:
         for row in reader:
-            yield row, last + 1, max(last + 1, reader.line_num)
+            start, end = last + 1, max(last + 1, reader.line_num)
+            lo = newlines[start - 2] + 1 if start >= 2 else 0
+            hi = newlines[end - 1] if end - 1 < len(newlines) else len(text)
+            cells = _cell_lines(text[lo:hi].replace("\r\n", "\n"), start)
+            yield row, start, end, cells if len(cells) == len(row) else [(start, end)] * len(row)
             last = reader.line_num
     except csv.Error as exc:
         raise SourceError(f"{path}:{reader.line_num}: invalid CSV ({exc})") from exc
 
 
 def read(path: Path, options) -> Iterator[Record]:
-    rows = _rows(path)
-    header, _, _ = next(rows, ([], 0, 0))
+    rows = _rows(path, whole_text(path))
+    header, _, _, _ = next(rows, ([], 0, 0, []))
     if not is_ticket_header(header):
-        for row, start, end in rows:
+        for row, start, end, _ in rows:
             text = render_row(header, row)
             if text:
                 yield Record(text, start, end, kind="record")
         return
-    col = {name: _column(header, names) for name, names in
-           (("key", KEY), ("summary", SUMMARY), ("description", DESCRIPTION), ("author", AUTHOR), ("time", TIME))}
-    comments = [i for i, h in enumerate(header) if h.strip().lower() in COMMENT]
-    attrs = [i for i, h in enumerate(header) if h.strip().lower() in ATTRS]
-
-    def cell(row: list[str], i: int | None) -> str:
-        return row[i].strip() if i is not None and i < len(row) else ""
-
-    for row, start, end in rows:
+    cols = Columns.of(header)
+    seen: set[str] = set()
+    for row, start, end, lines in rows:
         if not any(c.strip() for c in row):
             continue
-        key = cell(row, col["key"]) or f"row {start}"
-        title = f"{key}: {cell(row, col['summary'])}" if col["key"] is not None else cell(row, col["summary"])
-        text = "\n".join(x for x in (title, cell(row, col["description"])) if x)
-        yield Record(rendered(cell(row, col["time"]), cell(row, col["author"]), text), start, end, kind="ticket",
-                     time=cell(row, col["time"]), author=cell(row, col["author"]), thread=key,
-                     attrs=tuple(sorted((header[i].strip().lower(), cell(row, i)) for i in attrs if cell(row, i))))
-        for i in comments:
-            body = cell(row, i)
-            if not body:
+
+        def cell(i: int | None) -> str:
+            return row[i].strip() if i is not None and i < len(row) else ""
+
+        def span(*idx: int | None) -> tuple[int, int]:
+            at = [lines[i] for i in idx if i is not None and i < len(lines) and row[i].strip()]
+            return (min(a for a, _ in at), max(b for _, b in at)) if at else (start, end)
+
+        key = cell(cols.key) or f"row {start}"
+        if key not in seen:
+            seen.add(key)
+            title = f"{key}: {cell(cols.summary)}" if cols.key is not None else cell(cols.summary)
+            text = "\n".join(x for x in (title, cell(cols.description)) if x)
+            when, who = cell(cols.time), cell(cols.author)
+            first, last = span(cols.key, cols.summary, cols.description, cols.author, cols.time)
+            yield Record(rendered(when, who, text), first, last, kind="ticket", time=when, author=who, thread=key,
+                         attrs=tuple(sorted((name, cell(i)) for name, i in cols.attrs if cell(i))))
+        for i in cols.comments:
+            body = cell(i)
+            if not body or body.isdigit():  # a count of comments (a REST export's "comments": 3) is no comment
                 continue
             m = _JIRA_COMMENT.match(body)
-            when, who, body = (m.group("when"), m.group("who").strip(), m.group("body").strip()) if m else ("", "", body)
-            yield Record(rendered(when, who, body), start, end, kind="comment", time=when, author=who, thread=key)
+            if m:
+                when, who, body = m.group("when"), m.group("who").strip(), m.group("body").strip()
+            else:
+                when, who = cell(cols.comment_time), cell(cols.comment_author)
+            first, last = span(i)
+            yield Record(rendered(when, who, body), first, last, kind="comment", time=when, author=who, thread=key)

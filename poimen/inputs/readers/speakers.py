@@ -1,0 +1,50 @@
+"""A person speaking inside a log: the comments of a ticket or an alert pasted under the log they are about, in the
+shapes trackers print them. Each is a header naming who spoke and when, with the words on the same line or on
+the lines below it:
+
+- "[14/May/24 10:40] priya.n: paged for …", "[Sep 3, 2024 10:09 AM] Tobias Krüger: Acked." (chat and alert notes);
+- "2024-06-03 08:31 rafael.m: …" (a time, a name and a colon, no level between);
+- "[04 Jun 2024 03:31] Camille Dubois (on-call):" with the comment on the lines below;
+- "2024-08-14 09:58:40 - Lucia Romero (Work notes)" (ServiceNow's journal);
+- "Jana Novák added a comment - 02/Apr/24 2:14 PM" (Jira's issue view and e-mails).
+
+A name is a handle ("priya.n") or up to four capitalised words ("Camille Dubois"); a level word before it makes
+the line a log line, not a person ("[10:40] ERROR db: …", "17/06/09 20:10:41 INFO Remoting: …").
+"""
+
+from __future__ import annotations
+
+import re
+
+from poimen.text.log_lines import level_of, time_of
+
+_HANDLE = r"[^\W\d_][\w.@-]{0,40}"  # priya.n, tobias, ops-bot
+_CAPITALISED = r"(?:[A-Z]|[^\W\d_\x00-\x7f])[\w'.-]*"  # Dubois, Krüger, Ólafur, O'Neil
+_NAME = rf"(?:{_CAPITALISED}(?: {_CAPITALISED}){{1,3}}|{_HANDLE})"
+_ROLE = r"(?:\s+\([^()]{1,40}\))?"
+_BRACKET = re.compile(rf"^\[(?P<time>[^\]]{{4,40}})\]\s+(?P<who>{_NAME}){_ROLE}:(?:\s+\S.*)?$")
+_AFTER_TIME = re.compile(rf"^\]?\s*(?P<who>{_NAME}){_ROLE}:(?:\s+\S.*)?$")
+_JOURNAL = re.compile(rf"^\s+[-–—]\s+(?P<who>{_NAME}){_ROLE}\s*$")
+_TRACKER = re.compile(rf"^(?P<who>{_NAME}) (?:added a comment|commented)(?: on)?\s*[-–—,]?\s*(?P<time>\S.*\d.*)$")
+
+
+def speaker(line: str) -> tuple[str, str] | None:
+    """(time, author) of a line that is someone speaking; None for a log line or any other."""
+    m = _BRACKET.match(line)
+    if m and not level_of(line[:m.end("who")]):
+        return m.group("time"), m.group("who")
+    m = _TRACKER.match(line)
+    if m:
+        return m.group("time").strip(), m.group("who")
+    time = time_of(line)
+    if not time:
+        return None
+    rest_at = line.index(time) + len(time)
+    rest = line[rest_at:]
+    m = _JOURNAL.match(rest)
+    if m:
+        return time, m.group("who")
+    m = _AFTER_TIME.match(rest)
+    if m and not level_of(line[:rest_at + m.end("who")]):
+        return time, m.group("who")
+    return None
