@@ -221,6 +221,15 @@ def _quoted_error(text: str) -> float:
     return best
 
 
+def _section(headings: Sequence[str]) -> str:
+    """The heading that says what part of a write-up a line is in: the innermost that names a part (a cause, a
+    fix, things to do), so "REMEDIATION / For the crash" is a fix section; the innermost heading when none does."""
+    for heading in reversed(headings):
+        if CAUSE_SECTION.search(heading) or FIX_SECTION.search(heading) or TODO_SECTION.search(heading):
+            return heading
+    return headings[-1] if headings else ""
+
+
 def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = ()) -> Scores:
     """The role scores of one line of text, from the cues in the module docstring."""
     if FRAME.match(text):
@@ -235,7 +244,7 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
     cause = 1.5 * min(2, _count(CAUSE, text)) + 0.8 * min(2, _count(MECHANISM, text) + bool(SO.search(text))
                                                      + _caused_by_change(text))
     verification = 1.5 * min(2, _count(VERIFY, text))
-    section = headings[-1] if headings else ""
+    section = _section(headings)
     if section and CAUSE_SECTION.search(section):
         cause += 1.0
     if section and FIX_SECTION.search(section) and not verification:

@@ -2,7 +2,7 @@
 
 Read in order: a Unix epoch (a Slack ``ts`` such as ``1709388311.000200``, epoch milliseconds), ISO 8601 and
 its log variants (``2024-03-02T14:05:11Z``, ``2024-03-02 14:05:11,123``, an offset), Apache's
-``[02/Mar/2024:14:05:11 +0000]``, Jira's ``14/May/24 10:40`` and ``14/May/24 3:02 PM`` (a comment export), syslog's ``Mar  2 14:05:11`` (no year: the year 2000 is assumed, so two
+``[02/Mar/2024:14:05:11 +0000]``, a day and month by name ("04 Jun 2024 03:31", "Sep 3, 2024 1:55 PM"), Jira's ``14/May/24 10:40`` and ``14/May/24 3:02 PM`` (a comment export), syslog's ``Mar  2 14:05:11`` (no year: the year 2000 is assumed, so two
 syslog times compare, and a syslog time is not compared with a dated one by accident of year), and a bare time
 of day ``14:05`` / ``14:05:11`` (as a Markdown timeline writes one; seconds into its day). ``None`` when the
 text states no time: such a record is placed by structure alone.
@@ -19,6 +19,12 @@ _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?(?:[.
 _DATE = re.compile(r"^\s*(\d{4})-(\d{2})-(\d{2})\s*$")
 _APACHE = re.compile(r"(\d{2})/([A-Z][a-z]{2})/(\d{4}):(\d{2}):(\d{2}):(\d{2})(?:\s*([+-]\d{4}))?")
 _JIRA = re.compile(r"\b(\d{1,2})/([A-Z][a-z]{2})/(\d{2}|\d{4})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*([AaPp][Mm]))?")
+# "04 Jun 2024 03:31", "4 June 2024, 3:31 PM", and "Sep 3, 2024 1:55 PM", "June 3 2024 13:55": a day, a month by
+# name and a year, then a time of day with its AM/PM.
+_DAY_MONTH = re.compile(r"\b(\d{1,2})\s+([A-Z][a-z]{2})[a-z]*\.?,?\s+(\d{4}),?\s+(?:at\s+)?(\d{1,2}):(\d{2})(?::(\d{2}))?"
+                        r"(?:\s*([AaPp][Mm]))?")
+_MONTH_DAY = re.compile(r"\b([A-Z][a-z]{2})[a-z]*\.?\s+(\d{1,2}),?\s+(\d{4}),?\s+(?:at\s+)?(\d{1,2}):(\d{2})(?::(\d{2}))?"
+                        r"(?:\s*([AaPp][Mm]))?")
 _SYSLOG = re.compile(r"\b([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}):(\d{2}):(\d{2})\b")
 _CLOCK = re.compile(r"(?<![\d:.])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])")
 # Where a time may be found in a record's text when its reader gave none: at the front of a log line.
@@ -54,6 +60,15 @@ def seconds(text: str) -> float | None:
             d, mon, y, h, mi, s, off = m.groups()
             return datetime(int(y), _MONTHS[mon.lower()], int(d), int(h), int(mi), int(s),
                             tzinfo=_offset(off)).timestamp()
+        for pattern, order in ((_DAY_MONTH, "dmy"), (_MONTH_DAY, "mdy")):
+            m = pattern.search(text)
+            if m:
+                a, b, y, h, mi, s, half = m.groups()
+                d, mon = (a, b) if order == "dmy" else (b, a)
+                if mon.lower() in _MONTHS:
+                    hour = int(h) % 12 + (12 if half.lower() == "pm" else 0) if half else int(h)
+                    return datetime(int(y), _MONTHS[mon.lower()], int(d), hour, int(mi), int(s or 0),
+                                    tzinfo=timezone.utc).timestamp()
         m = _JIRA.search(text)
         if m and m.group(2).lower() in _MONTHS:
             d, mon, y, h, mi, s, half = m.groups()
