@@ -19,7 +19,9 @@ Structure comes first, because a format that groups records says what belongs to
   - time runs out after ``GAP_SECONDS`` of silence, for the machine's records (log lines, output, commands) and
     for chat messages (linking joins a later message that names the same things). People's comments and ``#``
     notes that follow an episode belong to it for up to ``PATIENCE_SECONDS``: a ticket's comment stream under
-    the log it is about is written over hours, and the fix is often its last comment. Times are compared only
+    the log it is about is written over hours, and the fix is often its last comment. A comment written before
+    the current stretch began (a comment stream pasted after the whole log) goes back to the stretch that had
+    begun by its time. Times are compared only
     when both are dates, or both times of day (a Markdown timeline's "14:05" says nothing about a log's date).
 
   A record without a failure never starts an episode on its own (chatter sits in the episode it falls in; the
@@ -145,6 +147,7 @@ def _failure(record: Record) -> bool:
 _PATIENT_KINDS = frozenset({"comment", "note", "reply"})  # people writing about the episode they follow
 # People who announce what they turn to: an operator's note, a chat message. (A ticket's comments stay on it.)
 _SPEAKING_KINDS = frozenset({"note", "message"})
+_ON_TICKET_KINDS = frozenset({"comment", "reply"})  # about the ticket or thread they are under, whatever they name
 
 
 def elapsed(earlier: float | None, later: float | None) -> float | None:
@@ -158,34 +161,49 @@ def elapsed(earlier: float | None, later: float | None) -> float | None:
 
 def _cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
     pieces: list[list[Record]] = []
+    starts: list[float | None] = []  # each piece's first time
     current: list[Record] = []
+    start: float | None = None
     named: set[tuple[str, str]] = set()  # what the current piece has named
     failed = False  # whether the current piece holds a failure yet
     last_time: float | None = None
     for record in flow:
         t = record_seconds(record.time, record.text, record.kind)
+        patient = record.kind in _PATIENT_KINDS
+        if patient and t is not None and current and (before := elapsed(t, start)) is not None and before > 0:
+            # A comment stream pasted under a log can go back in time: a comment belongs with the stretch of the
+            # stream it was written during, the latest that had begun by then.
+            home = max((n for n, s0 in enumerate(starts) if (d := elapsed(s0, t)) is not None and d >= 0),
+                       default=None)
+            if home is not None:
+                pieces[home].append(record)
+                continue
         mine = names(record)
         failure = _failure(record)
         new = False
         if current:
             since = elapsed(last_time, t)
             late = since is not None and since > gap_seconds
-            if late and record.kind in _PATIENT_KINDS and since <= PATIENCE_SECONDS:
+            if late and patient and since <= PATIENCE_SECONDS:
                 late = False
             # A new topic: a failure, or a person's note or message, naming services or tickets where the episode
             # has named others and none of these ("# 14:30 second page: ingest-worker restarting").
-            # (A person's note names a ticket to follow up on, so only a service counts there.)
-            said = mine if failure else {n for n in mine if n[0] == "service"} if record.kind in _SPEAKING_KINDS else ()
+            # (A person's note names a ticket to follow up on, so only a service counts there; a ticket's comments
+            # are about the ticket, whatever else they name.)
+            said = () if record.kind in _ON_TICKET_KINDS else mine if failure else \
+                {n for n in mine if n[0] == "service"} if record.kind in _SPEAKING_KINDS else ()
             topic = failed and bool(said) and bool(named) and not mine & named
             new = late or topic
         if new:
             pieces.append(current)
-            current, named, failed = [], set(), False
+            starts.append(start)
+            current, named, failed, start = [], set(), False, None
         current.append(record)
         named |= mine
         failed = failed or failure
         if t is not None:
             last_time = t
+            start = t if start is None else start
     if current:
         pieces.append(current)
     return pieces
