@@ -42,7 +42,12 @@ COMMAND = re.compile(
     r"|\bALTER\s+(?:TABLE|SYSTEM|DATABASE|USER|ROLE|INDEX)\b|\bUPDATE\s+\w+\s+SET\b|\bSET\s+GLOBAL\b"
     r"|\bsystemctl\s+(?:restart|reload|stop|start|enable|disable)\b|\bservice\s+\S+\s+restart\b"
     r"|\bgit\s+revert\b|\bsysctl\s+-w\b|\bdocker\s+(?:restart|rm|run)\b|\bredis-cli\b.*\bconfig\s+set\b"
-    r"|\baws\s+\S+\s+(?:update|modify|put|create|delete)-|\bansible-playbook\b"
+    r"|\baws\s+\S+\s+(?:update|modify|put|create|delete|attach|detach|associate|disassociate|set|enable|disable|"
+    r"add|remove|register|deregister|start|stop|reboot|terminate|restore|promote|failover)-|\bansible-playbook\b"
+    r"|\bpg_(?:drop|terminate|cancel|reload|create|promote)_\w+\s*\(|\bDROP\s+(?:TABLE|INDEX|DATABASE|ROLE|USER|SCHEMA|"
+    r"SUBSCRIPTION|PUBLICATION)\b|\b(?:VACUUM|REINDEX)\b|\bCREATE\s+(?:UNIQUE\s+)?INDEX\b|\b(?:GRANT|REVOKE)\s+\w+"
+    r"|\bSTOP\s+(?:SLAVE|REPLICA)\b|\bSTART\s+(?:SLAVE|REPLICA)\b|\bSET\s+(?:PERSIST|SESSION)\b"
+    r"|\bgcloud\s+.*\b(?:update|set|create|delete|resize)\b|\baz\s+.*\b(?:update|set|create|delete|restart)\b"
     r"|^\W*[a-z][\w-]*(?:\s+-{1,2}[\w-]+(?:[= ]\S+)?)*\s+config\s+set\b", re.I)
 STEMS = (r"bump", r"rais", r"increas", r"decreas", r"lower", r"reduc", r"pinn?", r"disabl", r"enabl",
           r"revert", r"restart", r"redeploy", r"deploy", r"patch", r"scal", r"upgrad", r"downgrad", r"appl(?:i|y)",
@@ -54,6 +59,8 @@ DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS), r"rolled back", r"turned (?:of
 BY_DOING = re.compile(r"\b(?:by|after|with|via)\s+(?:" + "|".join(STEMS) + r")\w*ing\b|\b(?:by|after) "
                        r"(?:rolling back|turning (?:off|on)|failing over|setting)\b", re.I)
 FIX_WORDS = words(r"workaround", r"fix:", r"the fix (?:was|is)", r"fixed (?:by|with|in|via)",
+                  r"(?:hot)?fix (?:is |was )?(?:out|live|in|deployed|shipped|merged|released|rolled out)",
+                  r"(?:proper|real|permanent|app|code|config) fix", r"released \S+ with", r"mitigation:",
                     r"resolved (?:by|with|via)", r"mitigated (?:by|with|via)", r"hot-?fix(?:ed)?", r"rollback")
 IMPERATIVE = re.compile(r"^\W*(?:raise|bump|increase|decrease|lower|reduce|pin|disable|enable|revert|roll back|"
                          r"restart|redeploy|deploy|patch|scale|set|upgrade|downgrade|apply|flush|purge|drain|"

@@ -99,8 +99,12 @@ def is_part_heading(heading: str) -> bool:
 
 
 def section_path(headings: Sequence[str]) -> str:
-    """The headings a record stands under, with the trailing part-headings folded into the section above."""
+    """The headings a record stands under, cut at the first part-heading below the top: a write-up's "Resolution"
+    and whatever stands under it ("Resolution / For the crash") are parts of the section above."""
     path = list(headings)
+    cut = next((i for i, h in enumerate(path) if i and is_part_heading(h)), None)
+    if cut is not None:
+        path = path[:cut]
     while path and is_part_heading(path[-1]):
         path.pop()
     return " / ".join(path)
