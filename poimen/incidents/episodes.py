@@ -20,8 +20,9 @@ Structure comes first, because a format that groups records says what belongs to
     for chat messages (linking joins a later message that names the same things). People's comments and ``#``
     notes that follow an episode belong to it for up to ``PATIENCE_SECONDS``: a ticket's comment stream under
     the log it is about is written over hours, and the fix is often its last comment. A comment written before
-    the current stretch began (a comment stream pasted after the whole log) goes back to the stretch that had
-    begun by its time. Times are compared only
+    the current stretch began, or while the current stretch holds no failure (a comment stream pasted after the
+    whole log, the service's start-up lines after the fix), goes back to the latest stretch with a failure that
+    had begun by its time. Times are compared only
     when both are dates, or both times of day (a Markdown timeline's "14:05" says nothing about a log's date).
 
   A record without a failure never starts an episode on its own (chatter sits in the episode it falls in; the
@@ -166,6 +167,7 @@ def elapsed(earlier: float | None, later: float | None) -> float | None:
 def _cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
     pieces: list[list[Record]] = []
     starts: list[float | None] = []  # each piece's first time
+    fails: list[bool] = []  # whether each piece holds a failure
     current: list[Record] = []
     start: float | None = None
     named: set[tuple[str, str]] = set()  # what the current piece has named
@@ -174,14 +176,17 @@ def _cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
     for record in flow:
         t = record_seconds(record.time, record.text, record.kind)
         patient = record.kind in _PATIENT_KINDS
-        if patient and t is not None and current and (before := elapsed(t, start)) is not None and before > 0:
+        if patient and t is not None and current:
             # A comment stream pasted under a log can go back in time: a comment belongs with the stretch of the
-            # stream it was written during, the latest that had begun by then.
-            home = max((n for n, s0 in enumerate(starts) if (d := elapsed(s0, t)) is not None and d >= 0),
-                       default=None)
-            if home is not None:
-                pieces[home].append(record)
-                continue
+            # stream it was written during, the latest that had begun by then and holds a failure (not a quiet
+            # stretch of the service starting up again after the fix).
+            begun = elapsed(start, t)
+            if begun is None or begun < 0 or not failed:
+                home = max((n for n, s0 in enumerate(starts) if fails[n] and (d := elapsed(s0, t)) is not None
+                            and d >= 0), default=None)
+                if home is not None:
+                    pieces[home].append(record)
+                    continue
         mine = names(record)
         failure = _failure(record)
         new = False
@@ -201,6 +206,7 @@ def _cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
         if new:
             pieces.append(current)
             starts.append(start)
+            fails.append(failed)
             current, named, failed, start = [], set(), False, None
         current.append(record)
         named |= mine

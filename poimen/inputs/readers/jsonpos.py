@@ -120,7 +120,8 @@ def _top(doc: JsonText) -> Located:
 
 def lists(doc: JsonText) -> list[tuple[str, list[Located]]]:
     """The record lists under a top-level object's keys, in file order: each array (or map) of objects, with the
-    key it stands under ({"issues": […], "comments": […]}, Mattermost's {"order": …, "posts": {id: post}})."""
+    key it stands under ({"issues": […], "comments": […]}, Mattermost's {"order": …, "posts": {id: post}}), and a
+    map of arrays read as one list ({"comments": {"241": […], "238": […]}})."""
     top = _top(doc)
     if not isinstance(top.value, dict):
         return []
@@ -130,6 +131,12 @@ def lists(doc: JsonText) -> list[tuple[str, list[Located]]]:
             inner = [m for _, m in doc.members(v.start) if isinstance(m.value, dict)]
             if inner and len(inner) * 2 > len(v.value):
                 out.append((key or "", inner))
+            elif isinstance(v.value, dict) and all(isinstance(x, list) for x in v.value.values()):
+                # a map of lists: comments fetched per issue, {"241": [comment, …], "238": […]}
+                grouped = [m for _, g in doc.members(v.start) for _, m in doc.members(g.start)
+                           if isinstance(m.value, dict)]
+                if grouped:
+                    out.append((key or "", grouped))
     return out
 
 

@@ -6,7 +6,8 @@ the lines below it:
 - "2024-06-03 08:31 rafael.m: …" (a time, a name and a colon, no level between);
 - "[04 Jun 2024 03:31] Camille Dubois (on-call):" with the comment on the lines below;
 - "2024-08-14 09:58:40 - Lucia Romero (Work notes)" (ServiceNow's journal);
-- "Jana Novák added a comment - 02/Apr/24 2:14 PM" (Jira's issue view and e-mails).
+- "Jana Novák added a comment - 02/Apr/24 2:14 PM" (Jira's issue view and e-mails);
+- "Comment by Noor Haddad [ 06/May/24 7:50 AM ]" (Jira's printable view and Word/XML exports).
 
 A name is a handle ("priya.n") or up to four capitalised words ("Camille Dubois"); a level word before it makes
 the line a log line, not a person ("[10:40] ERROR db: …", "17/06/09 20:10:41 INFO Remoting: …").
@@ -26,6 +27,9 @@ _BRACKET = re.compile(rf"^\[(?P<time>[^\]]{{4,40}})\]\s+(?P<who>{_NAME}){_ROLE}:
 _AFTER_TIME = re.compile(rf"^\]?\s*(?P<who>{_NAME}){_ROLE}:(?:\s+\S.*)?$")
 _JOURNAL = re.compile(rf"^\s+[-–—]\s+(?P<who>{_NAME}){_ROLE}\s*$")
 _TRACKER = re.compile(rf"^(?P<who>{_NAME}) (?:added a comment|commented)(?: on)?\s*[-–—,]?\s*(?P<time>\S.*\d.*)$")
+# "Comment by Noor Haddad [ 06/May/24 7:50 AM ]" (Jira's printable view and XML/Word exports), "Note by X (date)"
+_BY = re.compile(rf"^(?:Comment|Note|Work note|Update|Reply) by (?P<who>{_NAME}){_ROLE}\s*[\[(]\s*(?P<time>[^\])]*\d[^\])]*?)"
+                 r"\s*[\])]\s*:?$", re.I)
 
 
 def speaker(line: str) -> tuple[str, str] | None:
@@ -33,7 +37,7 @@ def speaker(line: str) -> tuple[str, str] | None:
     m = _BRACKET.match(line)
     if m and not level_of(line[:m.end("who")]):
         return m.group("time"), m.group("who")
-    m = _TRACKER.match(line)
+    m = _TRACKER.match(line) or _BY.match(line)
     if m:
         return m.group("time").strip(), m.group("who")
     time = time_of(line)
