@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from poimen import signatures
 from poimen.incidents.entities import entities
@@ -83,6 +83,10 @@ ROLES = ("symptom", "cause", "action", "verification", "none")
 THRESHOLD = 1.0
 TIE = 0.3
 LOOKBACK = 4
+INTRODUCED = 4  # the code lines an action line ending in ":" introduces (its block's first lines)
+FENCE = re.compile(r"^\s*(?:```|~~~)\S*\s*$")
+# A line of configuration: "LimitNOFILE=65536", "max_connections: 200", an INI section "[Service]"
+CONFIG_LINE = re.compile(r"^\s*(?:[\w.\-/\[\]\"']+\s*(?:=|:\s)\s*\S+|\[[\w .:-]+\])\s*$")
 _PRIORITY = ("action", "cause", "verification", "symptom")
 
 
@@ -232,13 +236,15 @@ def _section(headings: Sequence[str]) -> str:
 
 def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = ()) -> Scores:
     """The role scores of one line of text, from the cues in the module docstring."""
-    if FRAME.match(text):
+    if FRAME.match(text) or FENCE.match(text):
         return Scores()
     text = body(text)
     symptom = max(_symptom(text, level), _quoted_error(text))
     if kind in ("log", "output"):
         return Scores(symptom=symptom)
     action = _action(text)
+    if kind == "ticket" and not (FIX_WORDS.search(text) or BY_DOING.search(text)):
+        action = 0.0  # an issue's opening post describes a setup and a failure; what fixed it comes after
     if kind == "command":
         return Scores(action=1.5 if COMMAND.search(text) else 0.0)
     cause = 1.5 * min(2, _count(CAUSE, text)) + 0.8 * min(2, _count(MECHANISM, text) + bool(SO.search(text))
@@ -330,6 +336,8 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
     - Nothing is verified before something was done: a verification before the incident's first action is read
       again without that role (a symptom if it reports one, else none).
     - A change a timeline logs before the first symptom it logs triggered the failure; it fixed nothing.
+    - An action that introduces a code block ("Added a drop-in limits.conf:", "build it yourself with") gives the
+      block's first ``INTRODUCED`` lines its role: the block is the fix as written.
     """
     scored = [line_scores(line) for line in lines]
     roles = [pick(s) for s in scored]
@@ -354,6 +362,19 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
             t = clock_of(line.text)
             if r == "action" and t is not None and t < began:
                 roles[i] = "none"
+    for i, (line, r) in enumerate(zip(lines, roles)):
+        # "Added a drop-in limits.conf:" / "build it yourself with" over a code block: the block is the fix itself
+        if r == "action" and line.text.rstrip().endswith((":", "with")):
+            for j in range(i + 1, min(len(lines), i + 1 + INTRODUCED)):
+                text = lines[j].text
+                if FENCE.match(text):
+                    continue
+                if not (lines[j].record.kind == "code" or CONFIG_LINE.match(text) or COMMAND.search(text)
+                        or text.lstrip().startswith(("```", "$ "))):
+                    break  # the prose after the block
+                if roles[j] == "none":
+                    roles[j] = "action"
+                    scored[j] = replace(scored[j], action=max(scored[j].action, scored[i].action))
     first_action = next((i for i, r in enumerate(roles) if r == "action"), None)
     if first_action is not None:
         for i in range(first_action):

@@ -82,15 +82,28 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+_TIMELINE_ENTRY = re.compile(r"^(\s*\d{1,2}:\d{2}(?::\d{2})?\s{2,})\S")
+_CLOCK_ENTRY = re.compile(r"^\s*\d{1,2}:\d{2}(?::\d{2})?\s+\S")  # "03:12 Declan restarted …": a time of day, no date
+
+
 def _items(block: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
     """Lines grouped into records: a list item keeps its wrapped continuation (lines indented past its marker that
-    start no record), so "- restart the pod, then\\n  drain the node" is one unit, not two fragments."""
+    start no record), so "- restart the pod, then\\n  drain the node" is one unit, not two fragments; so does a
+    timeline entry written with a hanging indent ("10:24  rolled back to 8.13.2, since it was\\n       the most
+    recent change."), whose continuation lines start where its text does, or wrapped flush left while its sentence
+    runs on ("03:12 Declan restarted the pods; the errors continued,\\nbecause …")."""
     items: list[list[tuple[int, str]]] = []
     for at, line in block:
         head = items[-1][0][1] if items else ""
         item = _LIST_ITEM.match(head)
+        entry = _TIMELINE_ENTRY.match(head)
         if item and _indent(line) > len(item.group(1)) and not _RECORD_START.match(line):
             items[-1].append((at, line))
+        elif entry and _indent(line) == len(entry.group(1)) and not _RECORD_START.match(line):
+            items[-1].append((at, line))
+        elif _CLOCK_ENTRY.match(head) and not _CLOCK_ENTRY.match(line) and not _LIST_ITEM.match(line) \
+                and not is_log_line(line.lstrip()) and _indent(line) <= _indent(head) and not items[-1][-1][1].rstrip().endswith((".", ":", "!", "?")):
+            items[-1].append((at, line))  # a timeline entry wrapped flush left, its sentence not yet ended
         else:
             items.append([(at, line)])
     return items
