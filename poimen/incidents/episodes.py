@@ -60,6 +60,11 @@ PART_HEADINGS = (
     "mitigation steps", "corrective actions", "preventive actions", "preventative actions", "lessons",
     "key events", "incident timeline", "contributing factor", "remediations", "learnings", "what we learned",
 )
+WRITE_UP_PARTS = (
+    "root cause", "root causes", "cause", "causes", "contributing factors", "trigger", "why it happened",
+    "resolution", "remediation", "mitigation", "fix", "the fix", "workaround", "how we fixed it", "what we changed",
+    "mitigation steps", "corrective actions", "remediations", "contributing factor",
+)
 _HEADING_NOISE = re.compile(r"^[\s\d.)#:*_-]+|[\s:*_.-]+$")
 
 
@@ -99,11 +104,13 @@ def is_part_heading(heading: str) -> bool:
                for part in PART_HEADINGS)
 
 
-def section_path(headings: Sequence[str]) -> str:
+def section_path(headings: Sequence[str], write_ups: frozenset[tuple[str, ...]] = frozenset()) -> str:
     """The headings a record stands under, cut at the first part-heading below the top: a write-up's "Resolution"
-    and whatever stands under it ("Resolution / For the crash") are parts of the section above."""
+    and whatever stands under it ("Resolution / For the crash") are parts of the section above. A section in
+    ``write_ups`` (one with its own cause or resolution part) is one incident's write-up: every section under it
+    ("What the database said" beside "Root cause") is a part of it too."""
     path = list(headings)
-    cut = next((i for i, h in enumerate(path) if i and is_part_heading(h)), None)
+    cut = next((i for i, h in enumerate(path) if i and (is_part_heading(h) or tuple(path[:i]) in write_ups)), None)
     if cut is not None:
         path = path[:cut]
     while path and is_part_heading(path[-1]):
@@ -111,12 +118,27 @@ def section_path(headings: Sequence[str]) -> str:
     return " / ".join(path)
 
 
+def write_ups(records: Sequence[Record]) -> frozenset[tuple[str, ...]]:
+    """The sections that hold an incident's own cause or resolution part, as heading paths."""
+    return frozenset(tuple(r.headings[:i]) for r in records for i, h in enumerate(r.headings)
+                     if i and is_write_up_part(h))
+
+
+def is_write_up_part(heading: str) -> bool:
+    """Whether ``heading`` names the part of a write-up that says why or what fixed it ("Root cause",
+    "Resolution"): the parts only an incident's own section has, where a report's "Summary" or "Timeline" may
+    stand above several incidents."""
+    name = _HEADING_NOISE.sub("", heading.lower()).strip()
+    return any(name == part or name.startswith(part + " ") or name.startswith(part + ":") for part in WRITE_UP_PARTS)
+
+
 def _structure(records: Sequence[Record]) -> list[tuple[str, list[Record]]]:
     """Records grouped by structure, in order of first appearance; the flow (to be cut) has the key ``flow``."""
     groups: dict[str, list[Record]] = {}
+    parts = write_ups(records)
     for record in records:
         if record.headings:
-            key = "section:" + section_path(record.headings)
+            key = "section:" + section_path(record.headings, parts)
         elif record.thread and record.kind not in _FLOW_KINDS:
             key = "thread:" + record.thread
         else:
