@@ -30,11 +30,12 @@ CAUSE = words(
     r"the cause (?:was|is)", r"the (?:problem|issue|bug) (?:was|is)", r"the underlying (?:problem|issue|cause)",
     r"underlying (?:problem|issue|cause)", r"the reason (?:was|is)", r"happens when", r"triggered by",
     r"traced (?:it |this )?(?:back )?to", r"found (?:it|the (?:issue|problem|cause|bug))", r"regression",
-    r"introduced (?:in|by)", r"found that", r"(?:that's|that is|which is|this is) why", r"hence")
+    r"introduced (?:in|by)", r"found that", r"(?:that's|that is|which is|this is) why", r"hence", r"cause:")
 MECHANISM = words(
     r"exhaust(?:ed|ion)", r"leak(?:s|ed|ing)?", r"misconfigur(?:ed|ation)", r"r[au]n out of", r"filled up",
     r"(?:disk|volume|partition) (?:is |was )?full", r"too (?:low|small|high|many|few|short|aggressive)",
-    r"expired", r"not set", r"race condition", r"deadlock", r"changed the default", r"led to", r"resulted in")
+    r"expired", r"not set", r"race condition", r"deadlock", r"changed the default", r"led to", r"resulted in",
+    r"stopped \w+ing", r"no longer")
 SO = re.compile(r", so ", re.I)
 COMMAND = re.compile(
     r"\bkubectl\b.*?\b(?:patch|scale|set|apply|edit|delete|drain|cordon|uncordon|replace|annotate|label|"
@@ -53,15 +54,56 @@ STEMS = (r"bump", r"rais", r"increas", r"decreas", r"lower", r"reduc", r"pinn?",
           r"revert", r"restart", r"redeploy", r"deploy", r"patch", r"scal", r"upgrad", r"downgrad", r"appl(?:i|y)",
           r"merg", r"ship", r"hotfix", r"flush", r"purg", r"drain", r"cordon", r"rotat", r"renew", r"replac",
           r"remov", r"add", r"chang", r"updat", r"switch", r"migrat", r"kill", r"resiz", r"tun", r"backport",
-          r"rebuil", r"reindex", r"fre")
+          r"rebuil", r"reindex", r"fre", r"push", r"releas", r"mark")
 DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS), r"rolled back", r"turned (?:off|on)", r"failed over",
-               r"cleaned up", r"set (?:the )?[\w.-]+ to", r"shipped", r"pinned", r"applied", r"set")
+               r"cleaned up", r"set (?:the )?[\w.-]+ to", r"shipped", r"pinned", r"applied", r"set",
+               r"r[au]n(?= `)")
 BY_DOING = re.compile(r"\b(?:by|after|with|via)\s+(?:" + "|".join(STEMS) + r")\w*ing\b|\b(?:by|after) "
                        r"(?:rolling back|turning (?:off|on)|failing over|setting)\b", re.I)
 FIX_WORDS = words(r"workaround", r"fix:", r"the fix (?:was|is)", r"fixed (?:by|with|in|via)",
                   r"(?:hot)?fix (?:is |was )?(?:out|live|in|deployed|shipped|merged|released|rolled out)",
                   r"(?:proper|real|permanent|app|code|config) fix", r"released \S+ with", r"mitigation:",
-                    r"resolved (?:by|with|via)", r"mitigated (?:by|with|via)", r"hot-?fix(?:ed)?", r"rollback")
+                    r"resolved (?:by|with|via)", r"mitigated (?:by|with|via)", r"hot-?fix(?:ed)?", r"rollback",
+                  r"v?\d+(?:\.\d+)+\S* (?:is|was) (?:out|live|released|deployed|rolled out)")
+# What a thing does since the fix: "purge-orphans now deletes in chunks", "the controller now sets X" (+1.0)
+NOW_DOES = re.compile(r"\bnow (?:also |only |always |correctly )?(?:uses|sets|sorts|deletes|retries|reads|loads|ships|"
+                      r"defaults|raises|caps|limits|batches|checks|skips|handles|validates|falls back|pins|points|"
+                      r"routes|waits|writes|has|keeps|closes|releases|reuses|refreshes|renews|rotates|trusts|sends|drops)\b", re.I)
+# A tracker's own line about a post, not what the post says: "Jana Novák added a comment - 02/Apr/24 2:14 PM"
+TRACKER_META = re.compile(r"\b(?:added|left|posted) a comment\b|\bchanged the (?:status|assignee|priority)\b"
+                          r"|\badded (?:the )?labels?\b|\bcommented\b(?= on\b| -|$)", re.I)
+# The parts of an incident's write-up (the sections of the Google SRE and PagerDuty postmortem templates): a line
+# that only names one ("5. RESOLUTION") is a heading, and a section under one is part of the write-up above it.
+PART_HEADINGS = (
+    "summary", "overview", "executive summary", "description", "background", "impact", "customer impact",
+    "user impact", "timeline", "detection", "investigation", "diagnosis", "analysis", "root cause",
+    "root causes", "cause", "causes", "contributing factors", "trigger", "what happened", "symptoms",
+    "resolution", "remediation", "mitigation", "fix", "the fix", "recovery", "workaround", "action items",
+    "follow-up", "follow-ups", "follow up", "next steps", "lessons learned", "what went well",
+    "what went wrong", "where we got lucky", "status", "notes", "references", "supporting information",
+    "details", "discussion", "outcome", "why it happened", "how we fixed it", "what we changed",
+    "mitigation steps", "corrective actions", "preventive actions", "preventative actions", "lessons",
+    "key events", "incident timeline", "contributing factor", "remediations", "learnings", "what we learned",
+)
+# The parts that say why or what fixed it, which only an incident's own section has (a report's "Summary" or
+# "Timeline" may stand above several incidents).
+WRITE_UP_PARTS = (
+    "root cause", "root causes", "cause", "causes", "contributing factors", "trigger", "why it happened",
+    "resolution", "remediation", "mitigation", "fix", "the fix", "workaround", "how we fixed it", "what we changed",
+    "mitigation steps", "corrective actions", "remediations", "contributing factor",
+)
+_HEADING_NOISE = re.compile(r"^[\s\d.)#:*_-]+|[\s:*_.-]+$")
+
+
+def is_part_line(text: str) -> bool:
+    """Whether a line of text is only a part's name ("5. RESOLUTION", "Root cause:"): a heading, no claim."""
+    return _HEADING_NOISE.sub("", text.lower()).strip() in PART_HEADINGS
+
+
+def names_part(heading: str, parts: tuple[str, ...] = PART_HEADINGS) -> bool:
+    """Whether ``heading`` ("## 4. Root cause", "RESOLUTION:", "Root cause: the pool") names one of ``parts``."""
+    name = _HEADING_NOISE.sub("", heading.lower()).strip()
+    return any(name == part or name.startswith(part + " ") or name.startswith(part + ":") for part in parts)
 IMPERATIVE = re.compile(r"^\W*(?:raise|bump|increase|decrease|lower|reduce|pin|disable|enable|revert|roll back|"
                          r"restart|redeploy|deploy|patch|scale|set|upgrade|downgrade|apply|flush|purge|drain|"
                          r"rotate|replace|remove|add|change|update|switch|kill|resize|tune)\b", re.I)

@@ -32,10 +32,10 @@ Structure comes first, because a format that groups records says what belongs to
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from poimen.incidents.cues import WRITE_UP_PARTS, names_part
 from poimen.incidents.entities import Entity, entities
 from poimen.incidents.lines import Line, record_lines
 from poimen.incidents.roles import THRESHOLD, line_scores
@@ -49,25 +49,6 @@ PATIENCE_SECONDS = 3 * 24 * 3600  # the linking horizon: a comment a week later 
 TOPIC_WEIGHT = 0.5
 _FLOW_KINDS = frozenset({"log", "command", "output", "note"})
 _THREAD_KINDS = frozenset({"reply", "ticket", "comment"})
-PART_HEADINGS = (
-    "summary", "overview", "executive summary", "description", "background", "impact", "customer impact",
-    "user impact", "timeline", "detection", "investigation", "diagnosis", "analysis", "root cause",
-    "root causes", "cause", "causes", "contributing factors", "trigger", "what happened", "symptoms",
-    "resolution", "remediation", "mitigation", "fix", "the fix", "recovery", "workaround", "action items",
-    "follow-up", "follow-ups", "follow up", "next steps", "lessons learned", "what went well",
-    "what went wrong", "where we got lucky", "status", "notes", "references", "supporting information",
-    "details", "discussion", "outcome", "why it happened", "how we fixed it", "what we changed",
-    "mitigation steps", "corrective actions", "preventive actions", "preventative actions", "lessons",
-    "key events", "incident timeline", "contributing factor", "remediations", "learnings", "what we learned",
-)
-WRITE_UP_PARTS = (
-    "root cause", "root causes", "cause", "causes", "contributing factors", "trigger", "why it happened",
-    "resolution", "remediation", "mitigation", "fix", "the fix", "workaround", "how we fixed it", "what we changed",
-    "mitigation steps", "corrective actions", "remediations", "contributing factor",
-)
-_HEADING_NOISE = re.compile(r"^[\s\d.)#:*_-]+|[\s:*_.-]+$")
-
-
 @dataclass(frozen=True)
 class Episode:
     """Records of one stream that are about one thing, in stream order; ``key`` says what grouped them."""
@@ -99,9 +80,7 @@ class Episode:
 
 def is_part_heading(heading: str) -> bool:
     """Whether ``heading`` names a part of one incident's write-up rather than an incident of its own."""
-    name = _HEADING_NOISE.sub("", heading.lower()).strip()
-    return any(name == part or name.startswith(part + " ") or name.startswith(part + ":")
-               for part in PART_HEADINGS)
+    return names_part(heading)
 
 
 def section_path(headings: Sequence[str], write_ups: frozenset[tuple[str, ...]] = frozenset()) -> str:
@@ -121,15 +100,7 @@ def section_path(headings: Sequence[str], write_ups: frozenset[tuple[str, ...]] 
 def write_ups(records: Sequence[Record]) -> frozenset[tuple[str, ...]]:
     """The sections that hold an incident's own cause or resolution part, as heading paths."""
     return frozenset(tuple(r.headings[:i]) for r in records for i, h in enumerate(r.headings)
-                     if i and is_write_up_part(h))
-
-
-def is_write_up_part(heading: str) -> bool:
-    """Whether ``heading`` names the part of a write-up that says why or what fixed it ("Root cause",
-    "Resolution"): the parts only an incident's own section has, where a report's "Summary" or "Timeline" may
-    stand above several incidents."""
-    name = _HEADING_NOISE.sub("", heading.lower()).strip()
-    return any(name == part or name.startswith(part + " ") or name.startswith(part + ":") for part in WRITE_UP_PARTS)
+                     if i and names_part(h, WRITE_UP_PARTS))
 
 
 def _structure(records: Sequence[Record]) -> list[tuple[str, list[Record]]]:

@@ -39,6 +39,14 @@ class Line:
     def is_heading(self) -> bool:
         return bool(_MD_HEADING.match(self.text))
 
+    @property
+    def indent(self) -> int:
+        """The blanks before the line on its physical line of the record: 4 or more sets a code block off in text."""
+        text = self.record.text
+        begin = text.rfind("\n", 0, self.start) + 1
+        lead = text[begin:self.start]
+        return len(lead.expandtabs(4)) if not lead.strip() else 0
+
 
 def _physical(record: Record) -> list[tuple[str, int, int]]:
     out, at = [], 0

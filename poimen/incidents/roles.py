@@ -13,10 +13,11 @@ wording), then picks a role. The cue lists, each matched as a whole word or phra
 - **cause** (+1.5): because, due to, caused by, root cause, turned out / turns out, the culprit, the cause
   (was|is), the problem/issue (was|is), the underlying problem/issue/cause, the reason (was|is), happens when,
   triggered by, traced (it|this) (back) to, found (it|the issue|the problem|the cause|the bug), found that,
-  that's / which is / this is why, hence, regression, introduced (in|by); (+0.8): a mechanism stated:
+  that's / which is / this is why, hence, regression, introduced (in|by), "Cause:"; (+0.8): a mechanism stated:
   exhausted / exhaustion, leak(s/ed/ing), misconfigured /
   misconfiguration, ran/run out of, filled up, (disk|volume|partition) full, too low/small/high/many/few/short,
-  expired, not set, race condition, deadlock, changed the default, led to, resulted in, ", so ".
+  expired, not set, race condition, deadlock, changed the default, led to, resulted in, stopped doing,
+  no longer, ", so ".
 - **action** (+1.5): a command that changes state (``kubectl patch|scale|set|apply|edit|delete|drain|cordon|
   rollout undo|rollout restart``, ``helm upgrade|rollback|install``, ``terraform apply``, ``ALTER …``,
   ``UPDATE … SET``, ``SET GLOBAL``, ``systemctl restart|reload|stop|start``, ``git revert``, ``sysctl -w``,
@@ -24,16 +25,22 @@ wording), then picks a role. The cue lists, each matched as a whole word or phra
   reduced, pinned, disabled, enabled, turned off/on, reverted, rolled back, restarted, redeployed, deployed,
   patched, scaled, upgraded, downgraded, applied, merged, shipped, hotfixed, flushed, purged, drained,
   cordoned, rotated, renewed, replaced, removed, added, changed, updated, switched, migrated, failed over,
-  killed, resized, tuned, backported, rebuilt, reindexed, freed, cleaned up (and their -ing forms after by,
-  after or with); workaround, fix:, the fix (was|is), fixed (by|with|in), resolved (by|with), mitigated
-  (by|with), hotfix. (+1.0): an imperative opening a line (Raise, Bump, Restart, Set, …). (+0.8): a config
+  killed, resized, tuned, backported, rebuilt, reindexed, freed, pushed, released, marked, cleaned up, ran
+  `a command` (and their -ing forms after by, after or with); workaround, fix:, the fix (was|is), fixed
+  (by|with|in), resolved (by|with), mitigated (by|with), hotfix, "2.9.1 is out|live|released|deployed".
+  (+1.0): an imperative opening a line (Raise, Bump, Restart, Set, …), or what a thing now does since ("now
+  uses|sets|sorts|retries|ships|sends …"; such a line is no plan even under "Follow-up"). (+0.8): a config
   key given a value (``key=value``, ``key: 5``, "key to 5"); (+0.4): a version; (+0.3): a ticket or PR id.
+  A done verb counts only when someone did it: no doer, a person, a name, a passive, or a headline's passive
+  ("Hotfix 5.2.2 deployed.", "Flag X set in the flag service"); "PR #1834 raised the batch size" is a cause.
 - **verification** (+1.5): confirmed, resolved, recovered / recovering, back to normal, back up, back online,
   error rate (back|down) to, no more, no new/further errors/alerts, stable / stabilised, healthy, green,
   all good, looks good, working again, works again, (is|are) fixed, succeeded / succeeding, passing, closing.
 
 What makes a line weaker or takes a role away:
 
+- **no claim**: a line that only names a part of a write-up ("5. RESOLUTION"), a tracker's line about a post
+  ("Jana added a comment - 02/Apr/24 2:14 PM"), a stack frame or a code fence has no role.
 - **ruled out** (cause and action become 0, and the line is no symptom either): not the cause / culprit /
   issue / problem, not related, unrelated, ruled out, red herring, wasn't it / was not it, nothing to do with,
   a coincidence, false alarm / positive, is fine, looks fine, not it. The same line also demotes the earlier
@@ -58,7 +65,10 @@ What makes a line weaker or takes a role away:
 Where the cues came from: the lists above were written from generic on-call English first, then checked on
 the tuning streams of ``tests/incidents/incident_fixtures.py`` (which added "found that", "that's why", plural
 status codes such as "413s", and the section and planned-work rules to symptoms). The streams of
-``tests/incidents/incident_heldout.py`` were written before any cue and never tuned on. The weights (1.5, 0.8,
+``tests/incidents/incident_heldout.py`` were written before any cue and never tuned on. The bench's incident suites
+``bench/incidents`` (split dev), ``bench/incidents2`` and ``bench/incidents3`` were then read as dev data: their
+misses added the release, "now does", headline-passive, tracker-line and code-block rules. ``bench/incidents4``
+is the blind suite, never read. The weights (1.5, 0.8,
 1.0, 0.4, the threshold and the tie) are round numbers, not fitted.
 
 A role needs a score of ``THRESHOLD``; when the best two are within ``TIE`` the priority is action, cause,
@@ -74,10 +84,12 @@ from dataclasses import dataclass, replace
 from poimen import signatures
 from poimen.incidents.entities import entities
 from poimen.incidents.cues import (BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, COMMAND, DONE, FIX_SECTION,
-                                   FIX_WORDS, FRAME, HEDGE, IMPERATIVE, INEFFECTIVE, MECHANISM, NEGATED, PLANNED,
-                                   RULED_OUT, SO, SOFT, STOP, SYMPTOM, TODO_SECTION, VALUE, VERIFY)
+                                   FIX_WORDS, FRAME, HEDGE, IMPERATIVE, INEFFECTIVE, MECHANISM, NEGATED, NOW_DOES,
+                                   PLANNED, RULED_OUT, SO, SOFT, STOP, SYMPTOM, TODO_SECTION, TRACKER_META, VALUE,
+                                   VERIFY, is_part_line)
 from poimen.incidents.lines import Line
-from poimen.text.line_levels import line_levels
+from poimen.incidents.times import clock_of, line_clocks
+from poimen.text.line_levels import first_failure_level, line_levels
 
 ROLES = ("symptom", "cause", "action", "verification", "none")
 THRESHOLD = 1.0
@@ -146,6 +158,9 @@ _CLAUSE = re.compile(r"[.;:!?,(]\s|\band\b|\bthen\b")
 _PERSONS = frozenset("we i they he she someone somebody you on-call oncall team".split())
 _PASSIVE = frozenset("is was were are been be being got gets get has have had".split())
 _DETERMINERS = frozenset("the a an this that these those our their its new old".split())
+# After a done verb, what says nobody is named as its doer: a headline's passive ("Hotfix 5.2.2 deployed.", "Feature
+# flag X set in the flag service", "Follow-up merged (PR #671)"): the line's end, a stop, or a place.
+_HEADLINE_PASSIVE = re.compile(r"\s*(?:$|[.;:,(\u2014-]|(?:in|on|to|into|across|at|for|via|from)\b)", re.I)
 
 
 def _agentive(text: str, verb_at: int) -> bool:
@@ -153,9 +168,14 @@ def _agentive(text: str, verb_at: int) -> bool:
     "the flag was turned off"), not by a thing the failure came from ("the new template set X on every ingress",
     "PR #1834 raised X", "renovate bumped eslint to 9.0.0"): the latter is a cause, a change that broke something.
     By the word before the verb in its clause: none, a person, a name, or a passive's auxiliary."""
-    words = _CLAUSE.split(text[:verb_at])[-1].strip().strip("*_`-").split()
+    # the clause's words before the verb, without a list number or a timeline's clock ("1. 10:49 - Reverted …")
+    words = [w for w in _CLAUSE.split(text[:verb_at])[-1].split() if any(c.isalpha() for c in w)]
     if not words:
         return True
+    verb = DONE.match(text, verb_at)
+    if verb and _HEADLINE_PASSIVE.match(text, verb.end()) and len(words) <= 5 \
+            and not any(w.lower() in _PASSIVE for w in words):
+        return True  # "Hotfix 5.2.2 deployed.", not "the store only has the old intermediate pinned."
     last = words[-1].strip(",;:")
     if last.lower() in _PERSONS or last.lower() in _PASSIVE:
         return True
@@ -183,7 +203,7 @@ def _action(text: str) -> float:
         score += 1.5
     elif negated:
         score += 1.5 * 0.3
-    elif IMPERATIVE.match(text):
+    elif IMPERATIVE.match(text) or NOW_DOES.search(text):
         score += 1.0
     kinds = {e.kind for e in entities(text)}
     bonus = 0.0
@@ -196,8 +216,8 @@ def _action(text: str) -> float:
     # What is set, pinned or referenced makes a change a fix; alone (an alert naming its ticket, a line quoting a
     # setting) it is no action.
     score += bonus if score else min(bonus, 0.8)
-    if PLANNED.search(text):
-        score *= 0.4
+    if PLANNED.search(text) and not NOW_DOES.search(text):
+        score *= 0.4  # what a thing now does is done ("Follow-up in !1402: the step now uses --timeout 8m")
     return score
 
 
@@ -220,7 +240,7 @@ def _quoted_error(text: str) -> float:
     best = 0.0
     for m in _QUOTED.finditer(text):
         quoted = m.group(1) or m.group(2)
-        if _count(SYMPTOM, quoted) or signatures.extract_signatures(quoted) or line_levels(quoted):
+        if _count(SYMPTOM, quoted) or signatures.extract_signatures(quoted) or first_failure_level(quoted):
             best = max(best, 1.0 + 0.5 * bool(signatures.extract_signatures(quoted)))
     return best
 
@@ -236,8 +256,9 @@ def _section(headings: Sequence[str]) -> str:
 
 def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = ()) -> Scores:
     """The role scores of one line of text, from the cues in the module docstring."""
-    if FRAME.match(text) or FENCE.match(text):
-        return Scores()
+    if FRAME.match(text) or FENCE.match(text) or is_part_line(text) or \
+            (TRACKER_META.search(text) and len(text.split()) <= 12):
+        return Scores()  # a frame, a fence, a heading, a tracker's line about a post: no claim
     text = body(text)
     symptom = max(_symptom(text, level), _quoted_error(text))
     if kind in ("log", "output"):
@@ -266,30 +287,6 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
     if INEFFECTIVE.search(text):
         return Scores(symptom=symptom, cause=cause, ineffective=True)
     return Scores(symptom, cause, action, verification)
-
-
-_CLOCK_LED = re.compile(r"^\W*(?:\*\*)?(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\*\*)?\s")
-
-
-def clock_of(text: str) -> int | None:
-    """The time of day a timeline line opens with ("10:14  every gateway panics", "- **03:44** — …"), in seconds;
-    None for any other line."""
-    m = _CLOCK_LED.match(text)
-    if not m or int(m.group(1)) > 23:
-        return None
-    return int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3) or 0)
-
-
-def _clocks(lines: Sequence[Line]) -> list[int | None]:
-    """Each line's time of day: its own, or that of the timeline entry above it in the same record (a wrapped
-    entry's next line, the error it quotes)."""
-    out: list[int | None] = []
-    for i, line in enumerate(lines):
-        own = clock_of(line.text)
-        if own is None and i and lines[i - 1].record is line.record:
-            own = out[-1]
-        out.append(own)
-    return out
 
 
 def is_planned(text: str) -> bool:
@@ -337,7 +334,8 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
       again without that role (a symptom if it reports one, else none).
     - A change a timeline logs before the first symptom it logs triggered the failure; it fixed nothing.
     - An action that introduces a code block ("Added a drop-in limits.conf:", "build it yourself with") gives the
-      block's first ``INTRODUCED`` lines its role: the block is the fix as written.
+      block's first ``INTRODUCED`` lines its role (a fenced or indented block, configuration, a command; not a
+      line that quotes a log level): the block is the fix as written.
     """
     scored = [line_scores(line) for line in lines]
     roles = [pick(s) for s in scored]
@@ -355,7 +353,7 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
                     break
     # A change logged before the failure began is what triggered it, not what fixed it ("09:50 8.14.0 deployed"
     # above "10:14 every gateway panics"): by the times the lines give where they give one.
-    clocks = _clocks(lines)
+    clocks = line_clocks(lines)
     began = min((t for t, r in zip(clocks, roles) if r == "symptom" and t is not None), default=None)
     if began is not None:
         for i, (line, r) in enumerate(zip(lines, roles)):
@@ -370,10 +368,10 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
                 if FENCE.match(text):
                     continue
                 if not (lines[j].record.kind == "code" or CONFIG_LINE.match(text) or COMMAND.search(text)
-                        or text.lstrip().startswith(("```", "$ "))):
+                        or text.lstrip().startswith(("```", "$ ")) or lines[j].indent >= 4):
                     break  # the prose after the block
-                if roles[j] == "none":
-                    roles[j] = "action"
+                if roles[j] == "none" or (roles[j] == "symptom" and not first_failure_level(text)):
+                    roles[j] = "action"  # a code line that quotes no log level is what was run or written
                     scored[j] = replace(scored[j], action=max(scored[j].action, scored[i].action))
     first_action = next((i for i, r in enumerate(roles) if r == "action"), None)
     if first_action is not None:

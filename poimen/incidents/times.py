@@ -11,6 +11,7 @@ text states no time: such a record is placed by structure alone.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 
 _MONTHS = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
@@ -117,3 +118,27 @@ def time_kind(value: float) -> str:
     if _SYSLOG_YEAR[0] <= value < _SYSLOG_YEAR[1]:
         return "syslog"
     return "date"
+
+
+_CLOCK_LED = re.compile(r"^\W*(?:\*\*)?(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\*\*)?\s")
+
+
+def clock_of(text: str) -> int | None:
+    """The time of day a timeline line opens with ("10:14  every gateway panics", "- **03:44** — …"), in seconds;
+    None for any other line."""
+    m = _CLOCK_LED.match(text)
+    if not m or int(m.group(1)) > 23:
+        return None
+    return int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3) or 0)
+
+
+def line_clocks(lines: Sequence) -> list[int | None]:
+    """Each line's time of day: its own, or that of the timeline entry above it in the same record (a wrapped
+    entry's next line, the error it quotes)."""
+    out: list[int | None] = []
+    for i, line in enumerate(lines):
+        own = clock_of(line.text)
+        if own is None and i and lines[i - 1].record is line.record:
+            own = out[-1]
+        out.append(own)
+    return out

@@ -79,3 +79,34 @@ def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
     lines = [line for r in records for line in record_lines(r)]
     roles = [r.role for r in assign(lines)]
     assert roles == ["symptom", "none", "none"]
+
+
+@pytest.mark.parametrize("text, role", [
+    # a release that ships the change is the fix, even where the line also reports it holding
+    ("enricher 2.9.1 is out: `max.poll.records=100` (was 500); group has been stable since 11:30", "action"),
+    # a headline's passive names no doer: someone did it
+    ("Follow-up merged (PR #671): purge-orphans now deletes in chunks of 5000 by primary key. Closing.", "action"),
+    ("10:24  Feature flag orders.read_from_replica=false set in the flag service.", "action"),
+    ("1. 10:49 - Reverted the flag to the last good version", "action"),
+    # ...where a stative "has X pinned" or a thing's own change is no fix
+    ("our truststore.jks is baked into the image and only has the old intermediate pinned.", "none"),
+    ("PR #1834 raised the batch size for every consumer", "none"),
+    # what a thing does now is done, not planned; what it takes now is no fix
+    ("Follow-up in !1402: the helm step now uses `--timeout 8m` and `--atomic`", "action"),
+    ("rendering one invoice PDF now takes about 1.2 s", "none"),
+    # headings and a tracker's lines about a post say nothing
+    ("5. RESOLUTION", "none"),
+    ("Jana Novák added a comment - 02/Apr/24 2:14 PM", "none"),
+])
+def test_release_headline_and_now_cues(text, role):
+    assert pick(score(text)) == role
+
+
+def test_a_code_block_an_action_introduces_is_the_fix():
+    fenced = rec("Workaround until a release: build it yourself with\n\n```\ncargo install relay --locked "
+                 "--features native-roots\n```\n\nThat feature loads the OS trust store.", 1, "comment")
+    indented = rec("08:10  Marked it out so data moves off it:\n\n           ceph osd out osd.17\n\n"
+                   "Slow ops dropped to zero within 4 minutes.", 1, "paragraph")
+    for record, code in ((fenced, "cargo install"), (indented, "ceph osd out")):
+        roles = {r.line.text: r.role for r in assign(record_lines(record))}
+        assert [role for text, role in roles.items() if code in text] == ["action"], roles
