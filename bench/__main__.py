@@ -151,13 +151,13 @@ def locomo_section(cfg: Config, assets: Path) -> dict:
 def incidents_section(cfg: Config, assets: Path) -> dict:
     import json
 
-    from bench import incident_suite
+    from bench import incident_report
 
     _offline_engine(cfg)
-    result = incident_suite.run(embedder=_embedder(cfg), progress=cfg.progress)
+    result = incident_report.run_suites(embedder=_embedder(cfg), progress=cfg.progress)
     cfg.data_dir.mkdir(parents=True, exist_ok=True)
     (cfg.data_dir / "incidents.json").write_text(json.dumps(result, indent=1, default=str))
-    return incident_suite.section(result, assets)
+    return incident_report.section(result, assets)
 
 
 def _generic_rows(result: dict, skip: tuple[str, ...] = ()) -> list[tuple]:

@@ -30,16 +30,16 @@ item (a comparison at equal output tokens):
   (chat messages and CSV cells read as their text, so the baseline is not
   handicapped by a format poimen refuses), and over 3-line windows; ``alpha``
   and ``w`` chosen on the dev incidents only.
-- ``context+memory`` / ``context-no-memory``: ``ContextEngine``'s ranking, the
-  one ``mem ask`` and ``mem context`` fill, filled with untagged lines to the
-  same tokens; the second is the same engine over the raw units alone (memory
-  lines, the memory prior and the memories' failure signatures left out).
-  Their difference is what the memory adds to the ranking.
+- ``context+memory`` / ``context-no-memory``: what ``mem context`` gives, as
+  untagged lines filled to the same tokens: the incident card it puts first
+  (``read.incidents.card_first``), then ``ContextEngine``'s ranking; the second
+  is the same engine over the raw units alone (no card, and the memory lines,
+  the memory prior and the memories' failure signatures left out). Their
+  difference is what the memory adds over the same scorer without it.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import json
@@ -59,6 +59,12 @@ from poimen.errors import PoimenError
 from poimen.text.tokens import count_tokens
 
 SUITE = Path(__file__).resolve().parent / "incidents"
+# Every suite the report runs, with what it was to the cues: "dev" suites' misses were read while the roles, cards and
+# episodes were written (bench/incidents was the first; incidents2 and incidents3 were written as held-out and then
+# read as dev once their first figures were in); "blind" was written by someone who read no code, and its misses were
+# never read. The baselines' weights are chosen on bench/incidents' split "dev" alone.
+SUITES = ((SUITE, "dev"), (SUITE.with_name("incidents2"), "dev"), (SUITE.with_name("incidents3"), "dev"),
+          (SUITE.with_name("incidents4"), "blind"))
 WINDOW = 3
 SHOWN_CHARS = 600  # mem lookup prints a hit without lines as its text cut here (poimen.cli.readout.print_hits)
 
@@ -188,13 +194,29 @@ class PoimenRun:
         full = self.service.engine()
         return full, raw_units_engine(full)
 
+    def first(self, question: str) -> list[str]:
+        """The card's lines ``mem context`` puts before the ranking for ``question`` (none when no card matches)."""
+        from poimen.read.incidents import card_first
 
-def engine_fill(engine, question: str, budget: int) -> str:
-    """The engine's ranking, de-duplicated and filled by the line text alone (as ``bench.locomo_poimen`` does)."""
+        service = self.service
+        return [text for text, _ in card_first(service.db_path, question, service.index(), service.engine(),
+                                               service.cards())]
+
+
+def engine_fill(engine, question: str, budget: int, first: Sequence[str] = ()) -> str:
+    """``first`` (a card's lines), then the engine's ranking, de-duplicated and filled by the line text alone (as
+    ``bench.locomo_poimen`` does), to ``budget`` tokens."""
     lines, used, seen = [], 0, set()
+    for text in first:
+        cost = count_tokens(text) + 1
+        if used + cost > budget:
+            break
+        lines.append(text)
+        seen.add(text)
+        used += cost
     for i, _ in engine.ranked(question):
         cost = count_tokens(engine.texts[i]) + 1
-        if engine.keys[i] in seen or used + cost > budget:
+        if engine.keys[i] in seen or engine.texts[i] in seen or used + cost > budget:
             continue
         seen.add(engine.keys[i])
         lines.append(engine.texts[i])
@@ -229,7 +251,10 @@ def _baselines(folder: Path, incidents: Sequence[Incident], embedder) -> dict[st
                                                                    lambda u: windows[u]), lines)}
 
 
-def _tally(rows: list[dict], method: str) -> dict:
+METHODS = ("poimen", "context+memory", "context-no-memory", "hybrid-lines", "hybrid-windows")
+
+
+def tally(rows: list[dict], method: str) -> dict:
     asks = [r for r in rows if r["kind"] == "ask"]
     probes = [r for r in rows if r["kind"] == "probe"]
     return {"ask": sum(r[method][0] for r in asks), "asks": len(asks),
@@ -238,8 +263,10 @@ def _tally(rows: list[dict], method: str) -> dict:
             "tokens": sum(r["tokens"] for r in rows) / max(1, len(rows))}
 
 
-def run(folder: Path = SUITE, embedder=None, progress: Callable[[str], None] = print, work: Path | None = None) -> dict:
-    """poimen's ask and lookup on every incident, the baselines at the same tokens; per item and per format."""
+def run(folder: Path = SUITE, embedder=None, progress: Callable[[str], None] = print, work: Path | None = None,
+        weights: dict | None = None) -> dict:
+    """poimen's ask and lookup on every incident, the baselines at the same tokens; per item and per format. The
+    baselines' weights are chosen on this suite's dev incidents, or are ``weights`` (chosen on another suite's)."""
     if embedder is None:
         from poimen.embedding.embedders import default_embedder
 
@@ -261,22 +288,27 @@ def run(folder: Path = SUITE, embedder=None, progress: Callable[[str], None] = p
             tokens = count_tokens(out)
             rows.append({"kind": kind, "id": inc.id, "format": inc.format, "split": inc.split, "query": text,
                          "tokens": tokens, "poimen": score(out, inc, incidents), "output": out,
-                         "context+memory": score(engine_fill(full, text, tokens), inc, incidents),
+                         "context+memory": score(engine_fill(full, text, tokens, poimen.first(text)), inc, incidents),
                          "context-no-memory": score(engine_fill(bare, text, tokens), inc, incidents)})
         poimen_s = time.perf_counter() - started
-    weights = {}
+    chosen = {}
     by_id = {i.id: i for i in incidents}
+    dev = [r for r in rows if r["split"] == "dev"]
+    if weights is None and not dev:
+        raise PoimenError(f"{folder}: no incident of split 'dev' to choose the baselines' weights on; pass weights")
     for name, (fill, _) in _baselines(folder, incidents, embedder).items():
-        dev = [r for r in rows if r["split"] == "dev"]
+        if weights is not None:
+            alpha, w = weights[name]["alpha"], weights[name]["w"]
+            chosen[name] = dict(weights[name])
+        else:
+            def objective(alpha: float, w: float, dev=dev, fill=fill) -> float:
+                return sum(score(fill(r["query"], alpha, w, r["tokens"]), by_id[r["id"]], incidents)[0] for r in dev)
 
-        def objective(alpha: float, w: float, dev=dev, fill=fill) -> float:
-            return sum(score(fill(r["query"], alpha, w, r["tokens"]), by_id[r["id"]], incidents)[0] for r in dev)
-
-        alpha, w, dev_score = hybrid.pick_weights(objective)
-        weights[name] = {"alpha": alpha, "w": w, "dev_holds": dev_score, "dev_items": len(dev)}
+            alpha, w, dev_score = hybrid.pick_weights(objective)
+            chosen[name] = {"alpha": alpha, "w": w, "dev_holds": dev_score, "dev_items": len(dev),
+                            "chosen_on": f"{folder.name} split dev"}
         for r in rows:
             r[name] = score(fill(r["query"], alpha, w, r["tokens"]), by_id[r["id"]], incidents)
-    methods = ("poimen", "context+memory", "context-no-memory", "hybrid-lines", "hybrid-windows")
     groups: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         groups[r["format"]].append(r)
@@ -284,97 +316,16 @@ def run(folder: Path = SUITE, embedder=None, progress: Callable[[str], None] = p
         groups["all"].append(r)
     return {"incidents": len(incidents), "formats": sorted({i.format for i in incidents}), "question": question,
             "refused": poimen.refused, "errors": errors, "runs": len(poimen.outcomes), "loop_s": poimen.loop_s, "index_s": poimen.index_s,
-            "poimen_s": poimen_s, "seconds": time.perf_counter() - started, "weights": weights,
-            "tally": {g: {m: _tally(rs, m) for m in methods} for g, rs in groups.items()},
+            "poimen_s": poimen_s, "seconds": time.perf_counter() - started, "weights": chosen,
+            "tally": {g: {m: tally(rs, m) for m in METHODS} for g, rs in groups.items()},
             "items": [{k: v for k, v in r.items() if k != "output"} | {"output": r["output"][:2000]} for r in rows]}
 
 
-def _pct(a: int, b: int) -> str:
-    return f"{a}/{b} ({100 * a / b:.0f}%)" if b else "-"
-
-
-def section(result: dict, assets: Path | None = None) -> dict:
-    """The report section: headline rows for poimen and the best baseline, per-format tables, notes."""
-    tally = result["tally"]
-    methods = list(tally["all"])
-    formats = [f for f in result["formats"] if f in tally]
-    rows = []
-    for m in methods:
-        t = tally["all"][m]
-        rows.append((f"{m}: ask holds the fix / lookup top-1 holds the fix / confusions", "",
-                     f"{_pct(t['ask'], t['asks'])} / {_pct(t['lookup'], t['probes'])} / {t['confusions']}", None))
-    p, best_name = tally["all"]["poimen"], max(("hybrid-lines", "hybrid-windows"),
-                                               key=lambda m: tally["all"][m]["ask"] + tally["all"][m]["lookup"])
-    b = tally["all"][best_name]
-    share = lambda t: (t["ask"] + t["lookup"]) / max(1, t["asks"] + t["probes"])  # noqa: E731
-    head = [("incident suite: poimen ask / lookup top-1 holds the fix", "", f"{_pct(p['ask'], p['asks'])} / "
-             f"{_pct(p['lookup'], p['probes'])}, {p['confusions']} confusions", None),
-            (f"incident suite: poimen vs best hybrid baseline ({best_name}) at equal output tokens", ">= +15 points",
-             f"{100 * share(p):.0f}% vs {100 * share(b):.0f}% ({100 * (share(p) - share(b)):+.0f})",
-             share(p) - share(b) >= 0.15)]
-    m_full, m_bare = tally["all"]["context+memory"], tally["all"]["context-no-memory"]
-    rows = head + rows + [("memory's contribution: context ranking with memory vs the same scorer over raw units", "",
-                           f"{100 * share(m_full):.0f}% vs {100 * share(m_bare):.0f}%", None),
-                          ("mean output tokens per item (all methods are filled to poimen's)", "",
-                           f"{p['tokens']:.0f}", None)]
-    tables = []
-    for group in [*formats, "split:dev", "split:test", "all"]:
-        if group not in tally:
-            continue
-        tables.append({"title": f"{group}", "columns": ["method", "ask holds fix", "lookup top-1 holds fix", "confusions",
-                                                        "mean output tokens"],
-                       "rows": [[m, _pct(t["ask"], t["asks"]), _pct(t["lookup"], t["probes"]), t["confusions"],
-                                 f"{t['tokens']:.0f}"] for m, t in tally[group].items()]})
-    w = result["weights"]
-    refused = "; ".join(f"`{line}`" for line in result["refused"]) or "none"
-    notes = (f"{result['incidents']} incidents in {len(formats)} formats ({', '.join(formats)}), "
-             f"{tally['all']['poimen']['probes']} raw-error probes (`bench/incidents/suite.yaml`). One log, one standing "
-             f"query (\"{result['question']}\"), offline engine; {result['runs']} L1 runs in {result['loop_s']:.0f} s. "
-             f"Streams refused by the readers: {refused}. Reads that failed (scored as not holding the fix): "
-             f"{len(result.get('errors', []))}{': ' + '; '.join(result['errors'][:5]) if result.get('errors') else ''}. "
-             "Baselines are filled to poimen's output tokens per item; "
-             "their weights were chosen on the dev incidents only: "
-             + ", ".join(f"{n} alpha = {v['alpha']}, w = {v['w']} ({v['dev_holds']}/{v['dev_items']} dev items)"
-                         for n, v in w.items())
-             + ". `context+memory` and `context-no-memory` are `ContextEngine`'s ranking with and without the memory "
-             "lines (and their prior and signatures), filled untagged to the same tokens. A confusion is an output "
-             "holding another incident's fix (the `recurs_with` twin excepted).")
-    return {"title": "Incident suite: does the fix come back?", "rows": rows, "headline": head, "tables": tables,
-            "notes": notes}
-
-
 def main(argv: list[str] | None = None) -> None:
-    from poimen.settings import offline_defaults
+    """``python -m bench.incident_suite``: the suites and their report (``bench.incident_report``)."""
+    from bench.incident_report import main as report_main
 
-    offline_defaults()
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cache-dir", type=Path, help="embedding cache (default: poimen's)")
-    parser.add_argument("--out", type=Path, help="also write REPORT.md and the raw JSON here")
-    parser.add_argument("--json", type=Path, help="write the per-item results here")
-    parser.add_argument("--suite", type=Path, default=SUITE, help="the suite folder (default: bench/incidents)")
-    args = parser.parse_args(argv)
-    from poimen.embedding.embedders import SentenceTransformerEmbedder
-    from poimen.llm import offline
-
-    embedder = SentenceTransformerEmbedder(cache_dir=args.cache_dir) if args.cache_dir else None
-    if embedder is not None:
-        offline.configure(embedder)
-    result = run(args.suite, embedder=embedder)
-    sec = section(result)
-    for r in sec["rows"]:
-        print(f"{r[0]}: {r[2]}")
-    for t in sec["tables"]:
-        print(f"\n{t['title']}")
-        for row in t["rows"]:
-            print("  " + " | ".join(str(x) for x in row))
-    print(f"\n{result['seconds']:.1f}s")
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=1, default=str))
-    if args.out:
-        from bench import report
-
-        print(report.write_report({"incidents": sec}, args.out, {"duration_s": result["seconds"],
-                                                                 "repo": Path(__file__).resolve().parents[1]}))
+    report_main(argv)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The incident dev suite's labels: exact substrings of their streams, probes that are new text, a real split."""
+"""The incident suites' labels: exact substrings of their streams, probes that are new text, a real split."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ from collections import Counter
 import pytest
 
 from bench import hybrid, incident_suite
-from bench.incident_suite import SUITE, load, score, stream_lines
+from bench.incident_suite import SUITE, SUITES, load, score, stream_lines
 
 QUESTION, INCIDENTS = load()
+ALL = [(folder, inc) for folder, _ in SUITES for inc in load(folder)[1]]
 
 
 def test_the_suite_has_its_size_formats_and_both_splits():
@@ -22,17 +23,26 @@ def test_the_suite_has_its_size_formats_and_both_splits():
     assert QUESTION.strip()
 
 
-@pytest.mark.parametrize("inc", INCIDENTS, ids=lambda i: i.id)
-def test_labels_are_exact_substrings_and_every_incident_has_probes(inc):
-    text = (SUITE / inc.stream).read_text(encoding="utf-8")
+@pytest.mark.parametrize("folder, inc", ALL, ids=lambda x: getattr(x, "id", getattr(x, "name", "")))
+def test_labels_are_exact_substrings_and_every_incident_has_probes(folder, inc):
+    text = (folder / inc.stream).read_text(encoding="utf-8")
+    decoded = "\n".join(stream_lines(folder / inc.stream))  # a JSON export's strings, unescaped
     for role in ("symptom", "cause", "fix"):
         labels = getattr(inc, role)
         assert labels, f"{inc.id}: no {role}"
         for label in labels:
-            assert label in text, f"{inc.id}: {role} {label!r} is not in {inc.stream}"
+            assert label in text or label in decoded, f"{inc.id}: {role} {label!r} is not in {inc.stream}"
     assert inc.ask.strip() and 1 <= len(inc.probes) <= 2, inc.id
     for probe in inc.probes:  # the same error next time: never a copy of a line of the stream
         assert probe not in text, f"{inc.id}: probe copies the stream"
+
+
+@pytest.mark.parametrize("folder", [folder for folder, _ in SUITES], ids=lambda f: f.name)
+def test_every_suite_has_unique_ids_and_streams_that_exist(folder):
+    question, incidents = load(folder)
+    assert question.strip() and len({i.id for i in incidents}) == len(incidents) >= 20
+    assert len({i.format for i in incidents}) >= 5
+    assert all((folder / i.stream).is_file() for i in incidents)
 
 
 def test_a_recurrence_names_its_twin_and_the_twins_fix_differently():
