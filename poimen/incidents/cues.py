@@ -130,7 +130,8 @@ INEFFECTIVE = words(
     r"still (?:at|the same|there|happen\w*|occurr\w*|present|seeing|hitting|red)", r"did nothing", r"does nothing",
     r"changed nothing", r"nothing changed", r"no better", r"didn't work", r"did not work", r"dead end",
     r"(?:didn't|did not|doesn't|does not) (?:make|change) (?:a|any) difference", r"to no avail", r"in vain",
-    r"(?:did not|didn't) (?:go away|stop|recover)", r"reverted? (?:it )?(?:back )?(?:again)?,? (?:but|no)")
+    r"(?:did not|didn't) (?:go away|stop|recover)", r"(?:errors?|failures?|crash(?:es|ing)?|timeouts?|problems?) "
+    r"(?:continued|kept (?:coming|happening))", r"reverted? (?:it )?(?:back )?(?:again)?,? (?:but|no)")
 HEDGE = words(r"maybe", r"might", r"could (?:it )?be", r"possibly", r"perhaps", r"not sure", r"i think",
                 r"(?:i |we )?(?:don't|do not) think", r"doubt", r"unlikely",
                 r"suspect(?:ed|s)?", r"suspicion", r"wondering", r"guess", r"theory")

@@ -96,6 +96,9 @@ THRESHOLD = 1.0
 TIE = 0.3
 LOOKBACK = 4
 INTRODUCED = 4  # the code lines an action line ending in ":" introduces (its block's first lines)
+AS_WRITTEN = 1.0  # the block is the fix as written: it ranks over the prose that tells of it
+# An action line that introduces what follows: "…limits.conf:", "build it yourself with", "on both resolvers we ran"
+_INTRODUCES = re.compile(r"(?::|\bwith|\b(?:ran|run|executed|issued|typed|applied|used))\s*$", re.I)
 FENCE = re.compile(r"^\s*(?:```|~~~)\S*\s*$")
 # A line of configuration: "LimitNOFILE=65536", "max_connections: 200", an INI section "[Service]"
 CONFIG_LINE = re.compile(r"^\s*(?:[\w.\-/\[\]\"']+\s*(?:=|:\s)\s*\S+|\[[\w .:-]+\])\s*$")
@@ -333,8 +336,8 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
     - Nothing is verified before something was done: a verification before the incident's first action is read
       again without that role (a symptom if it reports one, else none).
     - A change a timeline logs before the first symptom it logs triggered the failure; it fixed nothing.
-    - An action that introduces a code block ("Added a drop-in limits.conf:", "build it yourself with") gives the
-      block's first ``INTRODUCED`` lines its role (a fenced or indented block, configuration, a command; not a
+    - An action that introduces a code block ("Added a drop-in limits.conf:", "build it yourself with", "we ran")
+      gives the block's first ``INTRODUCED`` lines its role and its score plus ``AS_WRITTEN`` (a fenced or indented block, configuration, a command; not a
       line that quotes a log level): the block is the fix as written.
     """
     scored = [line_scores(line) for line in lines]
@@ -362,7 +365,7 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
                 roles[i] = "none"
     for i, (line, r) in enumerate(zip(lines, roles)):
         # "Added a drop-in limits.conf:" / "build it yourself with" over a code block: the block is the fix itself
-        if r == "action" and line.text.rstrip().endswith((":", "with")):
+        if r == "action" and _INTRODUCES.search(line.text):
             for j in range(i + 1, min(len(lines), i + 1 + INTRODUCED)):
                 text = lines[j].text
                 if FENCE.match(text):
@@ -370,9 +373,9 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
                 if not (lines[j].record.kind == "code" or CONFIG_LINE.match(text) or COMMAND.search(text)
                         or text.lstrip().startswith(("```", "$ ")) or lines[j].indent >= 4):
                     break  # the prose after the block
-                if roles[j] == "none" or (roles[j] == "symptom" and not first_failure_level(text)):
+                if roles[j] in ("none", "action") or (roles[j] == "symptom" and not first_failure_level(text)):
                     roles[j] = "action"  # a code line that quotes no log level is what was run or written
-                    scored[j] = replace(scored[j], action=max(scored[j].action, scored[i].action))
+                    scored[j] = replace(scored[j], action=max(scored[j].action, scored[i].action + AS_WRITTEN))
     first_action = next((i for i, r in enumerate(roles) if r == "action"), None)
     if first_action is not None:
         for i in range(first_action):
