@@ -230,6 +230,12 @@ def all_cards(db_path: Path) -> dict[str, IncidentView]:
 
 CARD_FLOOR = 0.8  # a card leads a lookup when its best line scores this much (chosen on bench/incidents dev)
 RECURRENCE = 0.85  # another card holding the query's failure signature, this close to the lead, is shown with it
+# A lead under SURE with a runner-up within CLOSE of it is a guess between two incidents: no card leads, and the
+# lookup ranks its hits as it does without cards (showing the wrong incident's fix first is worse than neither).
+# Both chosen on the dev suites (bench/incidents, incidents2, incidents3): of the leads under 1.0, those with a
+# runner-up within 0.85 were wrong 6 times in 8.
+SURE = 1.0
+CLOSE = 0.85
 
 
 MIN_CORE = 20  # a signature's core shorter than this ("http:502") is a family, not one failure
@@ -244,7 +250,7 @@ def _core(key: str) -> str:
 
 def leading_cards(engine, question: str, views: dict[str, IncidentView]) -> list[tuple[float, IncidentView]]:
     """The cards a lookup shows first: the best card that says why or what was done when it reaches ``CARD_FLOOR``
-    (one of symptoms alone still ranks with the other hits), then each other card that holds
+    and is no guess between two (``SURE``, ``CLOSE``; a card of symptoms alone still ranks with the other hits), then each other card that holds
     one of the question's failure signatures in a symptom line, as the lead does, and scores ``RECURRENCE`` of it
     or more (the same error in another stream, or again a week later: each incident with its own fix)."""
     from poimen.signatures import extract_signatures
@@ -252,6 +258,8 @@ def leading_cards(engine, question: str, views: dict[str, IncidentView]) -> list
     ranked = [(s, v) for s, v in rank_cards(engine, question, views) if v.explains]
     if not ranked or ranked[0][0] < CARD_FLOOR:
         return []
+    if ranked[0][0] < SURE and len(ranked) > 1 and ranked[1][0] >= CLOSE * ranked[0][0]:
+        return []  # a guess between two incidents
     text = question if isinstance(question, str) else question.text
     asked = [core for s in extract_signatures(text) if len(core := _core(s.key)) >= MIN_CORE]
 
