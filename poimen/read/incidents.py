@@ -72,9 +72,27 @@ class IncidentView:
         return out
 
     def when(self) -> str:
-        if not self.first_time:
-            return ""
-        return self.first_time if self.first_time == self.last_time else f"{self.first_time} – {self.last_time}"
+        return span(self.first_time, self.last_time)
+
+
+_EPOCH = re.compile(r"^\d{9,10}(?:\.\d+)?$")
+
+
+def shown_time(value: str) -> str:
+    """A record's time as a person reads it: a Slack or Unix epoch stamp ("1719906595.810595") as UTC ISO
+    ("2024-07-02 07:49:55Z"); any other stamp as written."""
+    if not _EPOCH.match(value):
+        return value
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(float(value), timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ")
+
+
+def span(first: str, last: str) -> str:
+    """An incident's time span as shown: "" without a time, one time, or "first – last"."""
+    if not first:
+        return ""
+    return shown_time(first) if first == last else f"{shown_time(first)} – {shown_time(last)}"
 
 
 def _words(text: str) -> list[str]:
@@ -123,8 +141,7 @@ def incident_shape(view: IncidentView, question: str) -> dict:
 
 def render_incident(shape: dict) -> list[str]:
     """The lines ``mem lookup`` prints under an incident hit: a title line, then each shown line by role."""
-    when = shape["first_time"] if shape["first_time"] == shape["last_time"] else \
-        f"{shape['first_time']} – {shape['last_time']}"
+    when = span(shape["first_time"], shape["last_time"])
     head = f"incident: {shape['title']}" + (f" · {shape['stream']}" if shape["stream"] else "") + \
         (f" · {when}" if shape["first_time"] else "")
     out = [head]
