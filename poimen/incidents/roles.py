@@ -84,7 +84,7 @@ from dataclasses import dataclass, replace
 from poimen import signatures
 from poimen.incidents.entities import entities
 from poimen.incidents.cues import (BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, COMMAND, DONE, FIX_SECTION,
-                                   FIX_WORDS, FRAME, HEDGE, IMPERATIVE, INEFFECTIVE, MECHANISM, NEGATED, NOW_DOES,
+                                   FIX_WORDS, FRAME, HEDGE, IMPERATIVE, INCIDENT_ADMIN, INEFFECTIVE, MECHANISM, NEGATED, NOW_DOES,
                                    PLANNED, RULED_OUT, SO, SOFT, STOP, SYMPTOM, TODO_SECTION, TRACKER_META, VALUE,
                                    VERIFY, is_part_line)
 from poimen.incidents.lines import Line
@@ -194,6 +194,7 @@ def _caused_by_change(text: str) -> bool:
 
 
 def _action(text: str) -> float:
+    text = INCIDENT_ADMIN.sub(" ", text)  # "Incident upgraded to P1" runs the incident; it changes nothing
     score = 0.0
     if COMMAND.search(text):
         score += 1.5
@@ -257,6 +258,15 @@ def _section(headings: Sequence[str]) -> str:
     return headings[-1] if headings else ""
 
 
+_CONDITION = re.compile(r"\b(?:if|unless|in case|should)\b[^.;]{0,20}$", re.I)
+
+
+def _ineffective(text: str) -> bool:
+    """Whether a line says an attempt did not help ("no change", "still failing"); not a condition on the future
+    ("please reopen if it persists")."""
+    return any(not _CONDITION.search(text[:m.start()]) for m in INEFFECTIVE.finditer(text))
+
+
 def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = ()) -> Scores:
     """The role scores of one line of text, from the cues in the module docstring."""
     if FRAME.match(text) or FENCE.match(text) or is_part_line(text) or \
@@ -287,7 +297,7 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
     cause, action = cause * hedge, action * hedge
     if RULED_OUT.search(text):
         return Scores(ruled_out=True)
-    if INEFFECTIVE.search(text):
+    if _ineffective(text):
         return Scores(symptom=symptom, cause=cause, ineffective=True)
     return Scores(symptom, cause, action, verification)
 
@@ -302,7 +312,7 @@ def pick(scores: Scores) -> str:
     best = max(scores.of(role) for role in _PRIORITY)
     if best < THRESHOLD:
         return "none"
-    return next(role for role in _PRIORITY if scores.of(role) >= best - TIE)
+    return next(role for role in _PRIORITY if scores.of(role) >= max(THRESHOLD, best - TIE))  # a role needs it
 
 
 def _content(text: str) -> frozenset[str]:

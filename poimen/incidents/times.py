@@ -120,12 +120,14 @@ def time_kind(value: float) -> str:
     return "date"
 
 
-_CLOCK_LED = re.compile(r"^\W*(?:\*\*)?(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\*\*)?\s")
+# A timeline entry's clock at the start of its line, or in its first cell as a table row reads ("Time (CET): 13:40;
+# What happened: …")
+_CLOCK_LED = re.compile(r"^\W*(?:[A-Za-z][\w ()]{0,20}:\s+)?(?:\*\*)?(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\*\*)?[\s;|,]")
 
 
 def clock_of(text: str) -> int | None:
-    """The time of day a timeline line opens with ("10:14  every gateway panics", "- **03:44** — …"), in seconds;
-    None for any other line."""
+    """The time of day a timeline line opens with ("10:14  every gateway panics", "- **03:44** — …", a table row's
+    "Time (CET): 13:40; …"), in seconds; None for any other line."""
     m = _CLOCK_LED.match(text)
     if not m or int(m.group(1)) > 23:
         return None

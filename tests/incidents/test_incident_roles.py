@@ -97,6 +97,12 @@ def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
     # headings and a tracker's lines about a post say nothing
     ("5. RESOLUTION", "none"),
     ("Jana Novák added a comment - 02/Apr/24 2:14 PM", "none"),
+    # running the incident is no fix: the error the line reports is what it says
+    ("Time (CET): 14:09; What happened: checkout reports `pika.exceptions.ConnectionBlockedTimeout`. Incident "
+     "upgraded to P1, Marguerite takes IC.", "symptom"),
+    # a condition on the future says nothing failed
+    ("Released 2.5.0 with #1318: the server now sends websocket pings. Closing, please reopen if it persists.",
+     "action"),
 ])
 def test_release_headline_and_now_cues(text, role):
     assert pick(score(text)) == role
@@ -110,3 +116,16 @@ def test_a_code_block_an_action_introduces_is_the_fix():
     for record, code in ((fenced, "cargo install"), (indented, "ceph osd out")):
         roles = {r.line.text: r.role for r in assign(record_lines(record))}
         assert [role for text, role in roles.items() if code in text] == ["action"], roles
+
+
+def test_a_table_rows_clock_places_a_change_before_the_failure():
+    from poimen.incidents.times import clock_of
+
+    assert clock_of("Time (CET): 13:40; What happened: refund-worker 5.2.0 deployed") == 13 * 3600 + 40 * 60
+    assert clock_of("Root cause: the pool was too small") is None
+    rows = (rec("Time (UTC): 09:50; What happened: api-gateway 8.14.0 deployed.", 1, "table_row"),
+            rec("Time (UTC): 10:14; What happened: every gateway panics with ERROR flagsync decode failed", 2,
+                "table_row"),
+            rec("Time (UTC): 10:49; What happened: flag config reverted to version 411.", 3, "table_row"))
+    roles = [r.role for r in assign([line for r in rows for line in record_lines(r)])]
+    assert roles == ["none", "symptom", "action"]
