@@ -44,7 +44,8 @@ WEAK_CAUSE = 0.6
 TITLE_CHARS = 80
 _PREFIX = re.compile(
     r"^(?:\[[^\]]*\]\s*|\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\s*|\d{1,2}:\d\d(?::\d\d)?\s*|"
-    r"[-*>#$]\s*|(?:[A-Z][a-z]{2}\s+\d{1,2}\s+[\d:]+)\s*|(?:DEBUG|INFO|WARN(?:ING)?|ERROR|FATAL|CRITICAL)\b:?\s*|"
+    r"[-*>#$]\s*|(?:[A-Z][a-z]{2}\s+\d{1,2}\s+[\d:]+)\s*|\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4}\s+[\d:.,]+\s*|"
+    r"(?:DEBUG|INFO|WARN(?:ING)?|ERROR|FATAL|CRITICAL)\b:?\s*|\([\w.$]+:\d+\)\s*|"
     r"[-\u2013\u2014|:]\s*)+")
 
 
@@ -183,20 +184,38 @@ def choose(lines: Sequence[Line]) -> list[tuple[int, CardLine]]:
     order = list(LIMITS)
     return [(i, _card_line(roles[i], role)) for i, role in sorted(chosen.items(), key=lambda ir: (order.index(ir[1]), ir[0]))]
 
+_CELL = re.compile(r"(?:^|;\s)[A-Z][\w ()/.-]{0,30}:\s")  # a table row as the readers render it: "Time (CET): 13:41; What…"
+
+
 def clause(text: str) -> str:
-    """A copied line made fit to stand inside a sentence: its stamp, speaker, level and markup in front dropped."""
-    text = _PREFIX.sub("", body(text)).strip().rstrip(".;")
+    """A copied line made fit to stand inside a sentence: its stamp, speaker, level and markup in front dropped; a
+    table row's longest cell."""
+    text = body(text)
+    cells = _CELL.split(text)
+    if len(cells) > 2:  # "Time (CET): 13:41; What happened: All refund-worker pods …" says the last part
+        text = max(cells, key=len)
+    text = re.sub(r"\s+", " ", _PREFIX.sub("", text)).strip().rstrip(".;")
     return text[:1].lower() + text[1:] if text[:2].istitle() and not text[:2].isupper() else text
 
 
-def service_of(lines: Sequence[Line]) -> str:
-    """The service an incident is about: the specific service its lines name most (a pod's hash suffix dropped)."""
-    counts = Counter(e.value for line in lines for e in entities(line.text) if e.kind == "service" and e.weight >= 0.5)
+def service_of(lines: Sequence[Line], symptoms: Sequence[str] = ()) -> str:
+    """The service an incident is about: the specific service its ``symptoms`` (the card's symptom lines) name most,
+    else the one all its lines name most (a pod's hash suffix dropped). What failed names the service; a cause line
+    may name the upstream it blamed ("when the ip-intel service was moved") more often."""
+    def named(texts) -> Counter:
+        return Counter(e.value for text in texts for e in entities(text) if e.kind == "service" and e.weight >= 0.5)
+
+    counts = named(symptoms) or named(line.text for line in lines)
     return counts.most_common(1)[0][0] if counts else ""
 
 
 def _shorten(text: str) -> str:
-    return text if len(text) <= TITLE_CHARS else text[:TITLE_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    """``text`` cut to ``TITLE_CHARS``, at a space unless that leaves less than half (a long task id or path)."""
+    if len(text) <= TITLE_CHARS:
+        return text
+    cut = text[:TITLE_CHARS - 1]
+    at_space = cut.rsplit(" ", 1)[0]
+    return (at_space if len(at_space) >= TITLE_CHARS // 2 else cut) + "…"
 
 
 def summary_of(subject: str, lines: Sequence[CardLine]) -> str:
@@ -222,7 +241,7 @@ def title_of(service: str, lines: Sequence[CardLine]) -> str:
 def build_card(incident: Incident) -> Card:
     """The card of ``incident``: its lines by role, copied verbatim, each with its evidence."""
     lines = [line for _, line in choose(incident.lines)]
-    service = service_of(incident.lines)
+    service = service_of(incident.lines, [line.text for line in lines if line.role == "symptom"])
     timed = sorted((t, r.time) for ep in incident.episodes for r in ep.records
                    if r.time and (t := seconds(r.time)) is not None)
     return Card(title=title_of(service, lines), summary=summary_of(service, lines), lines=tuple(lines),
