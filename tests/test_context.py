@@ -16,6 +16,7 @@ import yaml
 
 from poimen.inputs.chunking import iter_chunks
 from poimen.read.context import ContextEngine
+from poimen.read.context_lines import Origin, kept_by_notes
 from poimen.write.core import RunRequest, run_loops
 from poimen.embedding.embedders import HashEmbedder
 from poimen.index import build_projections
@@ -121,8 +122,10 @@ def test_every_line_carries_its_provenance_and_no_line_twice(engine):
     assert rendered[0] == f"[{CHANNEL.name} #{ctx.lines[0].position}]"  # a header per chunk, then "line| text"
     assert all(r.startswith("[") or r.split("|")[0].rstrip("*").isdigit() for r in rendered)
     kept = [line for line in ctx.lines if line.memories()]
-    assert all(f"[* kept by {m.store}/{m.level} memory {m.sha[:8]}]" in rendered for line in kept
-               for m in line.memories()[:1])
+    notes = {r[len("[* kept by "):-1].split(" memory ")[0]: r[:-1].split(" memory ")[1].split()
+             for r in rendered if r.startswith("[* kept by ")}
+    assert kept and all(m.sha[:8] in notes[f"{m.store}/{m.level}"] for line in kept for m in line.memories()[:1])
+    assert len(notes) == len({f"{m.store}/{m.level}" for line in kept for m in line.memories()[:1]})  # one note each
 
 
 def test_memory_lines_are_a_prior_not_a_replacement(engine):
@@ -133,3 +136,12 @@ def test_memory_lines_are_a_prior_not_a_replacement(engine):
     assert {"memory", "evidence"} <= kinds
     shared = [i for i in range(len(engine)) if {o.kind for o in engine.origins[i]} == {"memory", "evidence"}]
     assert shared, "a memory line and the L0 unit it copies are one candidate"
+
+
+def test_the_closing_note_names_each_memory_once_per_store_and_level():
+    def kept(sha: str, level: str = "L1") -> Origin:
+        return Origin("memory", level, sha * 64, "channel.jsonl", 0, 1, "episodic", "q")
+
+    assert kept_by_notes([kept("a"), kept("b"), kept("a"), kept("c", "L2")]) == [
+        "[* kept by episodic/L1 memory aaaaaaaa bbbbbbbb]", "[* kept by episodic/L2 memory cccccccc]"]
+    assert kept_by_notes([]) == []

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from poimen.read.context_lines import Context, ContextLine, HitLines, Origin
+from poimen.read.context_lines import Context, ContextLine, HitLines, Origin, kept_by_notes
 from poimen.errors import IndexMissing, PoimenError
 from poimen.relevance import (FAILURE_STEMS, NEIGHBOUR_WEIGHT, SYNONYMS, Scorer, dedup_key, severity,
                               states_a_failure, synonyms, unit_terms)
@@ -253,20 +253,27 @@ class ContextEngine:
         out = Context(text, budget)
         seen: set[str] = set()
         headers: set[str] = set()
+        kept_by: dict[str, set[str]] = {}  # store/level -> the memories its closing note names so far
         for i, score in self.ranked(question):
             if self.keys[i] in seen:
                 continue
             line = ContextLine(self.texts[i], score, tuple(self.origins[i]), max(1, self.repeats.get(self.keys[i], 1)))
             header = line.origins[0].group()
-            notes = [o.footnote() for o in line.memories()[:1] if o.footnote() not in headers]
-            cost = count_tokens(line.render_short()) + 1 + sum(count_tokens(h) + 1 for h in [header, *notes]
-                                                                if h not in headers)
+            cost = count_tokens(line.render_short()) + 1 + (count_tokens(header) + 1 if header not in headers else 0)
+            memory = line.memories()[:1]
+            for m in memory:  # what naming its memory adds to the closing notes (Context.render)
+                if m.keeper() not in kept_by:
+                    cost += count_tokens(kept_by_notes([m])[0]) + 1
+                elif m.short_sha() not in kept_by[m.keeper()]:
+                    cost += count_tokens(" " + m.short_sha())
             if out.tokens + cost > budget:
                 if budget - out.tokens < 12:
                     break
                 continue
             seen.add(self.keys[i])
-            headers.update([header, *notes])
+            headers.add(header)
+            for m in memory:
+                kept_by.setdefault(m.keeper(), set()).add(m.short_sha())
             out.lines.append(line)
             out.tokens += cost
         return out
