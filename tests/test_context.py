@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
+from poimen.errors import PoimenError
 from poimen.inputs.chunking import iter_chunks
-from poimen.read.context import ContextEngine
+from poimen.read import context as context_module
+from poimen.read.context import ContextEngine, memory_prior
 from poimen.read.context_lines import Origin, kept_by_notes
 from poimen.write.core import RunRequest, run_loops
 from poimen.embedding.embedders import HashEmbedder
@@ -136,6 +139,46 @@ def test_memory_lines_are_a_prior_not_a_replacement(engine):
     assert {"memory", "evidence"} <= kinds
     shared = [i for i in range(len(engine)) if {o.kind for o in engine.origins[i]} == {"memory", "evidence"}]
     assert shared, "a memory line and the L0 unit it copies are one candidate"
+
+
+def test_the_memory_prior_is_nothing_up_to_its_floor_then_grows_to_its_weight():
+    closeness = np.array([0.0, 0.2, 0.6, 1.0], dtype=np.float32)
+    assert memory_prior(closeness, weight=0.5, floor=0.2).tolist() == pytest.approx([0.0, 0.0, 0.25, 0.5])
+    assert not memory_prior(closeness, weight=0.0, floor=0.2).any()
+    assert memory_prior(closeness, weight=0.1, floor=0.0).tolist() == pytest.approx([0.0, 0.02, 0.06, 0.1])
+
+
+def test_the_prior_lifts_only_lines_a_memory_kept_and_bad_weights_are_refused(engine):
+    question = QUESTIONS[0][0]
+    kept = np.array([any(o.kind == "memory" for o in os_) for os_ in engine.origins])
+    try:
+        engine.set_memory_prior(0.0, 0.0)
+        plain = engine.scores(question)
+        engine.set_memory_prior(1.0, 0.0)
+        lifted = engine.scores(question)
+        assert (lifted[kept] > plain[kept]).any() and (lifted >= plain).all()
+        assert np.array_equal(lifted[~kept], plain[~kept])
+        engine.set_memory_prior(1.0, 0.999)  # no standing query is that close to the question
+        assert np.array_equal(engine.scores(question), plain)
+        with pytest.raises(PoimenError, match="memory prior"):
+            engine.set_memory_prior(0.1, 1.0)
+    finally:
+        engine.set_memory_prior(context_module.MEMORY_PRIOR, context_module.MEMORY_CLOSENESS)
+
+
+def test_without_memory_the_same_builder_ranks_the_raw_units_alone(engine):
+    from bench.locomo_poimen import raw_units_engine
+
+    bare = raw_units_engine(engine)
+    assert not any(o.kind == "memory" for os_ in bare.origins for o in os_) and not bare.queries
+    question = QUESTIONS[0][0]
+    assert "[* kept by" not in bare.context(question, 600).render()
+    engine.set_memory_prior(0.0, 0.0)
+    try:  # with the prior off, the memory changes nothing in the ranking of the units both hold
+        ours = {engine.texts[i]: s for i, s in engine.ranked(question)}
+        assert all(ours[t] == pytest.approx(s) for t, s in ((bare.texts[i], s) for i, s in bare.ranked(question)))
+    finally:
+        engine.set_memory_prior(context_module.MEMORY_PRIOR, context_module.MEMORY_CLOSENESS)
 
 
 def test_the_closing_note_names_each_memory_once_per_store_and_level():

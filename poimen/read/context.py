@@ -6,10 +6,11 @@ projection) — with the same fused scorer the offline gate uses
 (``poimen.relevance``), so it never does worse than that scorer run as a plain
 retriever over the raw units. What the memories add is a prior, not a
 replacement: a unit that a standing query's memory kept gets ``MEMORY_PRIOR``
-times how close that standing query is to the question (the loop judged it
-relevant to a related question). Units sharing a ``dedup_key`` are listed once
-(with how many times they occur), and a memory line and the L0 unit it copies
-are one candidate that carries both provenances.
+scaled by how far the closeness (cosine) of that standing query to the question
+rises above ``MEMORY_CLOSENESS`` (the loop judged it relevant to a related
+question). Units sharing a ``dedup_key`` are listed once (with how many times
+they occur), and a memory line and the L0 unit it copies are one candidate
+that carries both provenances.
 
 Neighbour mixing follows the stream: an L0 unit inherits ``NEIGHBOUR_WEIGHT`` of
 the score of the unit before it in its source. When the question asks for
@@ -37,6 +38,7 @@ from poimen.relevance.question import Question
 from poimen.text.tokens import count_tokens
 
 MEMORY_PRIOR = 0.1
+MEMORY_CLOSENESS = 0.0
 SIGNATURE_BONUS = 0.3
 
 _UNITS_SQL = """
@@ -56,7 +58,8 @@ class ContextEngine:
                  queries: dict[str, str], signatures: dict[str, set[str]]):
         self.db_path = Path(db_path)
         self.scorer = scorer
-        self._scored: tuple[str, np.ndarray] | None = None
+        self._scored: tuple[str, np.ndarray, np.ndarray] | None = None  # question, scores before the prior, closeness
+        self.prior_weight, self.prior_floor = MEMORY_PRIOR, MEMORY_CLOSENESS
         self.rows = rows
         self.matrix = matrix
         self.queries = queries
@@ -173,12 +176,21 @@ class ContextEngine:
 
     def scores(self, question: str | Question) -> np.ndarray:
         """The fused score of every candidate for ``question`` (``Scorer.combine``, as the offline gate scores),
-        with neighbour mixing along each stream, the memory prior and the signature bonus. The last question's
-        scores are kept: ``mem lookup`` asks for the lines of each of its hits with the same question."""
+        with neighbour mixing along each stream, the signature bonus and the memory prior. The last question's
+        scores before the prior are kept: ``mem lookup`` asks for the lines of each of its hits with the same
+        question, and a sweep of the prior's weights (``set_memory_prior``) re-ranks without re-scoring."""
         text = question.text if isinstance(question, Question) else question
         if self._scored is None or self._scored[0] != text:
-            self._scored = (text, self._score(self.question(question)))
-        return self._scored[1]
+            q = self.question(question)
+            self._scored = (text, self._score(q), self._closeness(q))
+        _, scores, closeness = self._scored
+        return scores + memory_prior(closeness, self.prior_weight, self.prior_floor)
+
+    def set_memory_prior(self, weight: float, closeness: float) -> None:
+        """Use ``weight`` and ``closeness`` for the memory prior (``MEMORY_PRIOR``, ``MEMORY_CLOSENESS``)."""
+        if not 0.0 <= closeness < 1.0 or weight < 0.0:
+            raise PoimenError(f"memory prior: weight must be >= 0 and closeness in [0, 1), not {weight}, {closeness}")
+        self.prior_weight, self.prior_floor = weight, closeness
 
     def _score(self, question: Question) -> np.ndarray:
         sc = self.scorer
@@ -209,22 +221,22 @@ class ContextEngine:
         has_prev = self.previous >= 0
         mixed = scores.copy()
         mixed[has_prev] += NEIGHBOUR_WEIGHT * scores[self.previous[has_prev]]
-        mixed += self._memory_prior(question)
         if question.failure:  # a raw error, or a question after failures; not "how was the X fixed?", which wants the fix
             mixed += self._signature_bonus(question)
         return mixed
 
-    def _memory_prior(self, question: Question) -> np.ndarray:
-        prior = np.zeros(len(self.texts), dtype=np.float32)
-        if not self.queries or not MEMORY_PRIOR:
-            return prior
+    def _closeness(self, question: Question) -> np.ndarray:
+        """Per candidate, how close the standing query of the closest memory that kept it is to ``question``
+        (cosine, floored at 0; 0 for a line no memory kept)."""
+        out = np.zeros(len(self.texts), dtype=np.float32)
+        if not self.queries:
+            return out
         ids = sorted(self.queries)
         vectors = self.scorer.vectors([self.queries[i] for i in ids])
-        closeness = {qid: max(0.0, float(vectors[j] @ question.scored.vector)) for j, qid in enumerate(ids)}
+        close = {qid: max(0.0, float(vectors[j] @ question.scored.vector)) for j, qid in enumerate(ids)}
         for i, origins in enumerate(self.origins):
-            best = max((closeness.get(o.query_id, 0.0) for o in origins if o.kind == "memory"), default=0.0)
-            prior[i] = MEMORY_PRIOR * best
-        return prior
+            out[i] = max((close.get(o.query_id, 0.0) for o in origins if o.kind == "memory"), default=0.0)
+        return out
 
     def _signature_bonus(self, question: Question) -> np.ndarray:
         bonus = np.zeros(len(self.texts), dtype=np.float32)
@@ -366,6 +378,15 @@ class ContextEngine:
                     counter[r["source"]] += 1
             self._positions = positions
         return self._positions
+
+
+def memory_prior(closeness: np.ndarray, weight: float = MEMORY_PRIOR, floor: float = MEMORY_CLOSENESS) -> np.ndarray:
+    """Per candidate, ``weight`` scaled by how far its closeness (to the question, of the closest standing query
+    whose memory kept it) rises above ``floor``: the full weight for a standing query that is the question
+    itself, nothing at or below the floor."""
+    if not weight:
+        return np.zeros_like(closeness, dtype=np.float32)
+    return (weight * np.maximum(0.0, closeness - floor) / (1.0 - floor)).astype(np.float32)
 
 
 def build_context(db_path: Path, question: str | Question, budget: int = 2000, embedder=None) -> Context:
