@@ -9,6 +9,7 @@ query; the questions ask how each incident was fixed and what caused it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,7 @@ from poimen.errors import PoimenError
 from poimen.inputs.chunking import iter_chunks
 from poimen.read import context as context_module
 from poimen.read.context import ContextEngine, memory_prior
-from poimen.read.context_lines import Origin, kept_by_notes
+from poimen.read.context_lines import Context, ContextLine, Origin, kept_by_notes
 from poimen.write.core import RunRequest, run_loops
 from poimen.embedding.embedders import HashEmbedder
 from poimen.index import build_projections
@@ -188,3 +189,19 @@ def test_the_closing_note_names_each_memory_once_per_store_and_level():
     assert kept_by_notes([kept("a"), kept("b"), kept("a"), kept("c", "L2")]) == [
         "[* kept by episodic/L1 memory aaaaaaaa bbbbbbbb]", "[* kept by episodic/L2 memory cccccccc]"]
     assert kept_by_notes([]) == []
+
+
+def test_a_context_pays_for_each_header_and_each_memorys_name_once():
+    chunk = Origin("evidence", "L0", "e" * 64, "a.log", 3, 1)
+    memory = Origin("memory", "L1", "m" * 64, "a.log", 3, 2, "episodic", "q")
+    ctx = Context("q", 100)
+    lines = [ContextLine("one", 1.0, (chunk,)), ContextLine("two", 0.9, (memory, replace(chunk, line=2))),
+             ContextLine("three", 0.8, (replace(memory, line=3), replace(chunk, line=3)))]
+    costs = []
+    for line in lines:
+        costs.append(ctx.cost(line))
+        ctx.add(line, costs[-1])
+    assert costs[0] == count_tokens("[a.log #3]") + 1 + count_tokens("1| one") + 1
+    assert costs[1] == count_tokens("2*| two") + 1 + count_tokens("[* kept by episodic/L1 memory mmmmmmmm]") + 1
+    assert costs[2] == count_tokens("3*| three") + 1  # its header and its memory are printed already
+    assert ctx.tokens == sum(costs) and count_tokens(ctx.render()) <= ctx.tokens

@@ -7,15 +7,13 @@ projection) — with the same fused scorer the offline gate uses
 retriever over the raw units. What the memories add is a prior, not a
 replacement: a unit that a standing query's memory kept gains when that
 standing query is about the question, ``MEMORY_PRIOR`` scaled by how far their
-closeness (cosine) rises above ``MEMORY_CLOSENESS``, and nothing below it. The
-floor is there because a broad standing query ("work, job, career and school")
-is a little close to most questions: an ungated prior lifted all its memory's
-lines a little for every question, and on LoCoMo's dev conversations that cost
-coverage (0.731 against 0.740 for no prior, mean of @500 and @2000); both
-constants are the best of ``bench.locomo_memory.sweep_prior``'s grid on those
-conversations (0.743), a gain within noise. Units sharing a ``dedup_key`` are
-listed once (with how many times they occur), and a memory line and the L0 unit
-it copies are one candidate that carries both provenances.
+closeness (cosine) rises above ``MEMORY_CLOSENESS``. A broad standing query is
+a little close to most questions, and without the floor its memory's lines
+rose a little for every one of them, which cost coverage on LoCoMo's dev
+conversations; both constants are the best of ``bench.locomo_memory.sweep_prior``
+on those conversations (see there). Units sharing a ``dedup_key`` are listed
+once (with how many times they occur), and a memory line and the L0 unit it
+copies are one candidate that carries both provenances.
 
 Neighbour mixing follows the stream: an L0 unit inherits ``NEIGHBOUR_WEIGHT`` of
 the score of the unit before it in its source. When the question asks for
@@ -35,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from poimen.read.context_lines import Context, ContextLine, HitLines, Origin, kept_by_notes
+from poimen.read.context_lines import Context, ContextLine, HitLines, Origin
 from poimen.errors import IndexMissing, PoimenError
 from poimen.relevance import (FAILURE_STEMS, NEIGHBOUR_WEIGHT, SYNONYMS, Scorer, dedup_key, severity,
                               states_a_failure, synonyms, unit_terms)
@@ -269,30 +267,17 @@ class ContextEngine:
             raise PoimenError("the question is empty")
         out = Context(text, budget)
         seen: set[str] = set()
-        headers: set[str] = set()
-        kept_by: dict[str, set[str]] = {}  # store/level -> the memories its closing note names so far
         for i, score in self.ranked(question):
             if self.keys[i] in seen:
                 continue
             line = ContextLine(self.texts[i], score, tuple(self.origins[i]), max(1, self.repeats.get(self.keys[i], 1)))
-            header = line.origins[0].group()
-            cost = count_tokens(line.render_short()) + 1 + (count_tokens(header) + 1 if header not in headers else 0)
-            memory = line.memories()[:1]
-            for m in memory:  # what naming its memory adds to the closing notes (Context.render)
-                if m.keeper() not in kept_by:
-                    cost += count_tokens(kept_by_notes([m])[0]) + 1
-                elif m.short_sha() not in kept_by[m.keeper()]:
-                    cost += count_tokens(" " + m.short_sha())
+            cost = out.cost(line)
             if out.tokens + cost > budget:
                 if budget - out.tokens < 12:
                     break
                 continue
             seen.add(self.keys[i])
-            headers.add(header)
-            for m in memory:
-                kept_by.setdefault(m.keeper(), set()).add(m.short_sha())
-            out.lines.append(line)
-            out.tokens += cost
+            out.add(line, cost)
         return out
 
     def hit_lines(self, question: str | Question, owners: list[set[str]], k: int = 4) -> list[HitLines]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from poimen.text.tokens import count_tokens
+
 
 @dataclass(frozen=True)
 class Origin:
@@ -115,6 +117,30 @@ class Context:
     budget: int
     lines: list[ContextLine] = field(default_factory=list)
     tokens: int = 0
+    # What render() prints besides the lines, as lines are added: the group headers and the memories each
+    # store/level's closing note names.
+    _opened: set[str] = field(default_factory=set, repr=False, compare=False)
+    _named: dict[str, set[str]] = field(default_factory=dict, repr=False, compare=False)
+
+    def cost(self, line: ContextLine) -> int:
+        """The tokens adding ``line`` adds to ``render()``: its own line, the header of the group it opens (if
+        it opens one) and its memory's name in the closing notes (if not named yet)."""
+        header = line.origins[0].group()
+        cost = count_tokens(line.render_short()) + 1 + (count_tokens(header) + 1 if header not in self._opened else 0)
+        for m in line.memories()[:1]:
+            if m.keeper() not in self._named:
+                cost += count_tokens(kept_by_notes([m])[0]) + 1
+            elif m.short_sha() not in self._named[m.keeper()]:
+                cost += count_tokens(" " + m.short_sha())
+        return cost
+
+    def add(self, line: ContextLine, cost: int) -> None:
+        """Append ``line``, which ``cost`` said costs that many tokens."""
+        self._opened.add(line.origins[0].group())
+        for m in line.memories()[:1]:
+            self._named.setdefault(m.keeper(), set()).add(m.short_sha())
+        self.lines.append(line)
+        self.tokens += cost
 
     def render(self) -> str:
         """Lines grouped under a ``[source #chunk]`` header, each opening with its line number (``*`` when a
