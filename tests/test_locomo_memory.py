@@ -68,12 +68,14 @@ def test_contribution_splits_the_paired_items_by_conversation():
                           "hybrid-linear": [0.0, 0.0, 0.0]})
     out = locomo_memory.contribution(methods, items, {"dev": ["dev"], "held-out": ["test"]})
     assert out["all"]["n"] == 3 and out["dev"]["n"] == 2 and out["held-out"]["n"] == 1
-    assert out["dev"]["gain"]["as rendered"][500]["gain"] == pytest.approx(0.5)
-    assert out["held-out"]["gain"]["untagged"][500]["gain"] == pytest.approx(1.0)
+    assert out["dev"]["gain"]["what the memory adds, as rendered"][500]["gain"] == pytest.approx(0.5)
+    assert out["held-out"]["gain"]["what the memory adds, untagged"][500]["gain"] == pytest.approx(1.0)
     assert out["dev"]["coverage"]["hybrid-linear"][500] == 0.0
+    assert out["all"]["gain"]["poimen over hybrid-linear, both untagged"][500]["gain"] == pytest.approx(1.0)
     rows = locomo_memory.section_rows({"memory": out})
     goal = [r for r in rows if r[3] is not None]
-    assert len(goal) == 1 and goal[0][3] is True and goal[0][2].startswith("0.667 vs 0.333: +0.333")
+    assert [r[3] for r in goal] == [True, True] and goal[0][2].startswith("0.667 vs 0.333: +0.333")
+    assert "hybrid-linear" in goal[1][0] and goal[1][2].startswith("1.000 vs 0.000: +1.000")
     assert any(r[0].startswith("coverage @500 on the held-out conversations (n = 1)") for r in rows)
 
 
