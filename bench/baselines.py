@@ -106,16 +106,20 @@ def evaluate(
     ``context_fn(item, budget_tokens)`` returns either the context text (any
     system: poimen's lookup, a prompt) or the list of turns it picked.
     Returns ``{"coverage": {budget: {"overall": x, "<category>": x, ...}},
-    "n": {"overall": n, "<category>": n}, "seconds": wall time}``.
+    "n": {"overall": n, "<category>": n}, "per_item": {budget: [x per item, in
+    the order of items]}, "seconds": wall time}`` (``per_item`` pairs two
+    methods question by question, and gives any split's figures).
     """
     started = time.perf_counter()
     per_budget: dict[int, dict[str, list[float]]] = {b: {} for b in budgets}
+    per_item: dict[int, list[float]] = {b: [] for b in budgets}
     for item in items:
         for budget in budgets:
             score = coverage(item, context_fn(item, budget))
             per_budget[budget].setdefault(item.category_name, []).append(score)
+            per_item[budget].append(score)
     names = [n for n in CATEGORIES.values() if any(n in per_budget[b] for b in budgets)]
-    result = {"coverage": {}, "n": {"overall": len(items)}, "seconds": 0.0}
+    result = {"coverage": {}, "n": {"overall": len(items)}, "per_item": per_item, "seconds": 0.0}
     for budget, by_cat in per_budget.items():
         row = {"overall": float(np.mean([s for v in by_cat.values() for s in v])) if items else 0.0}
         row.update({n: float(np.mean(by_cat[n])) for n in names if n in by_cat})

@@ -33,6 +33,13 @@ Variants, each filled to the same budgets:
   ranking filled by the line text alone, without the provenance tag each
   rendered line carries. The gap between ``poimen`` and it is what the tags
   cost in budget; the gap between it and ``poimen-scorer`` is the ranking.
+- ``poimen-no-memory`` / ``poimen-no-memory-untagged``: the same context
+  builder over the raw units alone (``raw_units_engine``: memory lines, the
+  memory prior and the memories' signatures left out), rendered as ``poimen``
+  / as ``poimen-untagged``. ``poimen`` against the first is what the memory
+  adds as the agent gets it (its ``*`` marks and closing note included); the
+  untagged pair compares the rankings at equal rendering
+  (``bench.locomo_memory``: paired intervals, the prior's dev sweep).
 - ``poimen-scorer``: poimen's scorer as a plain retriever, ``Scorer.rank``
   over the conversation's turns rendered as the context holds them
   (``[date] speaker: text``, the chunker's line) with neighbour mixing, filled
@@ -58,9 +65,10 @@ from pathlib import Path
 
 import numpy as np
 
-from bench import baselines, report
+from bench import baselines, locomo_memory, report
 from bench.locomo_data import CATEGORIES, Conversation, LoCoMo, QAItem, write_jsonl
 from poimen.read.context import ContextEngine
+from poimen.read.context_lines import kept_by_notes
 from poimen.domain import Level, Query
 from poimen.index import build_projections
 from poimen.log.store import EventLog
@@ -117,6 +125,7 @@ class ConversationContext:
     def __init__(self, conversation: Conversation, root: Path, queries: Sequence[Query], embedder, client,
                  chunk_tokens: int, memory_budget: int):
         root.mkdir(parents=True, exist_ok=True)
+        self.conversation_id, self.queries = conversation.sample_id, list(queries)
         stream = source_stream(write_jsonl(conversation, root / "sources"), chunk_tokens)
         log = EventLog(root / "log")
         plans = [RunPlan(Level.L1, q, stream) for q in queries]
@@ -132,6 +141,7 @@ class ConversationContext:
         self.calls = 0
         self.levels: collections.Counter = collections.Counter()  # lines per level, over every context built
         self.tag_tokens: collections.Counter = collections.Counter()  # per budget: tokens spent on provenance tags
+        self.memory_tokens: collections.Counter = collections.Counter()  # per budget: on the memory's * and its note
         self.context_tokens: collections.Counter = collections.Counter()
         self._bare: ContextEngine | None = None  # the same engine without memory lines, made on first use
 
@@ -142,12 +152,15 @@ class ConversationContext:
         self.calls += 1
         self.levels.update((budget, str(line.level)) for line in ctx.lines)
         self.tag_tokens[budget] += ctx.tokens - sum(count_tokens(line.text) + 1 for line in ctx.lines)
+        kept = [o for line in ctx.lines for o in line.memories()[:1]]
+        self.memory_tokens[budget] += len(kept) + sum(count_tokens(n) + 1 for n in kept_by_notes(kept))
         self.context_tokens[budget] += ctx.tokens
         return ctx.render()
 
-    def untagged(self, question: str, budget: int) -> str:
-        """Diagnostic: the engine's ranking, de-duplicated and filled by the text alone (no provenance tags)."""
-        engine, lines, used, seen = self.engine, [], 0, set()
+    def untagged(self, question: str, budget: int, bare: bool = False) -> str:
+        """Diagnostic: the engine's ranking (``bare``: without memory), de-duplicated and filled by the text alone
+        (no provenance tags)."""
+        engine, lines, used, seen = self._raw() if bare else self.engine, [], 0, set()
         for i, _ in engine.ranked(question):
             cost = count_tokens(engine.texts[i]) + 1
             if engine.keys[i] in seen or used + cost > budget:
@@ -159,9 +172,12 @@ class ConversationContext:
 
     def bare(self, question: str, budget: int) -> str:
         """The same context builder over the raw units alone: what the context is without any memory."""
+        return self._raw().context(question, budget=budget).render()
+
+    def _raw(self) -> ContextEngine:
         if self._bare is None:
             self._bare = raw_units_engine(self.engine)
-        return self._bare.context(question, budget=budget).render()
+        return self._bare
 
     def memories(self) -> str:
         return "\n".join(o.final_memory for o in self.outcomes)
@@ -201,20 +217,11 @@ class ScorerTurns(baselines._TurnRetriever):
 
 
 def _context_fn(by_conversation: dict[str, ConversationContext], untagged: bool = False, bare: bool = False):
+    if untagged:
+        return lambda item, budget: by_conversation[item.sample_id].untagged(item.question, budget, bare)
     if bare:
         return lambda item, budget: by_conversation[item.sample_id].bare(item.question, budget)
-    if untagged:
-        return lambda item, budget: by_conversation[item.sample_id].untagged(item.question, budget)
     return lambda item, budget: by_conversation[item.sample_id].context(item.question, budget)
-
-
-def _ceiling(items: Sequence[QAItem], contexts: dict[str, ConversationContext]) -> dict:
-    joined = {sid: c.memories() for sid, c in contexts.items()}
-    per: dict[str, list[float]] = {}
-    for item in items:
-        per.setdefault(item.category_name, []).append(baselines.coverage(item, joined[item.sample_id]))
-    flat = [s for v in per.values() for s in v]
-    return {"overall": sum(flat) / len(flat) if flat else 0.0, **{c: sum(v) / len(v) for c, v in per.items()}}
 
 
 def _run_stats(contexts: dict[str, ConversationContext]) -> dict:
@@ -222,6 +229,7 @@ def _run_stats(contexts: dict[str, ConversationContext]) -> dict:
     calls = sum(c.calls for c in contexts.values())
     levels: collections.Counter = sum((c.levels for c in contexts.values()), collections.Counter())
     tags: collections.Counter = sum((c.tag_tokens for c in contexts.values()), collections.Counter())
+    marks: collections.Counter = sum((c.memory_tokens for c in contexts.values()), collections.Counter())
     spent: collections.Counter = sum((c.context_tokens for c in contexts.values()), collections.Counter())
     return {"runs": len(runs), "loop_s": sum(c.loop_s for c in contexts.values()),
             "index_s": sum(c.build_s for c in contexts.values()),
@@ -229,7 +237,8 @@ def _run_stats(contexts: dict[str, ConversationContext]) -> dict:
             "memory_tokens": sum(count_tokens(o.final_memory) for o in runs) / max(1, len(runs)),
             "context_ms": sum(c.context_s for c in contexts.values()) / max(1, calls) * 1e3,
             "levels": {f"{b}:{lvl}": n for (b, lvl), n in sorted(levels.items())},
-            "tag_share": {b: tags[b] / spent[b] for b in sorted(spent) if spent[b]}}
+            "tag_share": {b: tags[b] / spent[b] for b in sorted(spent) if spent[b]},
+            "memory_tag_share": {b: marks[b] / spent[b] for b in sorted(spent) if spent[b]}}
 
 
 def run(data: LoCoMo, embedder, client, workdir: Path, budgets: Sequence[int] = baselines.BUDGETS,
@@ -253,26 +262,29 @@ def run(data: LoCoMo, embedder, client, workdir: Path, budgets: Sequence[int] = 
     linear = baselines.LinearTurns(data, embedder)
     linear.warm(items)
     dev_ids, test_ids = dev_split(data)
-    dev_items, test_items = [i for i in items if i.sample_id in dev_ids], [i for i in items if i.sample_id in test_ids]
+    dev_items = [i for i in items if i.sample_id in dev_ids]
     out["linear"] = {"dev": dev_ids, "test": test_ids, **linear.tune(dev_items, budgets)}
     out["baseline_index_s"] = time.perf_counter() - start
     progress(f"  locomo baselines indexed in {out['baseline_index_s']:.1f}s")
+    scorer = ScorerTurns(data, embedder)
     for name, retriever in (("bm25", bm25), ("dense", dense), ("hybrid", hybrid), ("hybrid-linear", linear),
-                            ("poimen-scorer", ScorerTurns(data, embedder))):
+                            ("poimen-scorer", scorer)):
         out["methods"][name] = baselines.evaluate(retriever.context, items, budgets)
         progress(f"  locomo {name}: " + " / ".join(f"{r['overall']:.3f}" for r in out["methods"][name]["coverage"].values()))
 
     topics = [Query(f"topic-{tid}", text, "episodic") for tid, text in TOPICS]
     realistic = {c.sample_id: ConversationContext(c, Path(workdir) / "topics" / c.sample_id, topics, embedder, client,
                                                   chunk_tokens, memory_budget) for c in data.conversations}
-    out["methods"]["poimen"] = baselines.evaluate(_context_fn(realistic), items, budgets)
-    out["methods"]["poimen-untagged"] = baselines.evaluate(_context_fn(realistic, untagged=True), items, budgets)
-    out["methods"]["poimen-no-memory"] = baselines.evaluate(_context_fn(realistic, bare=True), items, budgets)
-    held_out = (("hybrid-linear", linear.context), ("poimen", _context_fn(realistic)),
-                ("poimen-no-memory", _context_fn(realistic, bare=True)))
-    out["linear"]["on_test"] = {name: baselines.evaluate(fn, test_items, budgets) for name, fn in held_out}
+    out["prior"] = {"dev": dev_ids, **locomo_memory.sweep_prior({s: c.engine for s, c in realistic.items()},
+                                                                 dev_items, budgets)}
+    progress(f"  locomo memory prior on {', '.join(dev_ids)}: best weight {out['prior']['weight']}, closeness "
+             f"{out['prior']['closeness']} (committed {out['prior']['committed']})")
+    for name, untagged, bare in (("poimen", False, False), ("poimen-untagged", True, False),
+                                 ("poimen-no-memory", False, True), ("poimen-no-memory-untagged", True, True)):
+        out["methods"][name] = baselines.evaluate(_context_fn(realistic, untagged, bare), items, budgets)
+    out["memory"] = locomo_memory.contribution(out["methods"], items, {"dev": dev_ids, "held-out": test_ids})
     out["topics"] = _run_stats(realistic)
-    out["ceiling"] = _ceiling(items, realistic)
+    out["ceiling"] = locomo_memory.ceiling(items, {sid: c.memories() for sid, c in realistic.items()})
     progress(f"  locomo poimen: {out['topics']['runs']} runs in {out['topics']['loop_s']:.1f}s, index "
              f"{out['topics']['index_s']:.1f}s; " + " / ".join(f"{r['overall']:.3f}" for r in out["methods"]["poimen"]["coverage"].values()))
 
@@ -289,6 +301,9 @@ def run(data: LoCoMo, embedder, client, workdir: Path, budgets: Sequence[int] = 
                                                                embedder, client, chunk_tokens, memory_budget)
     out["methods"]["poimen-per-question"] = baselines.evaluate(_context_fn(per_question), subset, budgets)
     out["questions"] = _run_stats(per_question)
+    built = {(c.conversation_id, q.text): o.final_memory for c in per_question.values()
+             for q in c.queries for o in c.outcomes if o.query_id == q.id}
+    out["loop_vs_ranking"] = locomo_memory.loop_vs_ranking(built, subset, scorer.context)
     if len(subset) < len(items):
         out["subset"] = {"poimen": baselines.evaluate(_context_fn(realistic), subset, budgets),
                          "hybrid": baselines.evaluate(hybrid.context, subset, budgets)}
@@ -320,7 +335,8 @@ def section(result: dict, assets: Path) -> dict:
     methods = result["methods"]
     budgets = list(methods["poimen"]["coverage"])
     cats = [c for c in CATEGORIES.values() if c in result["n"]]
-    head = goal_rows(result)
+    memory = locomo_memory.section_rows(result)
+    head = goal_rows(result) + [r for r in memory if r[3] is not None]
     rows = list(head)
 
     def named(m: str, r: dict) -> str:
@@ -328,16 +344,7 @@ def section(result: dict, assets: Path) -> dict:
 
     for b in budgets:
         rows += [(f"coverage @{b}: {named(m, r)}", "", r["coverage"][b]["overall"], None) for m, r in methods.items()]
-    for b in budgets:
-        got, bare = _overall(result, "poimen", b), _overall(result, "poimen-no-memory", b)
-        rows.append((f"coverage @{b}: what the memory adds (poimen vs the same builder over raw units, no memory)",
-                     "> 0", f"{got:.3f} vs {bare:.3f} ({got - bare:+.3f})", got > bare))
-    lin = result.get("linear", {})
-    for b in budgets if lin.get("test") else ():
-        t = lin["on_test"]
-        rows.append((f"coverage @{b} on the held-out conversations: poimen / no memory / hybrid-linear", "",
-                     " / ".join(f"{t[m]['coverage'][b]['overall']:.3f}" for m in ("poimen", "poimen-no-memory",
-                                                                                  "hybrid-linear")), None))
+    rows += [r for r in memory if r[3] is None]
     for name, r in result.get("subset", {}).items():
         rows += [(f"coverage @{b}: {name} on the per-question subset", "", r["coverage"][b]["overall"], None) for b in budgets]
     t, q = result["topics"], result["questions"]
@@ -347,8 +354,9 @@ def section(result: dict, assets: Path) -> dict:
               f"{t['runs']} / {t['acceptance']:.2f} / {t['memory_tokens']:.0f}", None),
              ("per-question L1 runs / acceptance rate / loop time", "",
               f"{q['runs']} / {q['acceptance']:.2f} / {q['loop_s']:.0f} s", None),
-             ("share of context tokens spent on provenance tags, per budget", "",
-              ", ".join(f"@{b} {v:.1%}" for b, v in t["tag_share"].items()), None),
+             ("share of context tokens spent on provenance tags (of which on the memory's * and note), per budget",
+              "", ", ".join(f"@{b} {v:.1%} ({t['memory_tag_share'].get(b, 0.0):.1%})" for b, v in t["tag_share"].items()),
+              None),
              ("context lines by budget:level (topic index, all questions)", "",
               ", ".join(f"{k} {v}" for k, v in t["levels"].items()), None)]
     table = [[named(m, r), b, *[r["coverage"][b].get(c, "") for c in ["overall", *cats]]]
@@ -367,7 +375,13 @@ def section(result: dict, assets: Path) -> dict:
                 f"{', '.join(result['linear']['dev'])} only (held out: {', '.join(result['linear']['test']) or 'none'}). "
                 if "linear" in result else "")
              + "`poimen-no-memory` is the same context builder over the raw units alone (memory lines, the memory "
-             "prior and the memories' signatures left out). "
+             "prior and the memories' signatures left out), rendered as `poimen`; `poimen-no-memory-untagged` is its "
+             "ranking filled as `poimen-untagged`: the pair compares the rankings at equal rendering. Intervals are "
+             "paired bootstrap 95% intervals over questions. The memory prior's weight and closeness floor "
+             "(`poimen/read/context.py`) were chosen on the same dev conversations only, by "
+             "`bench.locomo_memory.sweep_prior` (the grid's best mean of both budgets, ties to the smaller weight; "
+             "this run's pick is shown beside the committed constants); nothing else in poimen's scoring was chosen "
+             "on LoCoMo. "
              "`poimen` is the context builder over the topic index (the headline); `poimen-scorer` is poimen's "
              "scorer over the raw turns; `poimen-untagged` (a diagnostic) is the same context builder's ranking "
              "filled without the provenance tag each rendered line carries. A turn counts when the context holds "

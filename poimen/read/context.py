@@ -1,15 +1,15 @@
 """The context builder: the lines an agent should read for a question, filled to a token budget by global relevance.
 
-It ranks *units*, not blobs — every L0 unit of every recorded stream, every R
-(reference) unit and every line of every current final memory (the ``unit``
-projection) — with the same fused scorer the offline gate uses
-(``poimen.relevance``), so it never does worse than that scorer run as a plain
-retriever over the raw units. What the memories add is a prior, not a
-replacement: a unit that a standing query's memory kept gets ``MEMORY_PRIOR``
-times how close that standing query is to the question (the loop judged it
-relevant to a related question). Units sharing a ``variant_key`` are listed once
-(with how many times they occur), and a memory line and the L0 unit it copies
-are one candidate that carries both provenances.
+It ranks *units*, not blobs — every L0 unit of every recorded stream, every R (reference) unit and every line of
+every current final memory (the ``unit`` projection) — with the same fused scorer the offline gate uses
+(``poimen.relevance``), so it never does worse than that scorer run as a plain retriever over the raw units. What
+the memories add is a prior, not a replacement: a unit that a standing query's memory kept gains when that standing
+query is about the question, ``MEMORY_PRIOR`` scaled by how far their closeness (cosine) rises above
+``MEMORY_CLOSENESS``. A broad standing query is a little close to most questions, and without the floor its
+memory's lines rose a little for every one of them, which cost coverage on LoCoMo's dev conversations; both
+constants are the best of ``bench.locomo_memory.sweep_prior`` on those conversations (see there). Units sharing a
+``variant_key`` are listed once (with how many times they occur), and a memory line and the L0 unit it copies are
+one candidate that carries both provenances.
 
 Neighbour mixing follows the stream: an L0 unit inherits ``NEIGHBOUR_WEIGHT`` of
 the score of the unit before it in its source. When the question asks for
@@ -36,7 +36,8 @@ from poimen.relevance import (FAILURE_STEMS, NEIGHBOUR_WEIGHT, SYNONYMS, Scorer,
 from poimen.relevance.question import Question
 from poimen.text.tokens import count_tokens
 
-MEMORY_PRIOR = 0.1
+MEMORY_PRIOR = 0.05
+MEMORY_CLOSENESS = 0.2
 SIGNATURE_BONUS = 0.3
 
 _UNITS_SQL = """
@@ -56,7 +57,8 @@ class ContextEngine:
                  queries: dict[str, str], signatures: dict[str, set[str]]):
         self.db_path = Path(db_path)
         self.scorer = scorer
-        self._scored: tuple[str, np.ndarray] | None = None
+        self._scored: tuple[str, np.ndarray, np.ndarray] | None = None  # question, scores before the prior, closeness
+        self.prior_weight, self.prior_floor = MEMORY_PRIOR, MEMORY_CLOSENESS
         self.rows = rows
         self.matrix = matrix
         self.queries = queries
@@ -178,12 +180,21 @@ class ContextEngine:
 
     def scores(self, question: str | Question) -> np.ndarray:
         """The fused score of every candidate for ``question`` (``Scorer.combine``, as the offline gate scores),
-        with neighbour mixing along each stream, the memory prior and the signature bonus. The last question's
-        scores are kept: ``mem lookup`` asks for the lines of each of its hits with the same question."""
+        with neighbour mixing along each stream, the signature bonus and the memory prior. The last question's
+        scores before the prior are kept: ``mem lookup`` asks for the lines of each of its hits with the same
+        question, and a sweep of the prior's weights (``set_memory_prior``) re-ranks without re-scoring."""
         text = question.text if isinstance(question, Question) else question
         if self._scored is None or self._scored[0] != text:
-            self._scored = (text, self._score(self.question(question)))
-        return self._scored[1]
+            q = self.question(question)
+            self._scored = (text, self._score(q), self._closeness(q))
+        _, scores, closeness = self._scored
+        return scores + memory_prior(closeness, self.prior_weight, self.prior_floor)
+
+    def set_memory_prior(self, weight: float, closeness: float) -> None:
+        """Use ``weight`` and ``closeness`` for the memory prior (``MEMORY_PRIOR``, ``MEMORY_CLOSENESS``)."""
+        if not 0.0 <= closeness < 1.0 or weight < 0.0:
+            raise PoimenError(f"memory prior: weight must be >= 0 and closeness in [0, 1), not {weight}, {closeness}")
+        self.prior_weight, self.prior_floor = weight, closeness
 
     def _score(self, question: Question) -> np.ndarray:
         sc = self.scorer
@@ -214,22 +225,22 @@ class ContextEngine:
         has_prev = self.previous >= 0
         mixed = scores.copy()
         mixed[has_prev] += NEIGHBOUR_WEIGHT * scores[self.previous[has_prev]]
-        mixed += self._memory_prior(question)
         if question.failure:  # a raw error, or a question after failures; not "how was the X fixed?", which wants the fix
             mixed += self._signature_bonus(question)
         return mixed
 
-    def _memory_prior(self, question: Question) -> np.ndarray:
-        prior = np.zeros(len(self.texts), dtype=np.float32)
-        if not self.queries or not MEMORY_PRIOR:
-            return prior
+    def _closeness(self, question: Question) -> np.ndarray:
+        """Per candidate, how close the standing query of the closest memory that kept it is to ``question``
+        (cosine, floored at 0; 0 for a line no memory kept)."""
+        out = np.zeros(len(self.texts), dtype=np.float32)
+        if not self.queries:
+            return out
         ids = sorted(self.queries)
         vectors = self.scorer.vectors([self.queries[i] for i in ids])
-        closeness = {qid: max(0.0, float(vectors[j] @ question.scored.vector)) for j, qid in enumerate(ids)}
+        close = {qid: max(0.0, float(vectors[j] @ question.scored.vector)) for j, qid in enumerate(ids)}
         for i, origins in enumerate(self.origins):
-            best = max((closeness.get(o.query_id, 0.0) for o in origins if o.kind == "memory"), default=0.0)
-            prior[i] = MEMORY_PRIOR * best
-        return prior
+            out[i] = max((close.get(o.query_id, 0.0) for o in origins if o.kind == "memory"), default=0.0)
+        return out
 
     def _signature_bonus(self, question: Question) -> np.ndarray:
         bonus = np.zeros(len(self.texts), dtype=np.float32)
@@ -260,7 +271,6 @@ class ContextEngine:
             raise PoimenError("the question is empty")
         out = Context(text, budget)
         seen: set[str] = set()
-        headers: set[str] = set()
         scores = self.scores(question)
         lead = []
         for unit, owner in first:
@@ -273,18 +283,13 @@ class ContextEngine:
                 continue
             line = ContextLine(self.texts[i], score, tuple(self.origins[i]), max(1, self.repeats.get(self.keys[i], 1)),
                                self.variants.get(self.keys[i], ()))
-            header = line.origins[0].group()
-            notes = [o.footnote() for o in line.memories()[:1] if o.footnote() not in headers]
-            cost = count_tokens(line.render_short()) + 1 + sum(count_tokens(h) + 1 for h in [header, *notes]
-                                                                if h not in headers)
+            cost = out.cost(line)
             if out.tokens + cost > budget:
                 if budget - out.tokens < 12:
                     break
                 continue
             seen.add(self.keys[i])
-            headers.update([header, *notes])
-            out.lines.append(line)
-            out.tokens += cost
+            out.add(line, cost)
         return out
 
     def hit_lines(self, question: str | Question, owners: list[set[str]], k: int = 4) -> list[HitLines]:
@@ -378,6 +383,15 @@ class ContextEngine:
                     counter[r["source"]] += 1
             self._positions = positions
         return self._positions
+
+
+def memory_prior(closeness: np.ndarray, weight: float = MEMORY_PRIOR, floor: float = MEMORY_CLOSENESS) -> np.ndarray:
+    """Per candidate, ``weight`` scaled by how far its closeness (to the question, of the closest standing query
+    whose memory kept it) rises above ``floor``: the full weight for a standing query that is the question
+    itself, nothing at or below the floor."""
+    if not weight:
+        return np.zeros_like(closeness, dtype=np.float32)
+    return (weight * np.maximum(0.0, closeness - floor) / (1.0 - floor)).astype(np.float32)
 
 
 def build_context(db_path: Path, question: str | Question, budget: int = 2000, embedder=None) -> Context:

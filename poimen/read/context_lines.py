@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from poimen.text.tokens import count_tokens
+
 
 @dataclass(frozen=True)
 class Origin:
@@ -36,9 +38,23 @@ class Origin:
         """The header a context groups this origin's lines under: their source and chunk."""
         return f"[{self.source or self.level} #{self.position}]"
 
-    def footnote(self) -> str:
-        """The note a context ends with for a memory its lines come from."""
-        return f"[* kept by {self.store or 'memory'}/{self.level} memory {self.sha[:8]}]"
+    def keeper(self) -> str:
+        """The store/level of a memory, under which a context's closing note names the memories its lines come from."""
+        return f"{self.store or 'memory'}/{self.level}"
+
+    def short_sha(self) -> str:
+        return self.sha[:8]
+
+
+def kept_by_notes(memories: list[Origin]) -> list[str]:
+    """``[* kept by episodic/L1 memory 43df134e 7e63fb54]``: per store/level, the memories (short shas, in first-seen
+    order) that kept a context's ``*`` lines. One note per store/level rather than one per memory: a note cost
+    about 15 tokens a memory, a memory named in a shared one about 5, and a context over broad standing queries
+    draws on several memories (eight topics on LoCoMo)."""
+    by_keeper: dict[str, dict[str, None]] = {}
+    for o in memories:
+        by_keeper.setdefault(o.keeper(), {})[o.short_sha()] = None
+    return [f"[* kept by {keeper} memory {' '.join(shas)}]" for keeper, shas in by_keeper.items()]
 
 
 @dataclass(frozen=True)
@@ -106,22 +122,45 @@ class Context:
     budget: int
     lines: list[ContextLine] = field(default_factory=list)
     tokens: int = 0
+    # What render() prints besides the lines, as lines are added: the group headers and the memories each
+    # store/level's closing note names.
+    _opened: set[str] = field(default_factory=set, repr=False, compare=False)
+    _named: dict[str, set[str]] = field(default_factory=dict, repr=False, compare=False)
+
+    def cost(self, line: ContextLine) -> int:
+        """The tokens adding ``line`` adds to ``render()``: its own line, the header of the group it opens (if
+        it opens one) and its memory's name in the closing notes (if not named yet)."""
+        header = line.origins[0].group()
+        cost = count_tokens(line.render_short()) + 1 + (count_tokens(header) + 1 if header not in self._opened else 0)
+        for m in line.memories()[:1]:
+            if m.keeper() not in self._named:
+                cost += count_tokens(kept_by_notes([m])[0]) + 1
+            elif m.short_sha() not in self._named[m.keeper()]:
+                cost += count_tokens(" " + m.short_sha())
+        return cost
+
+    def add(self, line: ContextLine, cost: int) -> None:
+        """Append ``line``, which ``cost`` said costs that many tokens."""
+        self._opened.add(line.origins[0].group())
+        for m in line.memories()[:1]:
+            self._named.setdefault(m.keeper(), set()).add(m.short_sha())
+        self.lines.append(line)
+        self.tokens += cost
 
     def render(self) -> str:
         """Lines grouped under a ``[source #chunk]`` header, each opening with its line number (``*`` when a
-        memory kept it, the memory named in a closing note), in stream order inside a group; groups in the order
-        of their best line. Provenance then costs a header per chunk and two tokens a line, not a full tag per
-        line, which is what lets the context carry it and still fill its budget."""
+        memory kept it), in stream order inside a group; groups in the order of their best line; then one closing
+        note per store/level naming the memories the ``*`` lines come from (``kept_by_notes``). Provenance then
+        costs a header per chunk, two tokens a line and about five a memory, not a full tag per line, which is
+        what lets the context carry it and still fill its budget."""
         groups: dict[str, list[ContextLine]] = {}
-        notes: dict[str, None] = {}
         for line in self.lines:
             groups.setdefault(line.origins[0].group(), []).append(line)
-            notes.update(dict.fromkeys(o.footnote() for o in line.memories()[:1]))
         out = []
         for header, lines in groups.items():
             out.append(header)
             out.extend(line.render_short() for line in sorted(lines, key=lambda x: x.line))
-        return "\n".join(out + list(notes))
+        return "\n".join(out + kept_by_notes([o for line in self.lines for o in line.memories()[:1]]))
 
     def render_tagged(self) -> str:
         """One line per unit, each with its full provenance tag (what ``mem ask`` hands the answer prompt)."""
