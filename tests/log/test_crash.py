@@ -29,7 +29,7 @@ from poimen.domain import canonical_json
 from poimen.log.store import EventLog
 from poimen.log.verify import verify
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 MEM = Path(sys.executable).with_name("mem")
 QUERIES = """queries:

@@ -13,7 +13,7 @@ import pytest
 from poimen.errors import PoimenError
 from poimen.log.storage import open_store
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("root, says", [("gs://", "no bucket named (gs://bucket/prefix)"),

@@ -34,7 +34,7 @@ from poimen.log.verify import verify
 from poimen.testing.crash import run_mem, start_mem
 from poimen.testing.local_server import LocalServer
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 QUERY = "What caused the upload failure, and how was it fixed?"
 INCIDENT = """Uploads of files over 1 MB failed with 413 Request Entity Too Large after the ingress chart upgrade.
 The new chart dropped the proxy-body-size annotation, so nginx fell back to client_max_body_size 1m.

@@ -17,7 +17,7 @@ from poimen.log.runs import Acceptance, acceptance, current, l1_memories, loop_r
 from poimen.log.store import EventLog
 from poimen.write.loop import RunOutcome
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 HOME = REPO / "poimen" / "log" / "runs.py"
 CODE = [REPO / d for d in ("poimen", "assets", "resources", "pipelines", "bench")]
 COUNTS = {"chunks_used", "chunks_seen", "gates_opened"}

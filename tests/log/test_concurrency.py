@@ -18,7 +18,7 @@ from poimen.llm.offline import respond
 from poimen.log.store import EventLog
 from poimen.log.verify import verify
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "examples" / "sources" / "postmortem-upload-413.md"
 QUERY = "What caused the upload failure, and how was it fixed?"
 
