@@ -24,7 +24,7 @@ from poimen.llm import offline
 from poimen.relevance import Scorer, dedup_key, split_units
 from poimen.text.tokens import count_tokens
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "incidents"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "incidents"
 CHANNEL = FIXTURES / "channel.jsonl"
 INCIDENTS = yaml.safe_load((FIXTURES / "raw_errors.yaml").read_text(encoding="utf-8"))["incidents"]
 QUERY = "Which failures happened, what caused them, and how were they fixed?"
