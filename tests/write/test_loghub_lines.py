@@ -16,7 +16,7 @@ from poimen.cli.app import app
 from poimen.log.runs import loop_runs, read_runs
 from poimen.log.store import EventLog
 
-LOGHUB = Path(__file__).resolve().parents[2] / "shared" / "bench" / "failures" / "loghub"
+LOGHUB = Path(__file__).resolve().parents[3] / "shared" / "bench" / "failures" / "loghub"
 QUERY = "Which errors occurred and what component failed?"
 SYSTEMS = ["HPC", "Linux", "Thunderbird"]
 # A line's shape with every token that holds a digit (a host, a node, a pid, a time, a number) masked.

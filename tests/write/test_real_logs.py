@@ -27,7 +27,7 @@ from poimen.log.store import EventLog
 from poimen.log.runs import loop_runs, read_runs
 from poimen.signatures.masking import template
 
-LOGHUB = Path(__file__).resolve().parents[2] / "shared" / "bench" / "failures" / "loghub"
+LOGHUB = Path(__file__).resolve().parents[3] / "shared" / "bench" / "failures" / "loghub"
 QUERY = "Which errors occurred and what component failed?"
 # The level field of both formats: "<time>.<ms> <pid> LEVEL" (OpenStack), "<time>,<ms> - LEVEL" (Zookeeper).
 LEVEL = re.compile(r"\d{2}:\d{2}:\d{2}[.,]\d{3} (?:\d+ |- )(?P<level>[A-Z]+)\b")

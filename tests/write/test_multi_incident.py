@@ -35,7 +35,7 @@ from poimen.log.store import EventLog
 from poimen.log.runs import loop_runs, read_runs
 from poimen.signatures import signature_keys
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "incidents"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "incidents"
 CHANNEL = FIXTURES / "channel.jsonl"
 QUERY = "Which failures happened, what caused them, and how were they fixed?"
 INCIDENTS = yaml.safe_load((FIXTURES / "raw_errors.yaml").read_text(encoding="utf-8"))["incidents"]
