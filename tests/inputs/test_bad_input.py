@@ -119,7 +119,7 @@ def test_a_200_mb_single_line_is_read_in_bounded_memory(tmp_path):
         fh.write(b"\n")
     size = path.stat().st_size
     assert size > HUGE
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     out = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stderr[-2000:]
     pieces, total, chunks, peak_mb = map(int, out.stdout.split())

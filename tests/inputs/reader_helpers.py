@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-FIXTURES = Path(__file__).parent / "fixtures" / "readers"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "readers"
 
 
 def fixture(tmp_path: Path, name: str, as_name: str | None = None) -> Path:

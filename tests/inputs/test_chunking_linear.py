@@ -13,7 +13,7 @@ import pytest
 import poimen.inputs.chunking as chunking
 from poimen.relevance import split_units
 
-LOGHUB = Path(__file__).resolve().parents[2] / "shared" / "bench" / "failures" / "loghub"
+LOGHUB = Path(__file__).resolve().parents[3] / "shared" / "bench" / "failures" / "loghub"
 MAX_COUNTED_PER_CHAR = 10  # each word with its space, each sentence, each piece, each unit: a few passes, not thousands
 
 
