@@ -24,7 +24,7 @@ from poimen.write.loop import ListSink, run_loop
 from poimen.llm.prompts import render
 from poimen.text.tokens import count_tokens
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 QUESTION = "What caused the outage and how was it fixed?"
 TEXTS = ["Lunch is at noon. The weather is nice today.",
          "09:14 uploads failed with 413 Request Entity Too Large.\nThe outage was caused by a full disk on db-1.",
