@@ -20,7 +20,7 @@ from poimen.serve.service import ReadService
 from poimen.signatures import signature_keys
 from index_helpers import built
 
-ROOT = Path(__file__).resolve().parents[1] / "poimen"
+ROOT = Path(__file__).resolve().parents[2] / "poimen"
 HOME = "poimen/relevance/question.py"
 CONSUMERS = ["poimen/index/lookup.py", "poimen/read/context.py"]
 # What analysing a question is made of: embedding it, its signatures, title, facets, terms and failure flag.
