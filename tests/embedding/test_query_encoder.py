@@ -51,7 +51,7 @@ def test_a_query_embedder_needs_no_torch_and_caches_nothing(tmp_path):
              "v = e.embed(['why did the worker pods get OOMKilled?'])\n"
              "assert v.shape == (1, 384) and abs(float((v * v).sum()) - 1) < 1e-5\n"
              "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'sentence_transformers', 'transformers'}))")
-    repo = Path(__file__).resolve().parent.parent
+    repo = Path(__file__).resolve().parents[2]
     proc = subprocess.run([sys.executable, "-c", child, str(tmp_path / "cache")], capture_output=True, text=True,
                           timeout=120, cwd=repo, env={**os.environ, "PYTHONPATH": str(repo)})
     assert proc.returncode == 0, proc.stderr
