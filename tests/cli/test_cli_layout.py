@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-CLI = Path(__file__).resolve().parents[1] / "poimen" / "cli"
+CLI = Path(__file__).resolve().parents[2] / "poimen" / "cli"
 # Who may import the modules above the commands: the package's main() loads entry, entry loads app.
 ALLOWED = {"poimen.cli.entry": {"poimen.cli"}, "poimen.cli.app": {"poimen.cli.entry"}}
 

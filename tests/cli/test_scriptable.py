@@ -19,7 +19,7 @@ from poimen.cli.app import app
 from poimen.log.runs import loop_runs, read_runs
 from poimen.log.store import EventLog
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 QUERY = "What caused the DataNode to stop accepting blocks, and how was it fixed?"
 SOURCE = ("2026-03-02 11:04:17 ERROR DataNode: java.io.IOException: No space left on device\n"
           "Root cause: the balancer filled /data/3 on dn-17. Fixed by decommissioning the disk and rebalancing.\n")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SOURCE = "2026-11-12T08:47:03Z ERROR upload failed: HTTP/1.1 413 Request Entity Too Large\n" \
          "Root cause: client_max_body_size was 1m on the ingress. Fixed by raising it to 64m.\n"
 # A progress bar: tqdm's "Batches:  50%|█████" or its ascii form, rich's ━ bar, or the words the libraries use.
