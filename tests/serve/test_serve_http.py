@@ -27,7 +27,7 @@ from poimen.serve.client import model_settings, read_env, state_path
 from poimen.serve.service import ReadService
 from poimen.read.shapes import context_from, context_shape, hit_from, hit_shape
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 QUESTION = "how was the 413 on imports fixed?"
 TOKENS: dict[str, str] = {}  # base url -> the token its server stored in serve.json (what the CLI sends)
 CHROMIUM = os.environ.get("POIMEN_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"

@@ -29,7 +29,7 @@ from poimen.serve.service import ReadService
 from poimen.settings import ModelConfig
 from poimen.testing.openai_server import FakeOpenAI
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 QUESTION = "how was the 413 on imports fixed?"
 SECRET_KEY = "sk-test-the-servers-own-key"
 TOKEN = "test-token-" + "x" * 32
