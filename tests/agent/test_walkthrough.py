@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typed_helpers import Clock
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "four_memories.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "four_memories.py"
 
 ROUTES = """\
   route -> semantic   (a durable fact about the user)
