@@ -54,7 +54,7 @@ def test_report_tables_header_and_plots(tmp_path):
 
 
 def test_git_sha_of_this_repository():
-    sha = report.git_sha(Path(__file__).resolve().parents[1])
+    sha = report.git_sha(Path(__file__).resolve().parents[2])
     assert sha == "unknown" or len(sha.removesuffix("-dirty")) == 40
 
 
