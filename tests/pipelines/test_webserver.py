@@ -15,7 +15,7 @@ import dagster as dg
 import pytest
 
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 EXPECTED = {("chunks",), ("reference_docs",), ("incidents",), ("l1_memories",), ("l2_memories",), ("memory_index",),
             ("symptom_projections",), ("failure_signatures",), ("typed_stores",), ("context_units",),
             ("incident_index",), ("typed_store_index",), ("rebuild_audit",)}

@@ -27,7 +27,7 @@ from poimen.testing.s3_server import LocalS3
 from pipelines.scaled import SHARDS, execution_config, full_build_job
 from resources import EventLogResource, duckdb_resource
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 MULTIPROCESS = execution_config(max_concurrent=2)  # two step processes at a time (two cores)
 
 

@@ -31,7 +31,7 @@ from poimen.text.tokens import count_tokens
 from poimen.testing.gate import GatePrompt, scripted_gate
 from resources import CorpusResource, EmbedderResource, EventLogResource, ScriptedLLMResource, duckdb_resource
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 LOOP_TABLES = ("evidence", "memory", "edge", "run", "gate", "memory_vector")
 KEYWORDS = ("error", "fail", "413", "timeout", "rollback", "decid")
 QUERIES = """queries:
