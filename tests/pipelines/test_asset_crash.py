@@ -17,11 +17,13 @@ import dagster as dg
 import pytest
 
 from assets import chunks, l1_memories
+from pipeline_helpers import gate, make_resources
 from poimen.llm.client import ScriptedClient
 from poimen.log.store import EventLog
 from poimen.log.verify import verify
 from resources import ScriptedLLMResource
-from test_pipeline import corpus, dagster_home, gate, make_resources  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.usefixtures("dagster_home")
 
 
 def slow_gate(system: str, user: str) -> str:

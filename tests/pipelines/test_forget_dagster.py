@@ -10,12 +10,12 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from pipeline_helpers import QUERIES, REPO, gate
 from pipelines.definitions import make_definitions
 from poimen.forget import Target, forget
 from poimen.llm.client import ScriptedClient
 from poimen.log.verify import verify
 from resources import CorpusResource, EmbedderResource, EventLogResource, ScriptedLLMResource, duckdb_resource
-from test_pipeline import QUERIES, REPO, gate
 
 CANARY = "Quetzalcoatl-Brightwater"  # a name in one source only, copied into memories by the scripted gate
 SECRET = f"""\

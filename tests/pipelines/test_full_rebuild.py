@@ -9,15 +9,18 @@ import re
 
 import dagster as dg
 import pyarrow.parquet as pq
+import pytest
 
 import poimen.inputs.chunking
 import poimen.write.loop
+from pipeline_helpers import make_resources, materialization
 from pipelines.definitions import make_definitions
 from poimen.inputs.chunking import iter_chunks
 from poimen.llm.client import LiteLLMClient, ScriptedClient
 from poimen.log.store import EventLog
 from resources import ScriptedLLMResource
-from test_pipeline import corpus, dagster_home, make_resources, materialization  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.usefixtures("dagster_home")
 
 # One paragraph longer than the 400-token chunk bound, so the chunker must split it at sentences — many ending in "?".
 LONG = " ".join(f"Why did upload batch {i} fail with a 413 error? Because the ingress proxy buffered the whole "
@@ -33,7 +36,7 @@ def no_model(*_args, **_kwargs):
 
 
 def test_rebuild_replays_without_a_model_then_names_the_first_chunk_a_changed_sentence_rule_moves(
-        tmp_path, corpus, monkeypatch):  # noqa: F811
+        tmp_path, corpus, monkeypatch):
     for extra in ("adr-007-queue-choice.md", "incident-channel.jsonl"):
         (corpus.sources_dir / extra).unlink()
     (corpus.sources_dir / "upload-faq.md").write_text(f"# Upload FAQ\n\n{LONG}\n", encoding="utf-8")

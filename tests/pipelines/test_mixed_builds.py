@@ -8,12 +8,14 @@ own, whatever the environment of the rebuild says; a build whose settings differ
 import dagster as dg
 import pytest
 
+from pipeline_helpers import make_resources, materialization
 from pipelines.definitions import make_definitions
 from poimen.log import payloads as P
 from poimen.log.runs import loop_runs, read_runs
 from poimen.log.store import EventLog
 from resources import CorpusResource
-from test_pipeline import corpus, dagster_home, make_resources, materialization  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.usefixtures("dagster_home")
 
 # Small bounds keep the builds fast; 0 stands for "unset": the environment's POIMEN_CHUNK_TOKENS decides.
 ORDERS = [(0, 120, "rebuild"), (120, 0, "rebuild"), (0, "rebuild", 120, "rebuild")]
@@ -33,7 +35,7 @@ def job(resources: dict, name: str, raise_on_error: bool = True) -> dg.ExecuteIn
 @pytest.mark.slow
 @pytest.mark.parametrize("order", ORDERS, ids=["default-then-120", "120-then-default", "rebuild-between"])
 def test_builds_at_two_chunk_bounds_then_the_rebuild_pass_every_audit_in_any_order(tmp_path, corpus, monkeypatch,
-                                                                                   order):  # noqa: F811
+                                                                                   order):
     monkeypatch.setenv("POIMEN_CHUNK_TOKENS", "300")  # the "default": what a step reads when no bound is configured
     resources = make_resources(tmp_path, corpus)
     built = []
@@ -66,7 +68,7 @@ def test_builds_at_two_chunk_bounds_then_the_rebuild_pass_every_audit_in_any_ord
     assert recorded == {300, 120}
 
 
-def test_acceptance_is_judged_on_streams_long_enough_at_their_own_chunk_bound(tmp_path, corpus):  # noqa: F811
+def test_acceptance_is_judged_on_streams_long_enough_at_their_own_chunk_bound(tmp_path, corpus):
     from assets.checks import acceptance_within
 
     resources = make_resources(tmp_path, corpus)

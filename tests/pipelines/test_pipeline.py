@@ -7,7 +7,6 @@ get the same replies whatever their order) and the hash embedder.
 import asyncio
 import shutil
 from dataclasses import replace
-from pathlib import Path
 
 import dagster as dg
 import duckdb
@@ -15,6 +14,7 @@ import pytest
 
 from assets import chunks, l1_memories
 from assets.checks import acceptance_within, log_integrity, memories_within_budget
+from pipeline_helpers import REPO, full_build, gate, make_resources, materialization
 from pipelines.definitions import make_definitions
 from pipelines.sensors import sources_sensor
 from poimen import settings
@@ -28,72 +28,14 @@ from poimen.write.loop import ListSink, LoopConfig, run_loop
 from poimen.inputs.queries import load_queries
 from poimen.write.runner import l2_stream
 from poimen.text.tokens import count_tokens
-from poimen.testing.gate import GatePrompt, scripted_gate
-from resources import CorpusResource, EmbedderResource, EventLogResource, ScriptedLLMResource, duckdb_resource
+from resources import EmbedderResource, EventLogResource, ScriptedLLMResource
 
-REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.usefixtures("dagster_home")
 LOOP_TABLES = ("evidence", "memory", "edge", "run", "gate", "memory_vector")
-KEYWORDS = ("error", "fail", "413", "timeout", "rollback", "decid")
-QUERIES = """queries:
-  - id: root-causes
-    text: "What caused each failure, and how was it fixed?"
-  - id: decisions
-    text: "Which design decisions were made, and why?"
-"""
-
-
-def first_failure_line(p: GatePrompt) -> str | None:
-    """Open on chunks that mention a failure word; the memory gains the chunk's first such line (bounded)."""
-    lines = [ln.strip() for ln in p.chunk.splitlines() if any(k in ln.lower() for k in KEYWORDS)]
-    return (p.memory + "\n" + lines[0][:160]).strip() if lines else None
-
-
-# To the symptom-projection prompt it answers nothing (a valid answer: no symptom vector).
-gate = scripted_gate(first_failure_line, symptom=lambda system, user: "<symptoms></symptoms>")
-
-
-@pytest.fixture(autouse=True)
-def dagster_home(tmp_path, monkeypatch):
-    home = tmp_path / "dagster-home"
-    home.mkdir()
-    monkeypatch.setenv("DAGSTER_HOME", str(home))
-    return home
-
-
-@pytest.fixture
-def corpus(tmp_path) -> CorpusResource:
-    sources = tmp_path / "sources"
-    sources.mkdir()
-    for name in ("postmortem-upload-413.md", "adr-007-queue-choice.md", "incident-channel.jsonl"):
-        shutil.copy(REPO / "examples" / "sources" / name, sources / name)
-    shutil.copytree(REPO / "examples" / "reference", tmp_path / "reference")
-    (tmp_path / "queries.yaml").write_text(QUERIES, encoding="utf-8")
-    return CorpusResource(sources=str(sources), reference=str(tmp_path / "reference"),
-                          queries=str(tmp_path / "queries.yaml"), chunk_tokens=400, incidents=True)
-
-
-def make_resources(tmp_path: Path, corpus: CorpusResource, embedder: str = "hash") -> dict:
-    return {
-        "corpus": corpus,
-        "event_log": EventLogResource(root=str(tmp_path / "log")),
-        "llm": ScriptedLLMResource.of(ScriptedClient([gate], repeat_last=True)),
-        "embedder": EmbedderResource(model=embedder),
-        "duckdb": duckdb_resource(tmp_path / "index.duckdb"),
-    }
-
-
-def full_build(resources: dict) -> dg.ExecuteInProcessResult:
-    defs = make_definitions(resources)
-    return defs.resolve_job_def("full_build").execute_in_process(instance=dg.DagsterInstance.ephemeral())
 
 
 def first_line(text: str) -> str:
     return next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-
-
-def materialization(result, key: str) -> dict:
-    (event,) = [e for e in result.get_asset_materialization_events() if e.asset_key.path == [key]]
-    return event.step_materialization_data.materialization.metadata
 
 
 def stripped(events):

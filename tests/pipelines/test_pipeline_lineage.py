@@ -6,14 +6,14 @@ without being told (`--sources`), or every line reads "line unknown: source not 
 
 import pytest
 
+from pipeline_helpers import full_build, make_resources
 from poimen.index.read import connect_read_only
 from poimen.inputs.source_lines import SourceFinder, default_roots
 from poimen.read.lineage import lineage
-from test_pipeline import corpus, full_build, make_resources  # noqa: F401  (fixtures)
 
 
 @pytest.mark.slow
-def test_a_build_notes_its_sources_so_memory_lines_reach_the_file_line(tmp_path, corpus, monkeypatch):  # noqa: F811
+def test_a_build_notes_its_sources_so_memory_lines_reach_the_file_line(tmp_path, corpus, monkeypatch):
     monkeypatch.delenv("POIMEN_SOURCES", raising=False)
     monkeypatch.chdir(tmp_path / "reference")  # not the sources folder: the working directory must not find them
     resources = make_resources(tmp_path, corpus)

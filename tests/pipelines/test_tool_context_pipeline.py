@@ -8,15 +8,18 @@ for the projection prompt, and the hash embedder.
 
 import dagster as dg
 import duckdb
+import pytest
 from typer.testing import CliRunner
-from test_pipeline import corpus, dagster_home, gate, make_resources, materialization  # noqa: F401 (fixtures)
 
+from pipeline_helpers import gate, make_resources, materialization
 from pipelines.definitions import make_definitions
 from poimen.cli.app import app
 from poimen.index.lookup import lookup
 from poimen.llm.client import ScriptedClient
 from poimen.llm.offline_symptom import symptom
 from resources import ScriptedLLMResource
+
+pytestmark = pytest.mark.usefixtures("dagster_home")
 
 WORKER_LOG = """\
 2026-04-01T02:13:55Z settlement-worker started batch 8812
@@ -42,7 +45,7 @@ def model(system: str, user: str) -> str:
     return symptom(system, user) if "poimen-task: symptom" in system else gate(system, user)
 
 
-def test_raw_error_from_a_new_occurrence_is_a_tier_one_hit(tmp_path, corpus):  # noqa: F811
+def test_raw_error_from_a_new_occurrence_is_a_tier_one_hit(tmp_path, corpus):
     (corpus.sources_dir / "settlement-worker.log").write_text(WORKER_LOG, encoding="utf-8")
     resources = dict(make_resources(tmp_path, corpus),
                      llm=ScriptedLLMResource.of(ScriptedClient([model], model_id="scripted/pipeline", repeat_last=True)))

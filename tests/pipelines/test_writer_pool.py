@@ -17,12 +17,15 @@ import time
 from pathlib import Path
 
 import dagster as dg
+import pytest
 import yaml
 
+from pipeline_helpers import REPO, make_resources
 from pipelines.definitions import make_definitions
 from poimen.log.store import EventLog
 from resources import WRITER_POOL, EventLogResource
-from test_pipeline import REPO, corpus, dagster_home, make_resources  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.usefixtures("dagster_home")
 
 
 def launch(home: Path, tmp_path: Path, corpus, job: str, ready) -> None:
@@ -48,7 +51,7 @@ def turn_spans(instance: dg.DagsterInstance, run_id: str) -> list[tuple[float, f
     return [(min(ts), max(ts), f"{run_id[:8]}:{step}", mode) for (step, mode), ts in spans.items()]
 
 
-def test_materialize_all_and_full_build_at_once_both_succeed_one_writer_step_at_a_time(tmp_path, corpus):  # noqa: F811
+def test_materialize_all_and_full_build_at_once_both_succeed_one_writer_step_at_a_time(tmp_path, corpus):
     for extra in ("adr-007-queue-choice.md", "incident-channel.jsonl"):  # one source is enough to meet on the lock
         (corpus.sources_dir / extra).unlink()
     home = tmp_path / "instance"
