@@ -20,8 +20,8 @@ from poimen.relevance import headline
 
 
 @pytest.fixture
-def db(tmp_path, template):
-    log, db = built(tmp_path, template)
+def db(db):
+    """Here, a read-only connection to the conftest's index."""
     con = duckdb.connect(str(db), read_only=True)
     yield con
     con.close()

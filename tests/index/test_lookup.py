@@ -7,7 +7,6 @@ import json
 import duckdb
 import numpy as np
 import pytest
-from index_helpers import built
 from typer.testing import CliRunner
 
 from poimen.cli.app import app
@@ -16,11 +15,6 @@ from poimen.errors import PoimenError
 from poimen.index import MemoryIndex
 from poimen.index.lookup import lookup
 from poimen.index.sql import run_sql
-
-
-@pytest.fixture
-def db(tmp_path, template):
-    return built(tmp_path, template)[1]
 
 
 def counts(db):

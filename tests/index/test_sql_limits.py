@@ -6,7 +6,6 @@ from __future__ import annotations
 import time
 
 import pytest
-from index_helpers import built
 from typer.testing import CliRunner
 
 from poimen.cli.app import app
@@ -17,11 +16,6 @@ from poimen.index.sql import check_memory_limit, run_sql
 HUNGRY = "SELECT count(DISTINCT range::VARCHAR || 'x') AS n FROM range(3000000)"
 # 10^12 rows: hours unbounded, so only the timer can end it in the time the test allows.
 ENDLESS = "SELECT sum(a.range * b.range) FROM range(1000000) a, range(1000000) b"
-
-
-@pytest.fixture
-def db(tmp_path, template):
-    return built(tmp_path, template)[1]
 
 
 def sql(*args: str):
