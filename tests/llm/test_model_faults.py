@@ -39,9 +39,7 @@ PARAGRAPHS = [
 MODEL = "openai/fake-gate"
 
 
-@pytest.fixture(autouse=True)
-def _api_key(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-loopback")
+pytestmark = pytest.mark.usefixtures("fake_api_key")
 
 
 @pytest.fixture

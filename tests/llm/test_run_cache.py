@@ -37,9 +37,7 @@ Restoring proxy-body-size: 64m on the ingress fixed it; the upload error rate we
 """
 
 
-@pytest.fixture(autouse=True)
-def _api_key(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-loopback")
+pytestmark = pytest.mark.usefixtures("fake_api_key")
 
 
 @pytest.fixture
