@@ -196,6 +196,9 @@ def tools_section(cfg: Config, assets: Path) -> dict:
                              for mode in ("tiered", "fused_only", "rrf_bm25_dense") if mode in halves["dev"]]
             else:
                 rows += _generic_rows(h)
+            if not h.get("incident_cards", True):
+                notes += ("\n\nHadoop duplicates run without incident cards: a report is one ticket, so its card "
+                          "restates it and takes a third place among the hits (see `bench/hadoop_dups.py`).")
             if quick:
                 notes += f"\n\nQuick run: Hadoop corpus capped at {quick['cap']} reports."
         except Exception as exc:  # noqa: BLE001 - a failing section is reported, not hidden
