@@ -1,4 +1,5 @@
-"""Both code locations load, and hold exactly the graph the design card draws (issue 26).
+"""Both code locations load, and hold exactly the graph the design card draws (issue 26; at the top of tests/ as
+it spans both locations).
 
 ``pipelines.definitions`` (one process) and ``pipelines.scaled`` (the multiprocess executor, sharded steps) are two
 executions of one graph: the same asset keys, groups, kinds and edges, the same checks, jobs, schedule, sensor and
