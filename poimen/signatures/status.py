@@ -78,7 +78,8 @@ ERRNOS = frozenset(
     " ESHUTDOWN ETOOMANYREFS ETIMEDOUT ECONNREFUSED EHOSTDOWN EHOSTUNREACH EALREADY EINPROGRESS ESTALE"
     " EDQUOT ECANCELED EOWNERDEAD ENOTRECOVERABLE EAI_AGAIN EAI_NONAME ENOTFOUND".split()
 )
-# strerror(3) texts as glibc, Python and Go print them, for reports that name no errno.
+# strerror(3) texts as glibc, Python and Go print them, for reports that name no errno (glibc's table, less the
+# ones prose says without an error: "file exists", "is a directory", "not a directory").
 _STRERROR = {
     "connection refused": "ECONNREFUSED", "connection timed out": "ETIMEDOUT",
     "connection reset by peer": "ECONNRESET", "no space left on device": "ENOSPC",
@@ -89,9 +90,17 @@ _STRERROR = {
     "disk quota exceeded": "EDQUOT", "operation not permitted": "EPERM",
     "device or resource busy": "EBUSY", "resource temporarily unavailable": "EAGAIN",
     "too many levels of symbolic links": "ELOOP", "file name too long": "ENAMETOOLONG",
+    "exec format error": "ENOEXEC", "input/output error": "EIO", "bad file descriptor": "EBADF",
+    "text file busy": "ETXTBSY", "directory not empty": "ENOTEMPTY", "stale file handle": "ESTALE",
+    "stale nfs file handle": "ESTALE", "transport endpoint is not connected": "ENOTCONN",
+    "software caused connection abort": "ECONNABORTED", "argument list too long": "E2BIG",
+    "no buffer space available": "ENOBUFS", "too many open files in system": "ENFILE",
+    "function not implemented": "ENOSYS", "operation not supported": "EOPNOTSUPP",
+    "value too large for defined data type": "EOVERFLOW", "interrupted system call": "EINTR",
+    "host is down": "EHOSTDOWN", "operation timed out": "ETIMEDOUT", "invalid argument": "EINVAL",
 }  # fmt: skip
 _ERRNO = re.compile(
-    r"(?<![\w-])(?P<name>E[A-Z][A-Z0-9_]{2,})(?![\w-])|(?P<text>" + "|".join(map(re.escape, _STRERROR)) + r")\b",
+    r"(?<![\w-])(?P<name>(?-i:E[A-Z][A-Z0-9_]{2,}))(?![\w-])|(?P<text>" + "|".join(map(re.escape, _STRERROR)) + r")\b",
     re.IGNORECASE,
 )
 
@@ -166,7 +175,7 @@ def errnos(text: str) -> list[Found]:
     for match in _ERRNO.finditer(text):
         if match.group("name"):
             name = match.group("name")
-            if name not in ERRNOS:  # case-sensitive: "Eviction" or "EVENT" are not errnos
+            if name not in ERRNOS:  # upper case only ("exec" is no name), and "EVENT" is no errno
                 continue
         else:
             name = _STRERROR[match.group("text").lower()]

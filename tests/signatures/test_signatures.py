@@ -261,6 +261,8 @@ def test_oomkilled_is_not_crashloop_only():
         ("write /data/wal/000042.log: no space left on device", "errno:ENOSPC"),
         ("open /etc/app/secret.pem: permission denied", "errno:EACCES"),
         ("dial tcp 10.0.0.9:443: i/o timeout (ETIMEDOUT)", "errno:ETIMEDOUT"),
+        # a strerror text that opens with a word like an errno's name ("exec") is still read
+        ("exec /usr/local/bin/docker-entrypoint.sh: exec format error", "errno:ENOEXEC"),
         ("  Warning  Failed  3m  kubelet  Error: ErrImagePull", "k8s:ErrImagePull"),
         ("api-7d9f8b6c5-x2k4p   0/1   ImagePullBackOff   0   3m", "k8s:ImagePullBackOff"),
         ("api-7d9f8b6c5-x2k4p   0/1   CreateContainerConfigError   0   1m", "k8s:CreateContainerConfigError"),
