@@ -2,7 +2,8 @@
 
 Read in order: a Unix epoch (a Slack ``ts`` such as ``1709388311.000200``, epoch milliseconds), ISO 8601 and
 its log variants (``2024-03-02T14:05:11Z``, ``2024-03-02 14:05:11,123``, an offset), Apache's
-``[02/Mar/2024:14:05:11 +0000]``, a day and month by name ("04 Jun 2024 03:31", "Sep 3, 2024 1:55 PM"), Jira's ``14/May/24 10:40`` and ``14/May/24 3:02 PM`` (a comment export), syslog's ``Mar  2 14:05:11`` (no year: the year 2000 is assumed, so two
+``[02/Mar/2024:14:05:11 +0000]``, a day and month by name ("04 Jun 2024 03:31", "Sep 3, 2024 1:55 PM"), Jira's ``14/May/24 10:40`` and ``14/May/24 3:02 PM`` (a comment export), what ``date``
+and C's ``asctime`` print (``Tue Oct  8 11:21:40 UTC 2024``, read as UTC), syslog's ``Mar  2 14:05:11`` (no year: the year 2000 is assumed, so two
 syslog times compare, and a syslog time is not compared with a dated one by accident of year), and a bare time
 of day ``14:05`` / ``14:05:11`` (as a Markdown timeline writes one; seconds into its day). ``None`` when the
 text states no time: such a record is placed by structure alone.
@@ -26,6 +27,7 @@ _DAY_MONTH = re.compile(r"\b(\d{1,2})\s+([A-Z][a-z]{2})[a-z]*\.?,?\s+(\d{4}),?\s
                         r"(?:\s*([AaPp][Mm]))?")
 _MONTH_DAY = re.compile(r"\b([A-Z][a-z]{2})[a-z]*\.?\s+(\d{1,2}),?\s+(\d{4}),?\s+(?:at\s+)?(\d{1,2}):(\d{2})(?::(\d{2}))?"
                         r"(?:\s*([AaPp][Mm]))?")
+_CTIME = re.compile(r"\b([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}):(\d{2}):(\d{2})(?:\s+[A-Z]{1,5})?\s+(\d{4})\b")
 _SYSLOG = re.compile(r"\b([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}):(\d{2}):(\d{2})\b")
 _CLOCK = re.compile(r"(?<![\d:.])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])")
 # Where a time may be found in a record's text when its reader gave none: at the front of a log line.
@@ -76,6 +78,11 @@ def seconds(text: str) -> float | None:
             hour = int(h) % 12 + (12 if half and half.lower() == "pm" else 0) if half else int(h)
             year = int(y) + (2000 if len(y) == 2 else 0)
             return datetime(year, _MONTHS[mon.lower()], int(d), hour, int(mi), int(s or 0),
+                            tzinfo=timezone.utc).timestamp()
+        m = _CTIME.search(text)
+        if m and m.group(1).lower() in _MONTHS:
+            mon, d, h, mi, s, y = m.groups()
+            return datetime(int(y), _MONTHS[mon.lower()], int(d), int(h), int(mi), int(s),
                             tzinfo=timezone.utc).timestamp()
         m = _SYSLOG.search(text)
         if m and m.group(1).lower() in _MONTHS:

@@ -192,3 +192,19 @@ def test_broken_json_is_one_line_naming_the_file_and_line(tmp_path):
     with pytest.raises(SourceError) as err:
         list(iter_chunks(p))
     assert str(err.value).startswith(f"{p}:4: invalid JSON")
+
+
+def test_prompt_shapes_with_a_clock_a_context_and_rhels_brackets_and_what_date_prints(tmp_path):
+    p = tmp_path / "jump.txt"
+    p.write_text("[13:58:07] jlo@jump01 (prod-use1) ~ $ # node pool finished rotating\n"
+                 "[13:58:19] jlo@jump01 (prod-use1) ~ $ kubectl get pods -A\n"
+                 "No resources found\n"
+                 "[root@db1 data]# date -u\n"
+                 "Tue Oct  8 11:21:40 UTC 2024\n"
+                 "user@host ~/src $ make\n", encoding="utf-8")
+    assert detect(p) == "shell"
+    recs = list(records(p))
+    assert [r.kind for r in recs] == ["note", "command", "output", "command", "output", "command"]
+    assert (recs[0].time, recs[1].time, recs[1].author) == ("13:58:07", "13:58:19", "jlo@jump01")
+    assert recs[3].author == "root@db1" and recs[5].author == "user@host"
+    assert recs[4].time == "Tue Oct  8 11:21:40 UTC 2024" and recs[2].time == ""  # only `date` prints a time

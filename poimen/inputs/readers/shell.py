@@ -1,13 +1,17 @@
 """Terminal sessions: prompt lines with their commands, the output under each, and the operator's ``#`` notes.
 
-A prompt is "$ cmd", "user@host:~/dir$ cmd", "root@host:/# cmd", "(venv) $ cmd", "PS C:\\> cmd" or "❯ cmd", or an
+A prompt is "$ cmd", "user@host:~/dir$ cmd", "root@host:/# cmd", "[user@host dir]$ cmd", "user@host (context) ~ $
+cmd", "(venv) $ cmd", "PS C:\\> cmd" or "❯ cmd", each after an optional
+"[14:03:26] " clock (the command's time), or an
 interactive client's: psql's "orders=# " / "orders=> ", "mysql> ", "MariaDB [db]> ", "sqlite> ", redis-cli's
 "127.0.0.1:6379> ", Python's ">>> ". A terminal echoes "^C" before the prompt it interrupts back to. A line
 "# …" that is no root prompt is a note, and so is a prompt whose command is only a comment ("$ # paging: …",
 "orders=# -- the 214 idle sessions are the leak"): the operator writing down what they see. Output runs until
 the next prompt, note or blank line, and is threaded to the command above it, so "what did this print" and "what
 was run" stay one episode. The lines ``script`` writes around a recording ("Script started on …", "Script done
-on …") are no command's output: they are ``log`` records with their time.
+on …") are no command's output: they are ``log`` records with their time. Nor is the clock that ``date`` prints
+(operators run it to stamp a session): its output record carries that text as its time, so a session that goes
+quiet for hours is read as two stretches.
 """
 
 from __future__ import annotations
@@ -22,10 +26,15 @@ from poimen.inputs.stream import pieces
 MAX_OUTPUT_LINES = 64  # a long listing is cut into output records of this many lines
 
 _CLIENT = r"[\w.-]+[=\-(][#>]|mysql>|MariaDB \[[^\]]*\]>|sqlite>|>>>|[\w.-]+:\d{2,5}(?:\[\d+\])?>"
-PROMPT = re.compile(r"^(?:\^[A-Z@\[\\\]^_?])*(?:\([\w.-]+\)\s*)?(?:(?P<who>[\w.-]+@[\w.-]+)(?::[^\s$#]*)?\s?[$#%]"
+# A shell prompt: an optional "[14:03:26] " clock (a PS1 with \\t), an optional "(venv) ", then "user@host:dir$",
+# "user@host dir $", "user@host (kube-context) ~ $", RHEL's "[user@host dir]$", or a bare "$", "%", "❯".
+_WHERE = r"(?::[^\s$#]*)?(?:\s+(?:\([\w.:/@-]+\)|~[^\s$#]*|/[^\s$#]*))*\s?"
+PROMPT = re.compile(r"^(?:\^[A-Z@\[\\\]^_?])*(?:\[(?P<clock>\d{1,2}:\d{2}(?::\d{2})?)\]\s*)?(?:\([\w.-]+\)\s*)?"
+                    rf"(?:(?P<who>[\w.-]+@[\w.-]+){_WHERE}[$#%]|\[(?P<who_rhel>[\w.-]+@[\w.-]+)(?:\s[^\]]*)?\][$#%]"
                     rf"|[$%❯]|PS [^>]{{0,80}}>|{_CLIENT})\s+(?P<cmd>\S.*)$")
 NOTE = re.compile(r"^#+(?:\s+\S.*)?$")
 COMMENT = re.compile(r"^(?:#|--)")  # a command that is only a comment: shell's "#", SQL's "--"
+DATE_COMMAND = re.compile(r"^date(?:\s+-[uR]|\s+--utc|\s+--rfc-3339=\w+|\s+-Iseconds)*\s*$")
 SCRIPT = re.compile(r"^Script (?:started|done) on (?P<time>\S+(?: \d{1,2}:\d{2}(?::\d{2})?(?:[+-]\d{2}:?\d{2})?)?)")
 
 
@@ -37,6 +46,7 @@ def read(path: Path, options) -> Iterator[Record]:
     out: list[str] = []
     out_start = 0
     thread = ""
+    clock = False  # whether the output being read is what `date` printed
     for p in pieces(path, "\n", options.max_chars):
         line = p.text
         prompt = PROMPT.match(line)
@@ -44,15 +54,19 @@ def read(path: Path, options) -> Iterator[Record]:
         note = not prompt and not script and NOTE.match(line)
         new_block = p.line_start > out_start + len(out)  # a blank line ends the output above it
         if out and (prompt or note or script or new_block or len(out) >= MAX_OUTPUT_LINES):
-            yield Record("\n".join(out), out_start, out_start + len(out) - 1, kind="output", thread=thread)
+            yield _output(out, out_start, thread, clock)
             out = []
+            clock = False
+        who = prompt and (prompt.group("who") or prompt.group("who_rhel") or "")
         if prompt and COMMENT.match(prompt.group("cmd")):
-            yield Record(line, p.line_start, p.line_start, kind="note", author=prompt.group("who") or "", thread=thread)
+            yield Record(line, p.line_start, p.line_start, kind="note", author=who, thread=thread,
+                         time=prompt.group("clock") or "")
         elif prompt:
             thread = f"command:{p.line_start}"
             attrs = (("command", prompt.group("cmd").strip()),)
-            yield Record(line, p.line_start, p.line_start, kind="command", author=prompt.group("who") or "",
-                         thread=thread, attrs=attrs)
+            clock = bool(DATE_COMMAND.match(prompt.group("cmd").strip()))
+            yield Record(line, p.line_start, p.line_start, kind="command", author=who, thread=thread, attrs=attrs,
+                         time=prompt.group("clock") or "")
         elif script:
             yield Record(line, p.line_start, p.line_start, kind="log", time=script.group("time"))
         elif note:
@@ -62,4 +76,10 @@ def read(path: Path, options) -> Iterator[Record]:
                 out_start = p.line_start
             out.append(line)
     if out:
-        yield Record("\n".join(out), out_start, out_start + len(out) - 1, kind="output", thread=thread)
+        yield _output(out, out_start, thread, clock)
+
+
+def _output(lines: list[str], start: int, thread: str, clock: bool) -> Record:
+    text = "\n".join(lines)
+    return Record(text, start, start + len(lines) - 1, kind="output", thread=thread,
+                  time=lines[0].strip() if clock and len(lines) == 1 else "")
