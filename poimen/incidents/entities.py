@@ -3,7 +3,8 @@
 Two episodes belong to one incident when they name the same specific things. So an entity keeps what stays the
 same between the alert and the fix written hours later, and drops what differs between occurrences:
 
-- ``service``: a deployment, service or pod name, hyphenated (``checkout-api``, ``deploy/checkout-api``). A
+- ``service``: a deployment, service or pod name, hyphenated (``checkout-api``, ``deploy/checkout-api``); not a
+  compound that opens with an English prefix (``per-component``, ``non-replication``) nor a UUID or digest. A
   Kubernetes pod's hash suffixes are stripped (``checkout-api-7d9f8b6c4-x2k9p`` and a DaemonSet's
   ``fluentd-x2k9p`` name their workload), and so is a StatefulSet ordinal (``kafka-2`` -> ``kafka``): the
   broker that failed is one replica of the service, and the next occurrence lands on another one.
@@ -30,6 +31,7 @@ import re
 from dataclasses import dataclass
 
 from poimen import signatures
+from poimen.inputs.readers.shell import PROMPT
 from poimen.signatures.specificity import has_shape
 
 KINDS = ("service", "host", "ticket", "config", "version", "signature")
@@ -52,6 +54,14 @@ _HYPHENATED_WORDS = frozenset("""
     ad-hoc one-off day-to-day back-end front-end rate-limit rate-limited rate-limiting high-cpu low-memory
     hot-fix post-mortem pre-existing cross-region multi-region
 """.split())
+# A hyphenated word that opens with an English prefix or modifier is a compound ("per-component", "non-replication",
+# "top-level", "pre-warm"), not a deployment's name, which opens with what it serves ("checkout-api").
+_PREFIXES = frozenset("""
+    per non pre re un de co sub anti semi multi cross inter intra over under post mid self top low high all half
+    well ill off on out up down in bi tri
+""".split())
+# A part that is a hash or an id's group (a UUID's "58b2", a digest's "0d7e1f2a"): hex digits, one of them a digit.
+_HEX_PART = re.compile(r"^(?=[a-f0-9]*\d)[a-f0-9]{4,}$")
 _TLDS = ("com|net|org|io|dev|app|cloud|ai|co|uk|de|eu|fr|jp|internal|local|lan|corp|intra|svc|cluster|"
          "amazonaws|compute|example")
 _FILE_EXTENSIONS = frozenset("""
@@ -142,6 +152,8 @@ def entities(text: str) -> tuple[Entity, ...]:
     """Every entity ``text`` names, de-duplicated by (kind, value), sorted; ``()`` for a text that names none."""
     if not text or not text.strip():
         return ()
+    if prompt := PROMPT.match(text):  # a shell prompt's user, host and context say where it ran, not what about
+        text = prompt.group("cmd")
     found: dict[tuple[str, str], Entity] = {}
     taken: list[tuple[int, int]] = []  # spans read as hosts or keys, so their parts are not read again
 
@@ -181,8 +193,10 @@ def entities(text: str) -> tuple[Entity, ...]:
         name = workload(m.group(0))
         # a number inside a name is a thread or worker index (pool-3-thread-7), not part of a service's name; and a
         # bare word left by an index (a log's [sched-1] or [consumer-4] thread) names a thread, not a service
+        parts = m.group(0).lower().split("-")
         if free(m) and m.group(0) not in _HYPHENATED_WORDS and not any(p.isdigit() for p in name.split("-")) \
-                and ("-" in name or name == m.group(0).lower()):
+                and ("-" in name or name == m.group(0).lower()) and parts[0] not in _PREFIXES \
+                and sum(bool(_HEX_PART.match(p)) for p in parts) < 2:
             _add(found, "service", name)
     for m in _VERSION.finditer(text):
         if free(m):

@@ -72,3 +72,11 @@ def test_thread_names_and_english_are_no_services():
 
 def test_empty_text_has_no_entities():
     assert entities("") == () and entities("   \n") == ()
+
+
+def test_english_compounds_uuids_and_shell_prompts_name_no_service():
+    assert _values("2.14.0 moved resources to per-component values at the top-level; non-replication slots", "service") == set()
+    assert _values("Task reports.build[5c0e2f1a-9d7b-4e83-a1c6-0b2d4f6e8a14] raised", "service") == set()
+    # the prompt's user, host and kube context say where a command ran, on every line of the session
+    assert _values("[13:58:19] jlo@jump01 (prod-use1) ~ $ kubectl -n web get deploy nginx-edge", "service") == {"nginx-edge"}
+    assert _values("checkout-api and reports-worker", "service") == {"checkout-api", "reports-worker"}
