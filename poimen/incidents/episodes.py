@@ -25,6 +25,8 @@ Structure comes first, because a format that groups records says what belongs to
     had begun by its time. Times are compared only
     when both are dates, or both times of day (a Markdown timeline's "14:05" says nothing about a log's date).
 
+  An operator's separator note ("# ----", "# ===== 14:00 disk alert =====") always starts a new one.
+
   A record without a failure never starts an episode on its own (chatter sits in the episode it falls in; the
   roles give it none), and a record without a time is placed by its order alone.
 """
@@ -32,14 +34,16 @@ Structure comes first, because a format that groups records says what belongs to
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from poimen.incidents.cues import WRITE_UP_PARTS, names_part
+from poimen.incidents.cues import HEDGE, WRITE_UP_PARTS, names_part
 from poimen.incidents.entities import Entity, entities
 from poimen.incidents.lines import Line, record_lines
 from poimen.incidents.roles import THRESHOLD, line_scores
 from poimen.incidents.times import record_seconds, time_kind
+from poimen.inputs.readers.shell import PROMPT
 from poimen.inputs.records import Record
 
 __all__ = ["Episode", "Line", "episodes", "is_part_heading", "names", "record_lines", "section_path"]
@@ -148,6 +152,25 @@ _SPEAKING_KINDS = frozenset({"note", "message"})
 _ON_TICKET_KINDS = frozenset({"comment", "reply"})  # about the ticket or thread they are under, whatever they name
 
 
+_RULE = re.compile(r"^[#\s]*(?:[-=*~_]\s?){3,}")
+
+
+def _ruled(record: Record) -> bool:
+    """An operator's separator ("# ----", "# ===== 14:00, disk alert =====", "# --- quiet until 11:20 ---"): the
+    note draws a line under what came before, as a Markdown rule does."""
+    if record.kind != "note":
+        return False
+    prompt = PROMPT.match(record.text)
+    return bool(_RULE.match(prompt.group("cmd") if prompt else record.text))
+
+
+def _wonders(record: Record) -> bool:
+    """A note that asks or guesses ("is it the new ledger-api pods?", "maybe the cache") names a suspect of the
+    episode it is in: the investigation going on, not a new topic."""
+    text = record.text.strip()
+    return text.endswith("?") or bool(HEDGE.search(text))
+
+
 def elapsed(earlier: float | None, later: float | None) -> float | None:
     """Seconds between two record times, or None when either is unknown or they are not of one kind: a date, a
     syslog stamp (no year: ``times.seconds`` places it in 2000) and a time of day (seconds into its day) are
@@ -168,7 +191,11 @@ def _cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
     last_time: float | None = None
     for record in flow:
         t = record_seconds(record.time, record.text, record.kind)
-        patient = record.kind in _PATIENT_KINDS
+        failure = _failure(record)
+        since = elapsed(last_time, t) if current else None
+        # A person who reports a failure after a silence ("# 15:06 customer reports: cert errors") opens a new page.
+        page = failure and record.kind in _SPEAKING_KINDS and since is not None and since > gap_seconds
+        patient = record.kind in _PATIENT_KINDS and not page
         if patient and t is not None and current:
             # A comment stream pasted under a log can go back in time: a comment belongs with the stretch of the
             # stream it was written during, the latest that had begun by then and holds a failure (not a quiet
@@ -181,21 +208,22 @@ def _cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
                     pieces[home].append(record)
                     continue
         mine = names(record)
-        failure = _failure(record)
         new = False
         if current:
-            since = elapsed(last_time, t)
             late = since is not None and since > gap_seconds
             if late and patient and since <= PATIENCE_SECONDS:
                 late = False
             # A new topic: a failure, or a person's note or message, naming services or tickets where the episode
-            # has named others and none of these ("# 14:30 second page: ingest-worker restarting").
+            # has named others and none of these ("# 14:30 second page: ingest-worker restarting"); a note that asks
+            # or guesses about another service names a suspect, not a new topic; and a command's output is what
+            # the command above it, already in this episode, printed.
             # (A person's note names a ticket to follow up on, so only a service counts there; a ticket's comments
             # are about the ticket, whatever else they name.)
-            said = () if record.kind in _ON_TICKET_KINDS else mine if failure else \
-                {n for n in mine if n[0] == "service"} if record.kind in _SPEAKING_KINDS else ()
+            said = () if record.kind in _ON_TICKET_KINDS or record.kind == "output" else mine if failure else \
+                {n for n in mine if n[0] == "service"} if record.kind in _SPEAKING_KINDS and not _wonders(record) \
+                else ()
             topic = failed and bool(said) and bool(named) and not mine & named
-            new = late or topic
+            new = late or topic or _ruled(record)
         if new:
             pieces.append(current)
             starts.append(start)

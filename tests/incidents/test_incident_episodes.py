@@ -56,3 +56,45 @@ def test_time_formats():
     assert seconds("Mar  2 14:05:11") - seconds("Mar  2 14:00:11") == 300
     assert seconds("14:05") == 14 * 3600 + 5 * 60
     assert seconds("no time here") is None and seconds("2024-13-40 10:00") is None
+
+
+def test_what_date_and_asctime_print():
+    assert seconds("Tue Oct  8 11:21:40 UTC 2024") == seconds("2024-10-08T11:21:40Z")
+    assert seconds("Wed Jan  3 09:00:01 2024") == seconds("2024-01-03T09:00:01Z")
+
+
+def _session(*lines: tuple[str, str]):
+    return tuple(rec(text, n, kind) for n, (kind, text) in enumerate(lines, 1))
+
+
+def test_an_operators_separator_note_starts_a_new_episode():
+    session = _session(("note", "$ # checkout-api 502s, paged"), ("command", "$ kubectl -n shop rollout restart deploy/checkout-api"),
+                       ("note", "$ # ===== 14:00 same host: disk alert on /var/lib/postgresql (87%) ====="),
+                       ("command", "$ df -h /var/lib/postgresql"))
+    assert [len(ep.records) for ep in episodes(session)] == [2, 2]
+
+
+def test_a_note_that_asks_about_another_service_stays_in_the_investigation():
+    session = _session(("note", "$ # reports-worker tasks failing, can't get a db connection"),
+                       ("output", "ERROR reports-worker: remaining connection slots are reserved"),
+                       ("note", "$ # ledger-api was restarted this morning, is it the new pods hogging connections?"),
+                       ("note", "$ # moving on to search-indexer now"))
+    # the question names a suspect; the plain statement naming other services is a new topic
+    assert [len(ep.records) for ep in episodes(session)] == [3, 1]
+
+
+def test_a_commands_output_stays_with_its_command_whatever_it_names():
+    session = _session(("note", "$ # search-indexer pods crashing"), ("command", "$ kubectl -n search describe pod x"),
+                       ("output", "Warning  Failed  default-scheduler  0/7 nodes are available: Error"))
+    assert len(episodes(session)) == 1
+
+
+def test_a_failure_reported_after_a_silence_is_a_new_page_not_a_late_comment():
+    session = (rec("[13:58:07] jlo@jump01 ~ $ # nginx-edge pods in ImagePullBackOff", 1, "note", time="13:58:07"),
+               rec("[14:04:02] jlo@jump01 ~ $ kubectl -n web patch serviceaccount default -p x", 2, "command",
+                   time="14:04:02"),
+               rec("[14:06:40] jlo@jump01 ~ $ # all pulled with the authenticated account", 3, "note", time="14:06:40"),
+               rec("[15:06:55] jlo@jump01 ~ $ # customer reports: certificate errors, webhooks failing", 4, "note",
+                   time="15:06:55"),
+               rec("[15:07:20] jlo@jump01 ~ $ curl -sv https://api.example.com/healthz", 5, "command", time="15:07:20"))
+    assert [[r.line_start for r in ep.records] for ep in episodes(session)] == [[1, 2, 3], [4, 5]]
