@@ -9,7 +9,8 @@ wording), then picks a role. The cue lists, each matched as a whole word or phra
   degraded, latency, spike(s/d), elevated, 5xx / 4xx / 502s / "returned|returning|throwing|seeing|getting 502",
   OOM, crash(ed/ing/es), hang(s/ing), stuck, slow, broken, not working, can't / cannot / unable to,
   complain(ts/ing), users/customers (are) report(ed/ing), dropped / dropping, backlog, lag, evicted, panic,
-  saturated. The first word found counts 1.0 and each other +0.4, up to 1.8.
+  saturated. The first word found counts 1.0 and each other +0.4, up to 1.8; a word that is the key of a
+  ``key=value`` setting ("#failure=3", "timeout=2s") does not count.
 - **cause** (+1.5): because, due to, caused by, root cause, turned out / turns out, the culprit, the cause
   (was|is), the problem/issue (was|is), the underlying problem/issue/cause, the reason (was|is), happens when,
   triggered by, traced (it|this) (back) to, found (it|the issue|the problem|the cause|the bug), found that,
@@ -146,6 +147,11 @@ def hedge_factor(text: str) -> float:
     return factor
 
 
+# A setting printed as key=value ("#failure=3", "timeout=2s" in a probe's description): its key names a knob, not
+# a failure that happened.
+_SETTING = re.compile(r"[#\w.-]+=\S*")
+
+
 def _symptom(text: str, level: str) -> float:
     grades = [lv.grade for lv in line_levels(text)]
     if level:
@@ -153,7 +159,7 @@ def _symptom(text: str, level: str) -> float:
     score = max(grades, default=0.0)
     if signatures.extract_signatures(text):
         score += 1.0
-    words = _count(SYMPTOM, text)
+    words = _count(SYMPTOM, _SETTING.sub(" ", text))
     return score + (min(1.8, 1.0 + 0.4 * (words - 1)) if words else 0.0)
 
 

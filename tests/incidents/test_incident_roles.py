@@ -129,3 +129,9 @@ def test_a_table_rows_clock_places_a_change_before_the_failure():
             rec("Time (UTC): 10:49; What happened: flag config reverted to version 411.", 3, "table_row"))
     roles = [r.role for r in assign([line for r in rows for line in record_lines(r)])]
     assert roles == ["none", "symptom", "action"]
+
+
+def test_a_settings_key_is_no_failure_word():
+    probe = "Liveness:   http-get http://:8080/healthz delay=20s timeout=2s period=10s #success=1 #failure=3"
+    assert score(probe, kind="output").symptom < score("Reason:       OOMKilled", kind="output").symptom
+    assert score("readiness probe timeout, 3 failures", kind="output").symptom >= 1.4
