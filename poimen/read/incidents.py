@@ -156,7 +156,15 @@ _ABOUT_INCIDENT = re.compile(
     r"\b(?:fix(?:ed|es|ing)?|resolv\w*|solv\w*|mitigat\w*|remediat\w*|workaround|recover\w*|root[ -]cause|caus\w*"
     r"|what (?:did|do) (?:we|you|they) (?:do|change|try)|what (?:was|were) (?:done|changed)|what (?:fixed|stopped|solved)"
     r"|how (?:did|do|was|were|have) .{0,80}\b(?:stop|get|make|handle|deal|fix|resolv|solv|mitigat|recover|back)\w*"
-    r"|why (?:did|was|were|does|is|do)|what happened|what changed|done about)\b", re.I)
+    r"|why (?:did|was|were|does|is|do)|what happened|what changed|done about"
+    # what people did: "which limits did we change", "how did we unstick it", "what did we end up changing"
+    r"|(?:what|which|how)\b[^?.]{0,80}?\b(?:did|have|had) (?:we|you|they|i|ops|on-?call|the team)"
+    # a passive done to the thing: "how was it freed", "how were the writes unblocked"
+    r"|how (?:was|were|is|are|got) (?:it|this|that|they|these|those|the\b[^?.]{0,40}?) \w+(?:ed|en)"
+    # what did it: "what freed the disk", "what was eating the space", "what was behind the 503s"
+    r"|what (?:actually |finally |eventually |really )?\w+ed (?:the|it|them|this|that)|what (?:was|were) (?:\w+ing|behind|wrong)"
+    # the change itself: "which settings made them go through", "what change let it finish"
+    r"|(?:what|which) (?:changes?|settings?|config\w*|fix(?:es)?|limits?|flags?|patch(?:es)?|workarounds?))\b", re.I)
 CARD_RANK = 10  # a card answers when lookup ranks it among the top this many hits for the question
 
 
