@@ -16,6 +16,10 @@ Two rules keep a busy channel's incidents apart:
   failures each with its own fix are two incidents however much they share (a postmortem's "second problem"
   during the recovery, a second page on the same service).
 
+One rule joins what the cut split: a failure nobody acted on, and the next stretch of the same flow, which does
+act (the diagnosis and fix, after a note that named another component), link at half the threshold: one
+service, host or config key they share is enough.
+
 An incident is an episode or a linked set that carries a failure signal: a line whose symptom score reaches the
 role threshold. Episodes link within their stream unless ``across_streams`` is set.
 """
@@ -36,6 +40,7 @@ THRESHOLD = 1.0
 COMMON_MIN = 3
 COMMON_FACTOR = 0.25
 HORIZON_SECONDS = 3 * 24 * 3600
+FOLLOW_FACTOR = 0.5  # a failure nobody acted on and the next stretch of its flow, which acts, link at half
 
 
 @dataclass(frozen=True)
@@ -125,6 +130,9 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
             continue
         if shared_weight(a, b, common) >= threshold:
             sets.union(i, j)
+    for i, j in _story_halves(episodes, complete):
+        if shared_weight(episodes[i], episodes[j], common) >= threshold * FOLLOW_FACTOR:
+            sets.union(i, j)
     groups: dict[int, list[int]] = defaultdict(list)
     for i in range(len(episodes)):
         groups[sets.find(i)].append(i)
@@ -132,6 +140,19 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
     # retells it), else in the order given.
     return [Incident(tuple(episodes[i] for i in sorted(group, key=lambda i: _when(episodes[i], i))))
             for _, group in sorted(groups.items()) if any(has_failure(episodes[i]) for i in group)]
+
+
+def _story_halves(episodes: Sequence[Episode], complete: Sequence[bool]) -> list[tuple[int, int]]:
+    """Pairs of episodes that are the two halves of one story: a failure nobody acted on yet, and the next stretch
+    of the same flow, which acts (the diagnosis and the fix, after a note that named another component)."""
+    flow = {(ep.stream, int(ep.key[5:])): i for i, ep in enumerate(episodes) if ep.key.startswith("flow:")}
+    out = []
+    for (stream, n), i in flow.items():
+        j = flow.get((stream, n + 1))
+        if j is not None and has_failure(episodes[i]) and not has_action(episodes[i]) and has_action(episodes[j]) \
+                and not complete[i]:
+            out.append((i, j))
+    return out
 
 
 def _when(episode: Episode, index: int) -> tuple[bool, float, int]:

@@ -54,3 +54,26 @@ def test_streams_link_only_when_asked():
     joined = [inc for inc in across if JIRA_FIX in _texts(inc)]
     assert len(joined) == 1 and LOG[1].text in _texts(joined[0])
     assert joined[0].streams == ("svc.log", "jira.csv")  # time order: the log came first
+
+
+def test_a_failure_nobody_acted_on_joins_the_next_stretch_that_acts_on_what_it_shares():
+    session = (
+        rec("[15:06:55] jlo@jump01 ~ $ # customers report api.quarry.example cert errors, webhook-relay failing", 1,
+            "note",
+            time="15:06:55"),
+        rec("[15:07:20] jlo@jump01 ~ $ curl -sv https://api.quarry.example/healthz", 2, "command", time="15:07:20"),
+        rec("* SSL certificate problem: certificate has expired", 3, "output"),
+        rec("[15:08:30] jlo@jump01 ~ $ # cert-manager should have renewed this 30 days ago", 4, "note", time="15:08:30"),
+        rec("[15:12:40] jlo@jump01 ~ $ kubectl patch clusterissuer letsencrypt-prod --type=json -p x", 5, "command",
+            time="15:12:40"),
+        rec("[15:16:05] jlo@jump01 ~ $ openssl s_client -connect api.quarry.example:443", 6, "command",
+            time="15:16:05"),
+    )
+    eps = episodes(session, "jump.txt")
+    assert len(eps) == 2  # the note that names cert-manager cuts the flow ...
+    assert [len(inc.episodes) for inc in link(eps)] == [2]  # ... and the fix, on the same host, joins its failure
+    # two stretches that share nothing specific stay apart
+    apart = session[:3] + (rec("[15:08:30] jlo@jump01 ~ $ # search-indexer next", 4, "note", time="15:08:30"),
+                           rec("[15:12:40] jlo@jump01 ~ $ kubectl -n search rollout restart deploy/search-indexer", 5,
+                               "command", time="15:12:40"))
+    assert [len(inc.episodes) for inc in link(episodes(apart, "jump.txt"))] == [1]
