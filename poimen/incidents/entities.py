@@ -43,7 +43,8 @@ GENERIC = 0.1
 _GENERIC_VALUES = frozenset("""
     prod production staging stage dev development test qa default main master local localhost 127.0.0.1 0.0.0.0
     ::1 api app web server service worker db database cache cluster node pod host primary replica
-    kube-system kube-proxy coredns ingress-nginx
+    kube-system kube-proxy coredns ingress-nginx default-scheduler kube-scheduler kube-controller-manager
+    kube-apiserver horizontal-pod-autoscaler cluster-autoscaler kube-dns
 """.split())
 # Hyphenated English that is no service name.
 _HYPHENATED_WORDS = frozenset("""

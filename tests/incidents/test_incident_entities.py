@@ -64,6 +64,11 @@ def test_generic_names_link_weakly():
                                                    "db-1.prod.internal")}
     assert weights["localhost"] == weights["127.0.0.1"] == weights["ingress-nginx"] == GENERIC
     assert weights["db-1.prod.internal"] > GENERIC
+    # Kubernetes' own components are where an event came from, in every cluster
+    events = {e.value: e.weight for e in entities("Warning FailedScheduling default-scheduler 0/6 nodes; "
+                                                  "horizontal-pod-autoscaler failed; pg-analytics-1 Pending")}
+    assert events["default-scheduler"] == events["horizontal-pod-autoscaler"] == GENERIC
+    assert events["pg-analytics"] > GENERIC
 
 
 def test_thread_names_and_english_are_no_services():
