@@ -221,3 +221,19 @@ def test_a_unit_of_each_export_resolves_to_its_file_lines(tmp_path, name, unit, 
     assert (ref.first_line, ref.last_line) == lines, ref.label()
     sep = format_of(p).separator
     assert sep.join(c.text for c in iter_chunks(p)) == sep.join(r.text for r in records(p))
+
+
+def test_comments_joined_in_one_cell_by_rule_lines_are_each_a_comment(tmp_path):
+    p = tmp_path / "issues.csv"
+    p.write_text('number,title,state,author,created_at,body,comments\n'
+                 '497,docs build broken,closed,rafael,2024-04-15T08:30:10Z,"The docs job fails:\n'
+                 'ImportError: soft_unicode","@rafael: cleared the pip cache, no change.\n'
+                 '---\n'
+                 '@ana: a fresh resolve picked up the new markupsafe.\n'
+                 '---\n'
+                 '@ana: #499 bumps jinja2 to 3.1.4. docs green."\n', encoding="utf-8")
+    recs = list(records(p))
+    comments = [r for r in recs if r.kind == "comment"]
+    assert [(r.line_start, r.line_end) for r in comments] == [(3, 3), (5, 5), (7, 7)]
+    assert all(r.thread == "497" for r in comments) and "---" not in "".join(r.text for r in comments)
+    assert "#499 bumps jinja2" in lines_of(p, comments[2].line_start, comments[2].line_end)

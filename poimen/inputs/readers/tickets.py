@@ -5,7 +5,8 @@ Columns are found by their header names (``columns.Columns``), not by a fixed la
 column once per comment, each cell "date;author;body"; github-csv-tools writes one row per comment with dotted
 headers (``issue.number`` … ``comment.body``) and the issue's columns repeated on every row, so a key seen before
 adds its row's comment to the ticket it already read. A CSV with no ticket columns is a table: each row a
-``record`` "header: value; …". Every record keeps the file lines of the cells it was read from (a quoted
+``record`` "header: value; …". A comment cell that holds several comments, a rule line ("---") between each, is
+read as that many comments. Every record keeps the file lines of the cells it was read from (a quoted
 description may span many lines; a comment row's repeated issue body is not the comment's).
 """
 
@@ -29,6 +30,21 @@ __all__ = ["is_ticket_header", "read"]
 _JIRA_COMMENT = re.compile(r"^(?P<when>\d{1,2}/\w{3}/\d{2,4} [\d:]+(?: [AP]M)?|\d{4}-\d{2}-\d{2}[ T][\d:]+);(?P<who>[^;\n]*);(?P<body>.*)$", re.S)
 
 csv.field_size_limit(1 << 26)
+
+
+_RULE = re.compile(r"^[ \t]*(?:-{3,}|\*{3,}|_{3,})[ \t]*$", re.M)
+
+
+def _comments(raw: str) -> list[tuple[int, str]]:
+    """The comments of one cell, as (lines after the cell's first line, text): several comments pasted into one cell
+    are told apart by a rule line ("---") between them, as an export that joins them writes it."""
+    out, at = [], 0
+    for piece in _RULE.split(raw):
+        text = piece.strip()
+        if text:
+            out.append((at + piece[:len(piece) - len(piece.lstrip())].count("\n"), text))
+        at += piece.count("\n")  # the rule sits on the line the piece ends on
+    return out
 
 
 def _cell_lines(raw: str, first: int) -> list[tuple[int, int]]:
@@ -106,13 +122,16 @@ def read(path: Path, options) -> Iterator[Record]:
             yield Record(rendered(when, who, text), first, last, kind="ticket", time=when, author=who, thread=key,
                          attrs=tuple(sorted((name, cell(i)) for name, i in cols.attrs if cell(i))))
         for i in cols.comments:
-            body = cell(i)
-            if not body or body.isdigit():  # a count of comments (a REST export's "comments": 3) is no comment
+            whole = cell(i)
+            if not whole or whole.isdigit():  # a count of comments (a REST export's "comments": 3) is no comment
                 continue
-            m = _JIRA_COMMENT.match(body)
-            if m:
-                when, who, body = m.group("when"), m.group("who").strip(), m.group("body").strip()
-            else:
-                when, who = cell(cols.comment_time), cell(cols.comment_author)
             first, last = span(i)
-            yield Record(rendered(when, who, body), first, last, kind="comment", time=when, author=who, thread=key)
+            for skip, body in _comments(row[i]):
+                m = _JIRA_COMMENT.match(body)
+                if m:
+                    when, who, body = m.group("when"), m.group("who").strip(), m.group("body").strip()
+                else:
+                    when, who = cell(cols.comment_time), cell(cols.comment_author)
+                at = first + skip
+                yield Record(rendered(when, who, body), at, min(last, at + body.count("\n")), kind="comment",
+                             time=when, author=who, thread=key)
