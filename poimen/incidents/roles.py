@@ -273,6 +273,9 @@ def _ineffective(text: str) -> bool:
     return any(not _CONDITION.search(text[:m.start()]) for m in INEFFECTIVE.finditer(text))
 
 
+_ASIDE = re.compile(r"\([^()]*\)")
+
+
 def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = ()) -> Scores:
     """The role scores of one line of text, from the cues in the module docstring."""
     if FRAME.match(text) or FENCE.match(text) or is_part_line(text) or \
@@ -301,7 +304,9 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
         symptom *= 0.4  # "we should add an alert on X" reports nothing
     hedge = hedge_factor(text)
     cause, action = cause * hedge, action * hedge
-    if RULED_OUT.search(text):
+    # "#499 bumps jinja2 (sphinx 7 is fine with it). docs green.": an aside clears a thing beside the line's own claim
+    aside = not RULED_OUT.search(_ASIDE.sub(" ", text)) and max(action, verification) >= THRESHOLD
+    if RULED_OUT.search(text) and not aside:
         return Scores(ruled_out=True)
     if _ineffective(text):
         return Scores(symptom=symptom, cause=cause, ineffective=True)

@@ -135,3 +135,10 @@ def test_a_settings_key_is_no_failure_word():
     probe = "Liveness:   http-get http://:8080/healthz delay=20s timeout=2s period=10s #success=1 #failure=3"
     assert score(probe, kind="output").symptom < score("Reason:       OOMKilled", kind="output").symptom
     assert score("readiness probe timeout, 3 failures", kind="output").symptom >= 1.4
+
+
+def test_an_aside_that_clears_something_else_does_not_rule_the_line_out():
+    fix = "@ana-r: #499 bumps jinja2 to 3.1.4 in requirements/docs.txt (sphinx 7 is fine with it). docs green."
+    assert not score(fix, kind="comment").ruled_out and pick(score(fix, kind="comment")) != "none"
+    assert score("checked the db (it is fine)", kind="comment").ruled_out  # an aside that is the line's only claim
+    assert score("the database is fine, not the cause", kind="comment").ruled_out
