@@ -254,7 +254,7 @@ def answer(system: str, user: str) -> str:
     A heading or a bare label ("## Symptom: uploads fail with 413", "Caused by:") names a topic and states
     nothing, so it answers only when no other line does. An incident's card (``poimen.llm.tags.card_memory``) is
     answered with its cause and fix lines, labelled: the fix rarely shares a word with the question, and the card
-    says which line it is.
+    says which line it is (a card without a fix line, with its verification: "#499 bumps X. docs green.").
     """
     from poimen.llm.tags import card_lines, tagged_lines, untagged
     from poimen.relevance import THRESHOLD, split_units, titles_only
@@ -263,7 +263,9 @@ def answer(system: str, user: str) -> str:
     memory = data.get("memory", "")
     card = card_lines(memory)
     if card:  # an incident's card: what caused it and what fixed it, as the card says
-        said = [f"{label}: {line}" for label, line in card if label in ("cause", "fix")]
+        # without a fix line, the verification says what was done as it says it worked ("#499 bumps X. docs green.")
+        told = ("cause", "fix") if any(label == "fix" for label, _ in card) else ("cause", "verified")
+        said = [f"{label}: {line}" for label, line in card if label in told]
         return "<answer>" + escape("\n".join(said) or "not in memory") + "</answer>"
     lines = tagged_lines(memory) or [u.text for u in split_units(memory)]
     if not lines:

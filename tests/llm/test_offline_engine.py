@@ -111,3 +111,21 @@ def test_the_answer_scores_what_a_line_says_not_its_provenance_tag():
     r = render("answer", question="how was the 413 on uploads fixed?", memory=f"{tagged}\n{fix}")
     reply = respond(r.system, r.user)
     assert fix in reply and "Lunch" not in reply  # the tag's file name holds "upload", "413" and "fix"
+
+
+def test_a_card_answers_with_its_cause_and_fix_or_without_a_fix_its_verification():
+    from poimen.llm.tags import card_memory
+
+    cause = ("cause", "a fresh resolve picked up the new markupsafe release  [episodic/L1 188d0289 t.csv#0:34]")
+    fix = ("fix", "pinned markupsafe==2.0.1  [episodic/L1 188d0289 t.csv#0:35]")
+    verified = ("verified", "#499 bumps jinja2 to 3.1.4 in requirements/docs.txt. docs green.  [episodic/L1 188d0289 t.csv#0:36]")
+    symptom = ("symptom", "ImportError: cannot import name 'soft_unicode'  [episodic/L1 188d0289 t.csv#0:26]")
+
+    def said(*lines):
+        r = render("answer", question="how was the docs build fixed?", memory=card_memory("docs build", list(lines)))
+        return respond(r.system, r.user)
+
+    with_fix = said(symptom, cause, fix, verified)
+    assert fix[1] in with_fix and cause[1] in with_fix and "docs green" not in with_fix and "ImportError" not in with_fix
+    without = said(symptom, cause, verified)
+    assert "bumps jinja2 to 3.1.4" in without and cause[1] in without
