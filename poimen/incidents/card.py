@@ -35,7 +35,7 @@ from poimen.domain import sha256_text
 from poimen.incidents.entities import Entity, entities
 from poimen.incidents.lines import Line
 from poimen.incidents.link import Incident
-from poimen.incidents.roles import Role, assign, body, hedge_factor, is_planned
+from poimen.incidents.roles import THRESHOLD, Role, assign, body, hedge_factor, is_planned
 from poimen.incidents.times import seconds
 from poimen.signatures.masking import template
 
@@ -181,6 +181,13 @@ def choose(lines: Sequence[Line]) -> list[tuple[int, CardLine]]:
         found = _diagnosis(roles, chosen)
         if found is not None:
             chosen[found] = "cause"
+    if "symptom" not in chosen.values():
+        # A card says what was seen: a write-up's part that tells its failure as a cause ("... so every pod
+        # crashed") gives its best failure line to the symptom, when its other role keeps a line without it.
+        found = max((i for i, r in enumerate(roles) if r.scores.symptom >= THRESHOLD and not r.scores.ruled_out
+                     and not r.line.is_heading), key=lambda i: (roles[i].scores.symptom, -i), default=None)
+        if found is not None and (found not in chosen or list(chosen.values()).count(chosen[found]) > 1):
+            chosen[found] = "symptom"
     order = list(LIMITS)
     return [(i, _card_line(roles[i], role)) for i, role in sorted(chosen.items(), key=lambda ir: (order.index(ir[1]), ir[0]))]
 

@@ -74,3 +74,20 @@ def test_held_out_issue_generalises_and_the_docs_ticket_is_no_incident():
     assert _texts(card.causes) == [held.ISSUE_CAUSE]
     assert held.ISSUE_FIX in _texts(card.actions)
     assert not set(held.ISSUE_HERRINGS) & set(_texts(card.lines))
+
+
+def test_a_write_up_part_that_tells_its_failure_as_a_cause_still_says_what_was_seen():
+    from incident_fixtures import rec
+
+    part = ("Postmortem", "Part A: broker memory alarm")
+    records = (
+        rec("The namespace split moved refund-worker into a namespace without the ledger-dsn secret, so every pod "
+            "crashed before it opened a channel.", 3, headings=part + ("Root cause",)),
+        rec("Classic queues keep messages in RAM as long as they can, so 3.2M messages pushed the node over its "
+            "watermark.", 5, headings=part + ("Root cause",)),
+        rec("First Elif ran `rabbitmqctl set_policy --apply-to queues refunds-lazy`, which paged the queue to disk.", 7,
+            headings=part + ("Resolution",)),
+    )
+    card = build_card(incidents({"pd.md": records})[0])
+    assert _texts(card.symptoms) == [records[0].text]  # the failure line, taken from the causes, which keep one
+    assert _texts(card.causes) == [records[1].text] and "set_policy" in _texts(card.actions)[0]
