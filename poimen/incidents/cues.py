@@ -152,3 +152,9 @@ FRAME = re.compile(r"^(?:at [\w$.<>/@-]+\(|\.\.\. \d+ (?:more|common)|File \"|Ca
 STOP = frozenset("""the a an and or of to in on at for with from by is was were are be been it this that these
     those we i our they he she you after before when then than into onto out over still just also which what who
     there here its it's has have had not no but so as all any some same more most very""".split())
+
+# A setting printed as key=value ("#failure=3", "timeout=2s" in a probe's description): its key names a knob, not a
+# failure that happened.
+SETTING = re.compile(r"[#\w.-]+=\S*")
+# An aside in parentheses: "(sphinx 7 is fine with it)" says something beside the line's own claim.
+ASIDE = re.compile(r"\([^()]*\)")

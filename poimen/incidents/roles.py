@@ -84,9 +84,9 @@ from dataclasses import dataclass, replace
 
 from poimen import signatures
 from poimen.incidents.entities import entities
-from poimen.incidents.cues import (BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, COMMAND, DONE, FIX_SECTION,
+from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, COMMAND, DONE, FIX_SECTION,
                                    FIX_WORDS, FRAME, HEDGE, IMPERATIVE, INCIDENT_ADMIN, INEFFECTIVE, MECHANISM, NEGATED, NOW_DOES,
-                                   PLANNED, RULED_OUT, SO, SOFT, STOP, SYMPTOM, TODO_SECTION, TRACKER_META, VALUE,
+                                   PLANNED, RULED_OUT, SETTING, SO, SOFT, STOP, SYMPTOM, TODO_SECTION, TRACKER_META, VALUE,
                                    VERIFY, is_part_line)
 from poimen.incidents.lines import Line
 from poimen.incidents.times import clock_of, line_clocks
@@ -147,11 +147,6 @@ def hedge_factor(text: str) -> float:
     return factor
 
 
-# A setting printed as key=value ("#failure=3", "timeout=2s" in a probe's description): its key names a knob, not
-# a failure that happened.
-_SETTING = re.compile(r"[#\w.-]+=\S*")
-
-
 def _symptom(text: str, level: str) -> float:
     grades = [lv.grade for lv in line_levels(text)]
     if level:
@@ -159,7 +154,7 @@ def _symptom(text: str, level: str) -> float:
     score = max(grades, default=0.0)
     if signatures.extract_signatures(text):
         score += 1.0
-    words = _count(SYMPTOM, _SETTING.sub(" ", text))
+    words = _count(SYMPTOM, SETTING.sub(" ", text))
     return score + (min(1.8, 1.0 + 0.4 * (words - 1)) if words else 0.0)
 
 
@@ -273,9 +268,6 @@ def _ineffective(text: str) -> bool:
     return any(not _CONDITION.search(text[:m.start()]) for m in INEFFECTIVE.finditer(text))
 
 
-_ASIDE = re.compile(r"\([^()]*\)")
-
-
 def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = ()) -> Scores:
     """The role scores of one line of text, from the cues in the module docstring."""
     if FRAME.match(text) or FENCE.match(text) or is_part_line(text) or \
@@ -305,7 +297,7 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
     hedge = hedge_factor(text)
     cause, action = cause * hedge, action * hedge
     # "#499 bumps jinja2 (sphinx 7 is fine with it). docs green.": an aside clears a thing beside the line's own claim
-    aside = not RULED_OUT.search(_ASIDE.sub(" ", text)) and max(action, verification) >= THRESHOLD
+    aside = not RULED_OUT.search(ASIDE.sub(" ", text)) and max(action, verification) >= THRESHOLD
     if RULED_OUT.search(text) and not aside:
         return Scores(ruled_out=True)
     if _ineffective(text):
