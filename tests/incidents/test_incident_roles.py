@@ -142,3 +142,9 @@ def test_an_aside_that_clears_something_else_does_not_rule_the_line_out():
     assert not score(fix, kind="comment").ruled_out and pick(score(fix, kind="comment")) != "none"
     assert score("checked the db (it is fine)", kind="comment").ruled_out  # an aside that is the line's only claim
     assert score("the database is fine, not the cause", kind="comment").ruled_out
+
+
+def test_an_error_quoted_as_printed_outranks_prose_that_names_a_failure():
+    quoted = "- **16:48** `dmesg` on ip-10-1-7-23: `nf_conntrack: nf_conntrack: table full, dropping packet`"
+    prose = "Services in prod-us saw intermittent name resolution failures for 2h 41m."
+    assert score(quoted).symptom > score(prose).symptom >= 1.0
