@@ -85,7 +85,8 @@ _RESOURCE = re.compile(r"\b(?:deploy(?:ment)?s?|svc|services?|sts|statefulsets?|
                        r"jobs?|cronjobs?|app)(?:\.apps)?/([a-z0-9][a-z0-9-]*)", re.I)
 # A pod's suffixes: the ReplicaSet's template hash (6-10 of Kubernetes' safe letters) and the pod's 5.
 _SAFE = "bcdfghjklmnpqrstvwxz2456789"
-_POD = re.compile(rf"^(.+?)(?:-[{_SAFE}]{{6,10}})?-[{_SAFE}]{{5}}$")
+# (After a template hash, the pod's own 5 are read loosely: people retyping a pod's name, as in a ticket, use any.)
+_POD = re.compile(rf"^(.+?)(?:-[{_SAFE}]{{6,10}}-[a-z0-9]{{5}}|-[{_SAFE}]{{5}})$")
 _ORDINAL = re.compile(r"^([a-z][a-z0-9-]*[a-z])-\d{1,3}$")
 _SNAKE = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w(])")
 _UPPER_SNAKE = re.compile(r"(?<![\w.-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w(])")

@@ -9,6 +9,7 @@ another incident's symptom.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +47,11 @@ class IncidentView:
     first_time: str
     last_time: str
     lines: tuple[IncidentLine, ...]
+
+    @functools.cached_property
+    def names(self) -> frozenset[tuple[str, str]]:
+        """The specific services, hosts and tickets the card's lines name (``named``)."""
+        return frozenset(named("\n".join(line.text for line in self.lines)))
 
     def of(self, role: str) -> list[IncidentLine]:
         return [line for line in self.lines if line.role == role]
@@ -192,6 +198,8 @@ def card_answer_memory(view: IncidentView, question: str) -> str:
 OTHER_LINE_WEIGHT = 0.8  # a card's cause, fix or verification line speaks for it less than a symptom line
 PHRASE_TOKENS = 8  # a run of this many words in a row shared with the question is the same message
 PHRASE_WEIGHT = 0.5  # what sharing such a run adds to a line's score (chosen on bench/incidents dev)
+NAMING_WEIGHT = 0.2  # what naming the question's service, host or ticket adds (chosen on the dev suites 1-3)
+_NAMING = ("service", "host", "ticket")
 _TOKEN = re.compile(r"[A-Za-z_]+|\d+")
 
 
@@ -217,12 +225,22 @@ def phrase_bonus(question_tokens: list[str], line: str) -> float:
     return PHRASE_WEIGHT * min(1.0, shared_run(question_tokens, phrase_tokens(line)) / PHRASE_TOKENS)
 
 
+def named(text: str) -> dict[tuple[str, str], float]:
+    """The specific things ``text`` names that say which incident it is about: services (a pod's suffix dropped),
+    hosts and tickets, by their linking weight (``poimen.incidents.entities``; generic names left out)."""
+    from poimen.incidents.entities import entities
+
+    return {(e.kind, e.value): e.weight for e in entities(text) if e.kind in _NAMING and e.weight >= 0.5}
+
+
 def rank_cards(engine, question: str, views: dict[str, IncidentView]) -> list[tuple[float, IncidentView]]:
     """Every card, best first, by how well its lines match ``question`` under the context builder's scorer plus
     the phrase it shares with it in a row (``phrase_bonus``): its best symptom line, or ``OTHER_LINE_WEIGHT`` of
-    its best other line (ties by sha)."""
+    its best other line, plus ``NAMING_WEIGHT`` for naming what the question names (``named``: the same error on
+    checkout-api and on orders-db is two incidents, and the question says which); ties by sha."""
     scores = engine.scores(question)
-    asked = phrase_tokens(question if isinstance(question, str) else question.text)
+    text = question if isinstance(question, str) else question.text
+    asked, asked_names = phrase_tokens(text), named(text)
     out = []
     for view in views.values():
         best = 0.0
@@ -231,6 +249,8 @@ def rank_cards(engine, question: str, views: dict[str, IncidentView]) -> list[tu
             if i is not None:
                 score = float(scores[i]) + phrase_bonus(asked, line.text)
                 best = max(best, score * (1.0 if line.role == "symptom" else OTHER_LINE_WEIGHT))
+        if asked_names and best > 0:
+            best += NAMING_WEIGHT * min(1.0, sum(w for key, w in asked_names.items() if key in view.names))
         out.append((best, view))
     out.sort(key=lambda sv: (-sv[0], sv[1].sha))
     return out

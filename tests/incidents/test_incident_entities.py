@@ -17,6 +17,8 @@ def _values(text: str, kind: str) -> set[str]:
     ("kafka-2", "kafka"),                                # StatefulSet ordinal
     ("checkout-api", "checkout-api"),                    # a plain name stays
     ("media-svc", "media-svc"),                          # a 5-letter-free tail is not a pod suffix
+    ("checkout-api-5b8f9c7d6-q2w4e", "checkout-api"),   # after a template hash, a retyped suffix (a vowel) too
+    ("redis-cache-node1", "redis-cache-node1"),          # without one, only Kubernetes' own letters are a suffix
 ])
 def test_workload_strips_pod_suffixes(name, expected):
     assert workload(name) == expected

@@ -1,4 +1,5 @@
-"""Which questions ``mem ask`` answers from an incident's card: those about what was done, why, or what did it."""
+"""Which questions ``mem ask`` answers from an incident's card (those about what was done, why, or what did it),
+and which card a lookup puts first when two hold the same error."""
 
 from __future__ import annotations
 
@@ -34,3 +35,31 @@ def test_questions_about_what_was_done_or_why(question):
 ])
 def test_other_questions(question):
     assert not asks_about_incident(question)
+
+
+def test_of_two_cards_with_one_error_the_one_naming_what_the_error_names_ranks_first():
+    import numpy as np
+
+    from poimen.read.context_lines import Origin
+    from poimen.read.incidents import IncidentLine, IncidentView, rank_cards
+
+    error = "FATAL: sorry, too many clients already"
+
+    def card(sha: str, service_line: str) -> IncidentView:
+        origin = Origin("memory", "L1", sha * 64, "s.md", 0, 1)
+        return IncidentView(sha * 64, sha, "", "s.md", "", "", (
+            IncidentLine("symptom", f"{error} on {service_line}", origin),
+            IncidentLine("action", f"raised the pool size of {service_line}", origin)))
+
+    class Engine:  # every line the same score: only what the question names can tell the two cards apart
+        def __init__(self, views):
+            self.candidate = {line.text: i for i, line in enumerate(l for v in views for l in v.lines)}
+
+        def scores(self, question):
+            return np.full(len(self.candidate), 0.9)
+
+    views = {v.sha: v for v in (card("a", "orders-db"), card("b", "checkout-api"))}
+    ranked = rank_cards(Engine(views.values()), f"{error} (checkout-api-5b8f9c7d6-q2w4e)", views)
+    assert [v.title for _, v in ranked] == ["b", "a"]
+    ranked = rank_cards(Engine(views.values()), f"{error} (orders-db)", views)
+    assert [v.title for _, v in ranked] == ["a", "b"]
