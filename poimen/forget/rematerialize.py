@@ -30,6 +30,7 @@ from poimen.inputs.reading import DETECT, Reading
 from poimen.inputs.chunk_store import CHUNK_DIR, chunk_path, chunk_sources, first_chunk_diff, stored_bound
 from poimen.inputs.chunking import source_id
 from poimen.domain import Chunk, EventKind, Level, Query, Stream, sha256_text
+from poimen.incidents.version import cut_version
 from poimen.index.rebuild import RebuildReport, rebuild_into
 from poimen.llm.replay import ReplayClient, ReplayMiss
 from poimen.log import payloads as P
@@ -257,11 +258,12 @@ class _Rederive:
 
     def _incident(self, run_id: str, events: list[Event]) -> str:
         """An incident run: the stream's records read afresh and cut into incidents again, the card asked of the
-        recorded reply; a stream that changed since (another version of the source) is carried as history."""
+        recorded reply; a stream that changed since (another version of the source), or a run cut by another version
+        of the code (``poimen.incidents.version``), is carried as history."""
         a = P.RunStart.from_event(events[0])
         stream = self._l1_stream(a)
         path = self.fresh.paths.get(a.stream_id)
-        if stream is None or path is None or stream.sha != a.stream_sha:
+        if stream is None or path is None or stream.sha != a.stream_sha or a.cut != cut_version():
             return self._carry(run_id, events)
         plans, errors = stream_plans([stream], {a.stream_id: path}, self.inputs.reading)
         plan = next((p for p in plans if p.key == a.incident), None)

@@ -87,6 +87,7 @@ class RunStart(Payload):
     # Not a run-id input: the chunk shas already name what was read, so runs keep their ids.
     chunk_tokens: int | None = None
     incident: str | None = None  # an incident run: where its incident starts in the stream (its key there)
+    cut: str | None = None  # an incident run: the version of the code that cut it (poimen.incidents.version)
 
     @property
     def run_kind(self) -> str:

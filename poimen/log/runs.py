@@ -129,16 +129,17 @@ def current(runs: Iterable[Run]) -> dict[tuple[str, ...], Run]:
     """The latest loop run per (level, query, stream): the ones lookup and the checks read.
 
     A stream has one incident run per incident, so its incident runs are current together: those of the stream as it
-    was read last (the latest incident run's stream sha), one per incident key. A stream read again after it changed
-    supersedes all of its old incidents at once, an incident it no longer holds included.
+    was read last (the latest incident run's stream sha and cut version), one per incident key. A stream read again
+    after it changed, or cut again by a new version of the code, supersedes all of its old incidents at once, an
+    incident it no longer holds included.
     """
     runs = loop_runs(runs)
-    read_last = {run.key: run.start.stream_sha for run in runs if run.kind == INCIDENT_KIND}
+    read_last = {run.key: (run.start.stream_sha, run.start.cut) for run in runs if run.kind == INCIDENT_KIND}
     latest: dict[tuple[str, ...], Run] = {}
     for run in runs:
         if run.kind != INCIDENT_KIND:
             latest[run.key] = run
-        elif run.start.stream_sha == read_last[run.key]:
+        elif (run.start.stream_sha, run.start.cut) == read_last[run.key]:
             latest[(*run.key, run.start.incident or "")] = run
     return latest
 

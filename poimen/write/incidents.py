@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from poimen.domain import EventKind, Level, Query, sha256_json, sha256_text
 from poimen.errors import ModelUnavailable, ParseError, PoimenError, RunForgotten, RunInterrupted
+from poimen.incidents.version import cut_version
 from poimen.llm.client import ModelClient
 from poimen.llm.constrain import ReplyFormat, reply_format
 from poimen.llm.incident_reply import ROLE_TAGS, IncidentReply, parse_incident_reply
@@ -50,7 +51,8 @@ def incident_format(client: ModelClient) -> ReplyFormat | None:
 
 
 def incident_run_id(plan: IncidentPlan, model_id: str, fmt: ReplyFormat | None = None) -> str:
-    inputs = {"kind": INCIDENT_KIND, "plan": plan.sha, "model": model_id, "prompt": load("incident").sha}
+    inputs = {"kind": INCIDENT_KIND, "plan": plan.sha, "model": model_id, "prompt": load("incident").sha,
+              "cut": cut_version()}
     if fmt is not None:
         inputs["reply_format"] = f"{fmt.mode}:{fmt.sha}"
     return sha256_json(inputs)
@@ -96,7 +98,7 @@ def drafts_for(plan: IncidentPlan, query: Query, model_id: str, prompt_sha: str,
         query_id=query.id, query_text=query.text, query_sha=query.sha, store=query.store, stream_id=plan.stream_id,
         stream_sha=plan.stream_sha, chunks=len(used), kind=INCIDENT_KIND, prompt_template_sha=load("incident").sha,
         constrain=fmt.mode if fmt else None, grammar_sha=grammar, chunk_tokens=plan.chunk_tokens,
-        incident=plan.key).to_attrs())]
+        incident=plan.key, cut=cut_version()).to_attrs())]
     common = dict(base, turn=1, prompt_sha=prompt_sha)
     if reply is None:
         drafts.append(EventDraft(kind=EventKind.PARSE_FAILED, **common, sha=plan.sha, text=replies[-1], update=False,

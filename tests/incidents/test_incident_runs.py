@@ -201,3 +201,23 @@ def test_the_offline_engine_answers_the_prompt_it_is_sent():
     rendered = render("incident", incident="\n".join(json.dumps(x) for x in lines))
     reply = parse_incident_reply(offline_incident(rendered.system, rendered.user), n_lines=3)
     assert reply.roles == {1: "symptom", 2: "action", 3: "verification"} and reply.is_incident
+
+
+def test_a_new_version_of_the_cut_cards_the_streams_again_and_supersedes_the_old_cards(built, monkeypatch):
+    import poimen.forget.rematerialize as remat
+    import poimen.write.incidents as write_incidents
+
+    root, db, _, tmp_path = built
+    sources = sorted(p for p in (tmp_path / "src").rglob("*") if p.is_file())
+    before = {r.run_id for r in current(read_runs(EventLog(root))).values() if r.kind == INCIDENT_KIND}
+    for module in (write_incidents, remat):  # poimen upgraded: the readers, the cut or the card changed
+        monkeypatch.setattr(module, "cut_version", lambda: "next-version")
+    request = RunRequest(root=root, sources=sources, query=QUERY, sources_root=tmp_path / "src", incidents=True)
+    assert run_loops(request).ok
+    build_projections(root, db, default_embedder())
+    now = {r.run_id for r in current(read_runs(EventLog(root))).values() if r.kind == INCIDENT_KIND}
+    assert now and not now & before  # every stream carded again; the old cards are no longer current
+    con = connect_read_only(db)
+    assert {r[0] for r in con.execute("SELECT run_id FROM incident").fetchall()} == now
+    con.close()
+    # (the rebuild carries the old runs as history: scripts/demo's rebuild job on a log built by the previous cut)
