@@ -63,6 +63,11 @@ _PREFIXES = frozenset("""
 """.split())
 # A part that is a hash or an id's group (a UUID's "58b2", a digest's "0d7e1f2a"): hex digits, one of them a digit.
 _HEX_PART = re.compile(r"^(?=[a-f0-9]*\d)[a-f0-9]{4,}$")
+# A chat line as the readers render it: "[2024-05-14T13:32:00Z] maria.k: …" (a stamp, then a speaker). The speaker
+# (a person, "deploy-bot") is who wrote, not what the line is about.
+SPEAKER = re.compile(r"^\s*(?:\[[^\]]{4,40}\]\s*|\d{4}-\d\d-\d\d[T ][\d:.,]+Z?\s+)[A-Za-z][\w .@-]{0,40}?:\s+(?=\S)")
+# An environment or region first ("prod-eu", "staging-us-east"): where something runs, in every incident there.
+_WHERE_FIRST = frozenset("prod production staging stage stg dev development test qa uat sandbox preprod".split())
 _TLDS = ("com|net|org|io|dev|app|cloud|ai|co|uk|de|eu|fr|jp|internal|local|lan|corp|intra|svc|cluster|"
          "amazonaws|compute|example")
 _FILE_EXTENSIONS = frozenset("""
@@ -125,7 +130,7 @@ def workload(name: str) -> str:
 
 
 def _weight(kind: str, value: str) -> float:
-    if value.lower() in _GENERIC_VALUES:
+    if value.lower() in _GENERIC_VALUES or (kind == "service" and value.split("-", 1)[0] in _WHERE_FIRST):
         return GENERIC
     return WEIGHTS[kind]
 
@@ -156,6 +161,8 @@ def entities(text: str) -> tuple[Entity, ...]:
         return ()
     if prompt := PROMPT.match(text):  # a shell prompt's user, host and context say where it ran, not what about
         text = prompt.group("cmd")
+    elif speaker := SPEAKER.match(text):
+        text = text[speaker.end():]
     found: dict[tuple[str, str], Entity] = {}
     taken: list[tuple[int, int]] = []  # spans read as hosts or keys, so their parts are not read again
 

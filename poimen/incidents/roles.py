@@ -83,7 +83,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from poimen import signatures
-from poimen.incidents.entities import entities
+from poimen.incidents.entities import SPEAKER, entities
 from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, COMMAND, DONE, FIX_SECTION,
                                    FIX_WORDS, FRAME, HEDGE, IMPERATIVE, INCIDENT_ADMIN, INEFFECTIVE, MECHANISM, NEGATED, NOW_DOES,
                                    PLANNED, RULED_OUT, SETTING, SO, SOFT, STOP, SYMPTOM, TODO_SECTION, TRACKER_META, VALUE,
@@ -229,14 +229,13 @@ def _action(text: str) -> float:
 # A chat line as the readers render it: "[2024-05-14T13:32:00Z] maria.k: …", "2024-06-03 08:31 rafael.m: …" (a stamp,
 # then a speaker; "Root cause: …" has no stamp and keeps its words). The stamp and the speaker are not what the line says: they are left out before
 # scoring (a speaker named "maria.k" is no config key, a stamp "13:32:00Z" no value set).
-_SPEAKER = re.compile(r"^\s*(?:\[[^\]]{4,40}\]\s*|\d{4}-\d\d-\d\d[T ][\d:.,]+Z?\s+)[A-Za-z][\w .@-]{0,40}?:\s+(?=\S)")
 _QUOTED = re.compile(r"`([^`]*)`|\"([^\"]*)\"")  # code spans and quotes, paired left to right
 QUOTED = 1.5  # an error quoted as printed outranks prose that names a failure (chosen on the dev suites 1-3)
 
 
 def body(text: str) -> str:
     """A line without the chat rendering's stamp and speaker (the line itself when it has none)."""
-    m = _SPEAKER.match(text)
+    m = SPEAKER.match(text)
     return text[m.end():] if m and not COMMAND.match(text) else text
 
 

@@ -87,3 +87,10 @@ def test_english_compounds_uuids_and_shell_prompts_name_no_service():
     # the prompt's user, host and kube context say where a command ran, on every line of the session
     assert _values("[13:58:19] jlo@jump01 (prod-use1) ~ $ kubectl -n web get deploy nginx-edge", "service") == {"nginx-edge"}
     assert _values("checkout-api and reports-worker", "service") == {"checkout-api", "reports-worker"}
+
+
+def test_a_chat_lines_speaker_and_an_environment_name_say_who_and_where_not_which():
+    assert _values("[2026-11-12T15:20:34Z] deploy-bot: payments-worker config change merged", "service") == {
+        "payments-worker"}
+    weights = {e.value: e.weight for e in entities("rolled out to prod-eu and staging-us-east; orders-api is fine")}
+    assert weights["prod-eu"] == weights["staging-us-east"] == GENERIC and weights["orders-api"] > GENERIC
