@@ -236,7 +236,14 @@ def reliability_section(cfg: Config, assets: Path) -> dict:
     if "rejected_with_one_line" in bad:
         rows.append(("bad inputs rejected with a one-line error", "all tried",
                      bad["rejected_with_one_line"], None))
-    return {"title": title, "rows": rows, "notes": f"Model: {r.get('model', '')}; {r.get('seconds', '?')} s."}
+    from bench import chunk_single_line as single  # issue 25: the chunker is linear on text without newlines
+
+    for shape, c in single.run().items():
+        rows.append((f"chunking one line of {shape.replace('_', ' ')}: 4 MB / 1 MB time "
+                     f"({c['seconds_4mb']} s / {c['seconds_1mb']} s)", f"<= {single.MAX_RATIO:g}x", f"{c['ratio']}x",
+                     c["ok"]))
+    return {"title": title, "rows": rows, "notes": f"Model: {r.get('model', '')}; {r.get('seconds', '?')} s. "
+                                                   "Single-line chunking: `python -m bench.chunk_single_line`."}
 
 
 BENCHMARKS: dict[str, Benchmark] = {b.key: b for b in (
