@@ -268,6 +268,9 @@ def headline(sections: dict[str, dict]) -> dict:
     return {"title": "Headline", "rows": rows}
 
 
+FAILED: list[str] = []  # the sections whose build raised in this process (reported in the report, and by the exit)
+
+
 def run_benchmark(cfg: Config) -> Path:
     """Run the chosen sections and write ``cfg.out_dir/REPORT.md``; returns its path."""
     from bench import report
@@ -286,6 +289,7 @@ def run_benchmark(cfg: Config) -> Path:
         except Exception as exc:  # noqa: BLE001 - reported in the section, never papered over
             cfg.progress(traceback.format_exc())
             sections[key] = unavailable(BENCHMARKS[key].title, f"the section failed: `{type(exc).__name__}: {exc}`")
+            FAILED.append(key)
         timings[key] = time.perf_counter() - t
         cfg.progress(f"[bench] {key} done in {timings[key]:.1f}s")
     load_end = os.getloadavg()
@@ -320,7 +324,7 @@ def _run_notes(cfg: Config) -> str:
     return notes
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer items and lengths; writes bench/out/REPORT.md")
     parser.add_argument("--model", help="any litellm model string (default: the offline engine)")
@@ -339,6 +343,10 @@ def main(argv: list[str] | None = None) -> None:
                  hotpot_lengths=tuple(args.lengths or ()), chunk_tokens=args.chunk_tokens, only=tuple(args.only))
     path = run_benchmark(cfg)
     print(f"wrote {path}")
+    if FAILED:  # a crash is no figure: the report says so, and so does the exit, so CI cannot pass over it
+        print(f"python -m bench: sections failed: {', '.join(FAILED)} (see {path})", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -77,13 +77,14 @@ def _http_lookup(root: Path, n: int) -> dict:
     """What an agent loop that talks to the server itself pays per lookup: one POST /lookup on loopback."""
     import urllib.request
 
-    port = json.loads((root / "serve.json").read_text())["port"]
+    state = json.loads((root / "serve.json").read_text())  # the port, and the token the CLI sends too
+    port, token = state["port"], state["token"]
     body = json.dumps({"text": LOOKUP[-1], "k": 3}).encode()
     times = []
     for _ in range(n):
         start = time.perf_counter()
         req = urllib.request.Request(f"http://127.0.0.1:{port}/lookup", data=body,
-                                     headers={"Content-Type": "application/json"})
+                                     headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
         with urllib.request.urlopen(req, timeout=60) as resp:
             hits = json.load(resp)["hits"]
         times.append(time.perf_counter() - start)
