@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from poimen.errors import SourceError
+from poimen.text.terminal import shown
 
 BLOCK = 1 << 16
 NUL = b"\x00"
@@ -94,6 +95,16 @@ def pieces(path: Path, boundary: str, max_chars: int) -> Iterator[Piece]:
             start = line + raw.count("\n", 0, lead)
             yield Piece(text, start, start + text.count("\n"), lead - raw.rfind("\n", 0, lead) - 1)
         line += raw.count("\n") + (boundary.count("\n") if bounded else 0)
+
+
+def shown_pieces(path: Path, boundary: str, max_chars: int) -> Iterator[Piece]:
+    """``pieces`` as a terminal showed them (``poimen.text.terminal.shown``: colours, titles and carriage-return
+    overwrites dropped), for the streams a terminal records: sessions and logs. A piece that showed nothing is
+    dropped."""
+    for p in pieces(path, boundary, max_chars):
+        text = shown(p.text).strip()
+        if text:
+            yield p if text == p.text else replace(p, text=text)
 
 
 def whole_text(path: Path) -> str:

@@ -2,7 +2,8 @@
 
 The head of the file (``HEAD`` bytes) is read: JSON whose records look like chat messages is ``chat``, other JSON
 ``json``; most lines JSON objects is ``jsonl`` (``chat`` for Mattermost's bulk export, ``log`` for a .log of
-structured log events); a ticket CSV header is ``csv``; prompt lines make ``shell``;
+structured log events); a ticket CSV header is ``csv``; prompt lines make ``shell`` (a ``script`` typescript's
+terminal bytes dropped);
 most lines log lines make ``log``. Content only overrides a suffix when the evidence is strong (a ``.txt`` that
 is a log, a ``.log`` that is a shell session, a ``.json`` that is a list of issues); otherwise the suffix
 decides, and a file with neither is an ``UnknownFormat`` naming the formats poimen reads.
@@ -21,6 +22,7 @@ from poimen.inputs.readers.jsonpos import depth_ok
 from poimen.inputs.readers.chat import is_mattermost, is_slack
 from poimen.inputs.readers.mattermost import is_bulk_head
 from poimen.text.log_lines import is_log_line
+from poimen.text.terminal import shown
 from poimen.inputs.readers.shell import is_prompt
 from poimen.inputs.readers.tickets import is_ticket_header
 
@@ -92,7 +94,7 @@ def _json_kind(head: str) -> str | None:
 
 
 def _line_kind(head: str) -> str | None:
-    lines = [x for x in head.splitlines()[:400] if x.strip()]
+    lines = [x for x in map(shown, head.splitlines()[:400]) if x.strip()]
     if not lines:
         return None
     if sum(is_prompt(x) for x in lines) >= max(1, PROMPT_SHARE * len(lines)):

@@ -26,7 +26,7 @@ from poimen.inputs.readers.jsonlog import is_log_event, log_record
 from poimen.inputs.readers.jsonpos import depth_ok
 from poimen.inputs.readers.speakers import speaker
 from poimen.inputs.records import Record
-from poimen.inputs.stream import Piece, pieces
+from poimen.inputs.stream import Piece, shown_pieces
 from poimen.text.log_lines import LOG_START, level_of, time_of
 
 MAX_TRACE_LINES = 64  # a runaway "trace" (an indented dump) is cut into records of this many lines
@@ -123,7 +123,7 @@ def _event(p: Piece) -> Record | None:
 
 def read(path: Path, options) -> Iterator[Record]:
     reader = _Reader()
-    for p in pieces(path, "\n", options.max_chars):
+    for p in shown_pieces(path, "\n", options.max_chars):  # a log's colour codes dropped
         event = _event(p)
         verdict = APART if event is not None else reader.verdict(p)
         if verdict != APART:

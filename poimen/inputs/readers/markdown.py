@@ -2,7 +2,9 @@
 
 A paragraph's text is as written (so a page reads as it did before there were readers). Headings are "# …" lines,
 setext titles ("Title" over "===="), and a short bold line that labels what follows it ("**Root cause**"), as
-exports without heading markup write a section's name. A table row is rendered "header: value; …": a row cut
+exports without heading markup write a section's name; a numbered bold line ("**2. Kafka lag on orders**") or
+one that names a problem of its own ("**Incident 2: …**") heads an item, and the bold labels after it stand
+under it. A table row is rendered "header: value; …": a row cut
 from its header says nothing ("| 09:31 | ingress log shows … |"), and the rows of one table are records of their
 own, each on its own file line; a table with an empty header row is a key-value box ("Severity: SEV2"), and a
 timeline's time column ("Time (UTC)") is its rows' time. A thematic break ("---") is no record.
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from poimen.inputs.records import Record
 from poimen.inputs.stream import pieces
+from poimen.text.headings import names_problem
 
 HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)[\s#]*$")
 FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
@@ -26,7 +29,11 @@ _BOLD_LABEL = re.compile(r"^\s{0,3}(?:\*\*|__)(?P<label>[^*_\n]{1,80}?)(?:\*\*|_
 _EMPHASIS = re.compile(r"^(\*\*|__|\*|_)(?P<inner>\S(?:.*\S)?)\1$")
 _ITEM = re.compile(r"^\s*(?:[-*+>|]|\d+[.)])\s")
 LABEL_WORDS = 8  # a bold line this short is a label heading what follows it ("**Root cause**")
-LABEL_LEVEL = 7  # a bold label heads what follows it under the nearest real heading, until the next heading
+LABEL_LEVEL = 8  # a bold label heads what follows it under the nearest real heading, until the next heading
+# A numbered bold line, or one that opens a problem of its own ("**Incident 2: invoices**"), heads an item of a
+# review: the labels after it ("**Root cause**") stand under it, until the next item or heading.
+ITEM_LEVEL = 7
+ITEM_WORDS = 16
 TIME_COLUMNS = ("time", "timestamp", "date", "when", "at")  # a timeline table's time column, by its first word
 
 
@@ -95,9 +102,12 @@ def _headings(lines: list[str]) -> list[tuple[int, str]]:
     if len(lines) >= 2 and _SETEXT.match(lines[-1]) and not _ITEM.match(lines[0]) and "|" not in lines[0]:
         return [(1 if lines[-1].strip()[0] == "=" else 2, " ".join(x.strip() for x in lines[:-1]))]
     label = _BOLD_LABEL.match(lines[0])
-    if label and len(label.group("label").split()) <= LABEL_WORDS and label.group("label").strip()[-1] not in ".!?":
-        return [(LABEL_LEVEL, label.group("label").strip().rstrip(":"))]
-    return []
+    if not label or label.group("label").strip()[-1] in ".!?":
+        return []
+    name = label.group("label").strip().rstrip(":")
+    if re.match(r"\d{1,2}[.)]\s", name) or names_problem(name):  # "**2. Kafka lag on orders (Jun 9)**": an item
+        return [(ITEM_LEVEL, name)] if len(name.split()) <= ITEM_WORDS else []
+    return [(LABEL_LEVEL, name)] if len(name.split()) <= LABEL_WORDS else []
 
 
 def _table(p, lines: list[str], start: int, heads: tuple[str, ...]) -> Iterator[Record]:

@@ -11,7 +11,8 @@ the next prompt, note or blank line, and is threaded to the command above it, so
 was run" stay one episode. The lines ``script`` writes around a recording ("Script started on …", "Script done
 on …") are no command's output: they are ``log`` records with their time. Nor is the clock that ``date`` prints
 (operators run it to stamp a session): its output record carries that text as its time, so a session that goes
-quiet for hours is read as two stretches.
+quiet for hours is read as two stretches. A recording's terminal bytes (colours, window titles, carriage-return
+overwrites: ``poimen.text.terminal``) are dropped, so ``script``'s typescript reads as the session it shows.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from poimen.inputs.records import Record
-from poimen.inputs.stream import pieces
+from poimen.inputs.stream import shown_pieces
 
 MAX_OUTPUT_LINES = 64  # a long listing is cut into output records of this many lines
 
@@ -47,7 +48,7 @@ def read(path: Path, options) -> Iterator[Record]:
     out_start = 0
     thread = ""
     clock = False  # whether the output being read is what `date` printed
-    for p in pieces(path, "\n", options.max_chars):
+    for p in shown_pieces(path, "\n", options.max_chars):  # a typescript's colours and overwrites dropped
         line = p.text
         prompt = PROMPT.match(line)
         script = not prompt and SCRIPT.match(line)

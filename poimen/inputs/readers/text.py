@@ -3,10 +3,14 @@
 A plain-text document has headings too, written the ways people write them without Markdown: a title on the first
 lines of the file, a line underlined with ``===`` or ``---``, a short line in capitals ("ROOT CAUSE"), a short
 title-case line heading the paragraph under it ("Detection" over "The promo started at 18:00 …"), a numbered
-one ("2. Timeline"), or a label ending in a colon ("Resolution:"). A record keeps its text as written and carries
+one ("2. Timeline"), a label ending in a colon ("Resolution:"), or a line that opens a problem of its own
+("Incident 2: search results empty after the reindex", ``poimen.text.headings``), which opens a section however
+long it runs. A record keeps its text as written and carries
 the headings it stands under (the title, then its section, then the part of the section a weaker heading opens:
 "REMEDIATION" / "For the crash:"), as a Markdown paragraph does, so a postmortem's "Root cause" and "Remediation"
-sections read as parts of one document.
+sections read as parts of one document. A paragraph indented by ``CODE_INDENT`` blanks or more is a code block
+(kind ``code``), as Markdown reads it: "Marked it out:" over "           ceph osd out osd.17"; unless a line
+of it ends a sentence (a timeline entry's indented second paragraph is prose).
 """
 
 from __future__ import annotations
@@ -17,22 +21,33 @@ from pathlib import Path
 
 from poimen.inputs.records import Record
 from poimen.inputs.stream import pieces
+from poimen.text.headings import names_problem
 
 _UNDERLINE = re.compile(r"^\s*([=\-~*#_])\1{2,}\s*$")
 _NUMBERED = re.compile(r"^\s*(?:\d{1,2}[.)]|[IVX]{1,4}\.)\s+(?P<name>\S.*)$")
+_FOR = re.compile(r"^For (?:the |problem |part |issue )?\S")
+_DATED = re.compile(r"^\s*\d{4}-\d{2}-\d{2}\b")
+_FIELD = re.compile(r"^\s*(?:[A-Z][\w /()-]{0,30}:\s+\S|\s{2,}\S)")  # "Incident ID: INC-2291", or its continuation
 _LIST_OR_TIME = re.compile(r"^\s*(?:[-*•>|]|\d{1,2}:\d{2}\b|\d{4}-\d{2}-\d{2}|\[)")
 TITLE_WORDS = 16  # a document's title line
 HEADING_WORDS = 6  # a section heading line
+CODE_INDENT = 4  # a paragraph set off by four blanks is a block of code, config or a command, as in Markdown
+_SENTENCE_END = re.compile(r"[.!?]\s*$", re.M)  # ... unless a line of it ends a sentence: a timeline's indented prose
 
 
-def _heading(line: str, words: int) -> str | None:
-    """The heading a line states, or None: short, no sentence end, no list item, time stamp or "key: value"."""
+def _heading(line: str, words: int, boxed: bool = False) -> str | None:
+    """The heading a line states, or None: short, no sentence end, no list item, time stamp or "key: value". A
+    ``boxed`` line (underlined, or between two rules) may start with a date: "2024-06-18 -- Billing exports stuck"."""
     text = line.strip()
     numbered = _NUMBERED.match(text)
     if numbered:
         text = numbered.group("name").strip()
     label = text.rstrip(":").strip()
-    if not label or len(label.split()) > words or _LIST_OR_TIME.match(text) or label[-1] in ".,;!?":
+    problem = names_problem(label)  # "Incident 2: search results empty after the reindex" however long
+    if problem or (text.endswith(":") and _FOR.match(label)):  # "For problem 2 (replica lost the WAL it needed):"
+        words = max(words, TITLE_WORDS)
+    if not label or len(label.split()) > words or (_LIST_OR_TIME.match(text) and not (boxed and _DATED.match(text))) \
+            or label[-1] in ".,;!?":
         return None
     if ": " in label and words == HEADING_WORDS and not label.isupper():  # "SECOND PROBLEM: STAMPEDE" is a heading
         return None
@@ -48,15 +63,17 @@ def _head(lines: list[str], first: bool, block_follows: bool) -> tuple[str | Non
     title-case line over its paragraph, or a label ending in a colon, opens a part of the section it stands in.
     A lone line ending in a colon over an indented block introduces that block ("The log line was:"), and heads
     nothing."""
+    if len(lines) >= 3 and _UNDERLINE.match(lines[0]) and _UNDERLINE.match(lines[2]):  # a line between two rules
+        return _heading(lines[1], TITLE_WORDS, boxed=True), True
     if len(lines) >= 2 and _UNDERLINE.match(lines[1]):
-        return _heading(lines[0], TITLE_WORDS), True
-    if first and len(lines) <= 2:
+        return _heading(lines[0], TITLE_WORDS, boxed=True), True
+    if first and (len(lines) <= 2 or all(_FIELD.match(x) for x in lines[1:])):  # a title over its fields
         return _heading(lines[0], TITLE_WORDS), True
     name = _heading(lines[0], HEADING_WORDS)
     if name is None:
         return None, False
     line = lines[0].strip()
-    if line.isupper() or _NUMBERED.match(line):
+    if line.isupper() or _NUMBERED.match(line) or names_problem(name):
         return name, True
     if len(lines) == 1:
         return (None, False) if line.endswith(":") and block_follows else (name, False)
@@ -86,5 +103,6 @@ def read(path: Path, options) -> Iterator[Record]:
             part = name
         first = False
         heads = tuple(h for h in (title, section, part) if h)
-        yield Record(p.text, p.line_start, p.line_end, kind="paragraph", headings=heads)
+        kind = "code" if p.indent >= CODE_INDENT and not name and not _SENTENCE_END.search(p.text) else "paragraph"
+        yield Record(p.text, p.line_start, p.line_end, kind=kind, headings=heads)
         p = nxt

@@ -1,0 +1,89 @@
+"""The readers on the shapes multi-incident documents and recordings take: a review's incident headings written
+without markup, boxed and date-led headings, a title over its fields, indented command blocks, bold item lines in
+Markdown, and a ``script`` typescript with its terminal bytes."""
+
+from __future__ import annotations
+
+from poimen.inputs.chunking import records
+from poimen.inputs.readers.detect import detect
+from poimen.text.terminal import shown
+
+
+def _heads(path):
+    return [(r.headings, r.kind, r.text.splitlines()[0]) for r in records(path)]
+
+
+def test_a_long_incident_heading_with_a_colon_opens_a_section(tmp_path):
+    f = tmp_path / "digest.txt"
+    f.write_text("Q2 review digest\n\nIntro paragraph about the quarter.\n\n"
+                 "Incident 2: Refund jobs stuck after the database upgrade in May\n"
+                 "refund-scheduler jobs hung and the queue grew.\n\n"
+                 "Why\nThe upgrade reset max_connections to 100.\n", encoding="utf-8")
+    heads = _heads(f)
+    assert heads[2][0] == ("Q2 review digest", "Incident 2: Refund jobs stuck after the database upgrade in May")
+    assert heads[3][0][1] == "Incident 2: Refund jobs stuck after the database upgrade in May"
+    # a plain sentence with a colon stays prose
+    g = tmp_path / "plain.txt"
+    g.write_text("Title\n\nNote: we restarted it twice and it came back.\nMore text here.\n", encoding="utf-8")
+    assert _heads(g)[1][0] == ("Title",)
+
+
+def test_boxed_and_dated_headings_and_a_title_over_its_fields(tmp_path):
+    f = tmp_path / "pir.txt"
+    f.write_text("Incident report: orders-db down, then replica loss\nIncident ID: INC-2291    Date: 2024-05-27\n"
+                 "Severity: SEV1\n\n"
+                 "------------------------------\nChecks failing after the upgrade\n------------------------------\n"
+                 "Body one.\n\n"
+                 "2024-06-18 -- Billing exports stuck\n-----------------------------------\n\nBody two.\n",
+                 encoding="utf-8")
+    heads = [h for h, _, _ in _heads(f)]
+    title = "Incident report: orders-db down, then replica loss"
+    assert heads[0] == (title,)
+    assert heads[1] == (title, "Checks failing after the upgrade")
+    assert heads[-1] == (title, "2024-06-18 -- Billing exports stuck")
+
+
+def test_an_indented_command_is_code_and_indented_prose_is_not(tmp_path):
+    f = tmp_path / "pm.txt"
+    f.write_text("Title\n\n08:10  Marked it out so data moves off it:\n\n           ceph osd out osd.17\n\n"
+                 "       Slow ops dropped to zero within 4 minutes.\n", encoding="utf-8")
+    kinds = [(k, t) for _, k, t in _heads(f)]
+    assert kinds[2] == ("code", "ceph osd out osd.17")
+    assert kinds[3][0] == "paragraph"
+
+
+def test_a_numbered_bold_line_heads_the_labels_under_it(tmp_path):
+    f = tmp_path / "review.md"
+    f.write_text("# Ops review\n\n**1. Kafka consumer lag on orders (Jun 9)**\n\nLag climbed.\n\n**Root cause**\n\n"
+                 "Polls too big.\n\n**2. Search results empty (Jun 21)**\n\nEmpty results.\n\n**Fix**\n\nAlias back.\n",
+                 encoding="utf-8")
+    heads = {t: h for h, _, t in _heads(f)}
+    assert heads["Polls too big."] == ("Ops review", "1. Kafka consumer lag on orders (Jun 9)", "Root cause")
+    assert heads["Alias back."] == ("Ops review", "2. Search results empty (Jun 21)", "Fix")
+
+
+def test_a_typescript_reads_as_the_session_it_shows(tmp_path):
+    esc = "\x1b"
+
+    def prompt(cmd):
+        return f"{esc}]0;ops@bastion: ~\x07{esc}[01;32mops@bastion{esc}[00m:{esc}[01;34m~{esc}[00m$ {cmd}"
+    lines = ['Script started on 2024-06-03 09:14:02+00:00 [TERM="xterm"]',
+             prompt(f"{esc}[?2004h# invoice-worker alerts firing{esc}[?2004l"),
+             prompt("kubectl -n billing logs invoice-worker-7d9c8b6f5-xk2lp --previous"),
+             "Error: connect ECONNREFUSED 10.4.2.17:6379",
+             prompt("kubectl -n billing set env deployment/invoice-worker REDIS_URL=redis://redis.cache:6379")]
+    f = tmp_path / "typescript"
+    f.write_bytes(("\r\n".join(lines) + "\r\n").encode())
+    assert detect(f) == "shell"
+    recs = list(records(f))
+    assert [r.kind for r in recs] == ["log", "note", "command", "output", "command"]
+    assert all(esc not in r.text and "\r" not in r.text for r in recs)
+    assert recs[2].text.startswith("ops@bastion:~$ kubectl -n billing logs")
+    assert recs[3].line_start == 4  # lineage still reaches the file line
+
+
+def test_shown_drops_what_drew_the_screen():
+    assert shown("plain line") == "plain line"
+    assert shown("\x1b[31mERROR\x1b[0m disk full") == "ERROR disk full"
+    assert shown(" 40%\r100% done\r") == "100% done"
+    assert shown("lss\x08 -la") == "ls -la"
