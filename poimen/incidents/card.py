@@ -208,11 +208,13 @@ def clause(text: str) -> str:
 def service_of(lines: Sequence[Line], symptoms: Sequence[str] = ()) -> str:
     """The service an incident is about: the specific service its ``symptoms`` (the card's symptom lines) name most,
     else the one all its lines name most (a pod's hash suffix dropped). What failed names the service; a cause line
-    may name the upstream it blamed ("when the ip-intel service was moved") more often."""
+    may name the upstream it blamed ("when the ip-intel service was moved") more often. When no line names one, the
+    headings its lines stand under may ("POSTMORTEM: api-gateway crash loop" over its "SECOND PROBLEM")."""
     def named(texts) -> Counter:
         return Counter(e.value for text in texts for e in entities(text) if e.kind == "service" and e.weight >= 0.5)
 
-    counts = named(symptoms) or named(line.text for line in lines)
+    counts = named(symptoms) or named(line.text for line in lines) or \
+        named(dict.fromkeys(h for line in lines for h in line.record.headings))
     return counts.most_common(1)[0][0] if counts else ""
 
 

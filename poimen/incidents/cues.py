@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from poimen.text.headings import PROBLEM, names_problem  # noqa: F401  (the cue lists in one place)
+
 
 def words(*phrases: str) -> re.Pattern:
     return re.compile(r"(?<![\w-])(?:" + "|".join(phrases) + r")(?![\w-])", re.I)
@@ -88,13 +90,15 @@ PART_HEADINGS = (
     "details", "discussion", "outcome", "why it happened", "how we fixed it", "what we changed",
     "mitigation steps", "corrective actions", "preventive actions", "preventative actions", "lessons",
     "key events", "incident timeline", "contributing factor", "remediations", "learnings", "what we learned",
+    "why", "what we did", "what was done", "what we saw", "what caused it", "how it was fixed", "the cause",
 )
 # The parts that say why or what fixed it, which only an incident's own section has (a report's "Summary" or
 # "Timeline" may stand above several incidents).
 WRITE_UP_PARTS = (
     "root cause", "root causes", "cause", "causes", "contributing factors", "trigger", "why it happened",
     "resolution", "remediation", "mitigation", "fix", "the fix", "workaround", "how we fixed it", "what we changed",
-    "mitigation steps", "corrective actions", "remediations", "contributing factor",
+    "mitigation steps", "corrective actions", "remediations", "contributing factor", "why", "what we did",
+    "what was done", "what caused it", "how it was fixed", "the cause",
 )
 _HEADING_NOISE = re.compile(r"^[\s\d.)#:*_-]+|[\s:*_.-]+$")
 
@@ -102,6 +106,12 @@ _HEADING_NOISE = re.compile(r"^[\s\d.)#:*_-]+|[\s:*_.-]+$")
 def is_part_line(text: str) -> bool:
     """Whether a line of text is only a part's name ("5. RESOLUTION", "Root cause:"): a heading, no claim."""
     return _HEADING_NOISE.sub("", text.lower()).strip() in PART_HEADINGS
+
+
+def is_label(text: str, headings) -> bool:
+    """Whether a line is the label its record stands under ("For the stampede:" over the steps it heads)."""
+    text = text.strip()
+    return bool(headings) and text.endswith(":") and text.rstrip(":").strip() == headings[-1]
 
 
 def names_part(heading: str, parts: tuple[str, ...] = PART_HEADINGS) -> bool:

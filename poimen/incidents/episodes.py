@@ -38,7 +38,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from poimen.incidents.cues import HEDGE, WRITE_UP_PARTS, names_part
+from poimen.incidents.cues import HEDGE, WRITE_UP_PARTS, names_part, names_problem
 from poimen.incidents.entities import Entity, entities
 from poimen.incidents.lines import Line, record_lines
 from poimen.incidents.roles import THRESHOLD, line_scores
@@ -93,6 +93,9 @@ def section_path(headings: Sequence[str], write_ups: frozenset[tuple[str, ...]] 
     ``write_ups`` (one with its own cause or resolution part) is one incident's write-up: every section under it
     ("What the database said" beside "Root cause") is a part of it too."""
     path = list(headings)
+    problem = next((i for i, h in enumerate(path) if i and names_problem(h)), None)
+    if problem is not None:  # "SECOND PROBLEM: RESTART STAMPEDE" and its parts are a section of their own
+        return " / ".join([h for h in path[:problem] if not is_part_heading(h)] + [path[problem]])
     cut = next((i for i, h in enumerate(path) if i and (is_part_heading(h) or tuple(path[:i]) in write_ups)), None)
     if cut is not None:
         path = path[:cut]
@@ -107,18 +110,90 @@ def write_ups(records: Sequence[Record]) -> frozenset[tuple[str, ...]]:
                      if i and names_part(h, WRITE_UP_PARTS))
 
 
+_LABEL_WORD = re.compile(r"[a-z][a-z-]{3,}")
+_ORDINAL = re.compile(r"\b(?:problem|part|issue|incident)\s*#?\s*(\w+)", re.I)
+_LABEL_STOP = frozenset("""that this with from what when where which while after before during their there them
+    they then than into onto also only both each some more most very about over under problem problems issue issues
+    part second third first incident failure outage""".split())
+
+
+def _label_words(heading: str) -> frozenset[str]:
+    return frozenset(w.rstrip("s") for w in _LABEL_WORD.findall(heading.lower())) - _LABEL_STOP
+
+
+def _addressed(record: Record, problems: Sequence[tuple[str, ...]]) -> tuple[str, ...] | None:
+    """The problem section a part of the write-up above it addresses by name: under "REMEDIATION", the steps
+    headed "For the stampede:" belong to "SECOND PROBLEM: RESTART STAMPEDE"; None when its label names none of
+    ``problems`` (the heading paths of the write-up's problem sections), or more than one."""
+    heads = record.headings
+    at = next((i for i, h in enumerate(heads) if i and is_part_heading(h)), None)
+    if at is None:
+        return None
+    # its labels: the headings under the part, and a label line opening its text ("For problem 1 (disk full):")
+    labels = [h for h in heads[at + 1:] if not is_part_heading(h)] + \
+        [x for x in record.text.splitlines()[:3] if x.rstrip().endswith(":") and not is_part_heading(x)][:1]
+    ordinal = {m.group(1).lower() for h in labels for m in _ORDINAL.finditer(h)}
+    hits = [p for p in problems if ordinal & {m.group(1).lower() for m in _ORDINAL.finditer(p[-1])}]
+    if not hits:  # "For the stampede:" names "SECOND PROBLEM: RESTART STAMPEDE" by a word of it
+        label = frozenset().union(*(_label_words(h) for h in labels))
+        hits = [p for p in problems if label & _label_words(p[-1])]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _says(record: Record) -> bool:
+    """Whether a record says more than its heading ("Remediation" over its underline says nothing)."""
+    return any(line.strip() and not _RULE.match(line) and not is_part_heading(line)
+               for line in record.text.splitlines())
+
+
+def _containers(records: Sequence[Record], parts: frozenset[tuple[str, ...]],
+                problems: dict[tuple[str, ...], list[tuple[str, ...]]]) -> frozenset[str]:
+    """The section keys of documents that hold incidents rather than tell one: a review's title over two write-ups
+    or over a problem section. Unless its own records (after ``_addressed`` took theirs) stand under a cause or
+    resolution part, what it says (the summary, the shared timeline) retells its incidents, each of which has its
+    own episode, and it makes none of its own."""
+    out = set()
+    for path in {p[:i] for p in parts | {x for xs in problems.values() for x in xs} for i in range(1, len(p))}:
+        children = [p for p in parts if len(p) > len(path) and p[:len(path)] == path]
+        if path in problems or len(children) >= 2:
+            out.add("section:" + section_path(path, parts))
+    return frozenset(out)
+
+
+def _problems(records: Sequence[Record]) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
+    """Each write-up's problem sections ("SECOND PROBLEM: …", "Part B"), as heading paths under its title path."""
+    out: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+    for r in records:
+        for i, h in enumerate(r.headings):
+            if i and names_problem(h):
+                path = tuple(r.headings[:i + 1])
+                siblings = out.setdefault(tuple(r.headings[:i]), [])
+                if path not in siblings:
+                    siblings.append(path)
+                break
+    return out
+
+
 def _structure(records: Sequence[Record]) -> list[tuple[str, list[Record]]]:
     """Records grouped by structure, in order of first appearance; the flow (to be cut) has the key ``flow``."""
     groups: dict[str, list[Record]] = {}
     parts = write_ups(records)
+    problems = _problems(records)
     for record in records:
         if record.headings:
-            key = "section:" + section_path(record.headings, parts)
+            headings = record.headings
+            under = next((problems[tuple(headings[:i])] for i in range(len(headings), 0, -1)
+                          if tuple(headings[:i]) in problems), None)
+            addressed = _addressed(record, under) if under else None
+            key = "section:" + section_path(addressed or headings, parts)
         elif record.thread and record.kind not in _FLOW_KINDS:
             key = "thread:" + record.thread
         else:
             key = "flow"
         groups.setdefault(key, []).append(record)
+    for key in _containers(records, parts, problems) & groups.keys():
+        if not any(names_part(h, WRITE_UP_PARTS) and _says(r) for r in groups[key] for h in r.headings[1:]):
+            del groups[key]
     out: list[tuple[str, list[Record]]] = []
     flow: list[Record] = []
     for key, group in groups.items():

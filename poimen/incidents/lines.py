@@ -16,6 +16,7 @@ from poimen.relevance.units import split_units
 
 VERBATIM_KINDS = frozenset({"log", "output", "command", "code", "table_row"})  # lines as written, never re-cut
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
+_BOLD = re.compile(r"^(?:\*\*|__)(.+?)(?:\*\*|__)\s*:?\s*$")
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,9 @@ class Line:
 
     @property
     def is_heading(self) -> bool:
-        return bool(_MD_HEADING.match(self.text))
+        """A Markdown heading line, or a bold line its record stands under ("**2. Kafka lag on orders**")."""
+        bold = _BOLD.match(self.text)
+        return bool(_MD_HEADING.match(self.text)) or bool(bold and bold.group(1).strip().rstrip(":") in self.record.headings)
 
     @property
     def indent(self) -> int:

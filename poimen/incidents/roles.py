@@ -87,7 +87,7 @@ from poimen.incidents.entities import SPEAKER, entities
 from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, COMMAND, DONE, FIX_SECTION,
                                    FIX_WORDS, FRAME, HEDGE, IMPERATIVE, INCIDENT_ADMIN, INEFFECTIVE, MECHANISM, NEGATED, NOW_DOES,
                                    PLANNED, RULED_OUT, SETTING, SO, SOFT, STOP, SYMPTOM, TODO_SECTION, TRACKER_META, VALUE,
-                                   VERIFY, is_part_line)
+                                   VERIFY, is_label, is_part_line)
 from poimen.incidents.lines import Line
 from poimen.incidents.times import clock_of, line_clocks
 from poimen.text.line_levels import first_failure_level, line_levels
@@ -271,9 +271,9 @@ def _ineffective(text: str) -> bool:
 
 def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = ()) -> Scores:
     """The role scores of one line of text, from the cues in the module docstring."""
-    if FRAME.match(text) or FENCE.match(text) or is_part_line(text) or \
+    if FRAME.match(text) or FENCE.match(text) or is_part_line(text) or is_label(text, headings) or \
             (TRACKER_META.search(text) and len(text.split()) <= 12):
-        return Scores()  # a frame, a fence, a heading, a tracker's line about a post: no claim
+        return Scores()  # a frame, a fence, a heading, a label, a tracker's line about a post: no claim
     text = body(text)
     symptom = max(_symptom(text, level), _quoted_error(text))
     if kind in ("log", "output"):
