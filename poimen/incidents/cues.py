@@ -56,8 +56,8 @@ STEMS = (r"bump", r"rais", r"increas", r"decreas", r"lower", r"reduc", r"pinn?",
           r"revert", r"restart", r"redeploy", r"deploy", r"patch", r"scal", r"upgrad", r"downgrad", r"appl(?:i|y)",
           r"merg", r"ship", r"hotfix", r"flush", r"purg", r"drain", r"cordon", r"rotat", r"renew", r"replac",
           r"remov", r"add", r"chang", r"updat", r"switch", r"migrat", r"kill", r"resiz", r"tun", r"backport",
-          r"rebuil", r"reindex", r"fre", r"push", r"releas", r"mark")
-DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS), r"rolled back", r"turned (?:off|on)", r"failed over",
+          r"rebuil", r"reindex", r"fre", r"push", r"releas", r"mark", r"import", r"install", r"grant")
+DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS), r"rolled back", r"turned (?:(?:it|them|this|that|the [\w.-]+) )?(?:off|on)", r"failed over",
                r"cleaned up", r"set (?:the )?[\w.-]+ to", r"shipped", r"pinned", r"applied", r"set",
                r"r[au]n(?= `)")
 BY_DOING = re.compile(r"\b(?:by|after|with|via)\s+(?:" + "|".join(STEMS) + r")\w*ing\b|\b(?:by|after) "
@@ -140,7 +140,7 @@ INEFFECTIVE = words(
     r"(?:didn't|did not|doesn't|does not) (?:help|fix|work|change)", r"no change", r"no effect",
     r"changed nothing", r"made no difference", r"no difference", r"no improvement", r"no luck", r"unchanged",
     r"still (?:failing|erroring|broken|down|happening|the same|seeing|getting|\d+)",
-    r"same (?:errors?|problem|issue|rate)", r"persist(?:s|ed|ing)?", r"not fixed", r"still there",
+    r"same (?:[\w-]+ )?(?:errors?|problem|issue|rate|failures?)", r"persist(?:s|ed|ing)?", r"not fixed", r"still there",
     r"still (?:at|the same|there|happen\w*|occurr\w*|present|seeing|hitting|red)", r"did nothing", r"does nothing",
     r"changed nothing", r"nothing changed", r"no better", r"didn't work", r"did not work", r"dead end",
     r"(?:didn't|did not|doesn't|does not) (?:make|change) (?:a|any) difference", r"to no avail", r"in vain",

@@ -15,6 +15,8 @@ same between the alert and the fix written hours later, and drops what differs b
   dotted keys (``spark.executor.memory``, ``scheduler.lease_ttl``), a ``--flag`` and a kebab key given a value
   (``proxy-body-size: 0``).
 - ``version``: ``v2.3.0``, ``8.14.2``, ``image:1.4``, "upgrade to 8.15"; stored without the ``v``.
+- nothing from a log line's thread ("[sync-worker-3]", "[pool-3-thread-7]"), nor from a login banner ("Welcome to Ubuntu …", "Last login: … from 10.8.0.14"): every ssh prints it;
+  nor is a machine architecture (``x86_64``) a key.
 - ``signature``: a failure signature key from ``poimen.signatures`` (``http:502``, ``java:...``, ``log:...``),
   and for an exception its class alone as well (``java:java.lang.OutOfMemoryError``).
 
@@ -47,6 +49,7 @@ _GENERIC_VALUES = frozenset("""
     kube-apiserver horizontal-pod-autoscaler cluster-autoscaler kube-dns
 """.split())
 # Hyphenated English that is no service name.
+# (and systemd's results: "Failed with result 'exit-code'")
 _HYPHENATED_WORDS = frozenset("""
     follow-up follow-ups read-only write-only built-in up-to-date out-of-date long-running short-lived
     self-hosted on-call on-prem re-run re-ran re-deploy re-deployed roll-back roll-out e-mail opt-in opt-out
@@ -54,6 +57,7 @@ _HYPHENATED_WORDS = frozenset("""
     per-request per-user so-called well-known third-party open-source real-time run-time x-ray p-value
     ad-hoc one-off day-to-day back-end front-end rate-limit rate-limited rate-limiting high-cpu low-memory
     hot-fix post-mortem pre-existing cross-region multi-region
+    exit-code start-limit-hit core-dump oom-kill
 """.split())
 # A hyphenated word that opens with an English prefix or modifier is a compound ("per-component", "non-replication",
 # "top-level", "pre-warm"), not a deployment's name, which opens with what it serves ("checkout-api").
@@ -78,7 +82,8 @@ _FILE_EXTENSIONS = frozenset("""
 _IPV4 = re.compile(r"(?<![\w.])(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}(?![\w.]*\d)")
 _EC2 = re.compile(r"\bip-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}\b|\blocalhost\b")
 _FQDN = re.compile(rf"\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:{_TLDS})\b(?![.\w-]*[a-z0-9_]\()", re.I)
-_TICKET = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(\d{1,6})\b")
+# not inside a longer token: "FW-OPS-01" in "stmt_2024-05_FW-OPS-01.csv" is a file's name
+_TICKET = re.compile(r"(?<![\w./-])([A-Z][A-Z0-9]{1,9})-(\d{1,6})(?![\w-]|\.\w)")
 # Shapes of a ticket id that name something else: encodings, standards, ciphers, and an incident's severity or
 # priority ("SEV-3", "P-1"), which every incident of a kind shares.
 _NOT_TICKET = frozenset({"UTF", "SHA", "ISO", "RFC", "CVE", "GHSA", "HTTP", "TLS", "SSL", "MD", "AES", "X", "P",
@@ -105,7 +110,7 @@ _KEBAB_SET = re.compile(r"(?<![\w-])([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\s*(?:=|:\s*[
 _VERSION = re.compile(
     r"(?<![\w.])v(\d+(?:\.\d+)+(?:-[\w.]+)?)\b"
     r"|(?<![\w.:])(\d+\.\d+\.\d+(?:-[\w.]+)?)(?![\w.]*\d)"
-    r"|(?<=[@:])(\d+\.\d+(?:\.\d+)*)\b"
+    r"|(?<=[A-Za-z_-][@:])(\d+\.\d+(?:\.\d+)*)\b"  # image:1.4, not a clock's 12:58:00.012
     r"|\b(?:version|to|from|upgrade|upgraded|pinned|pin|bump|bumped|downgraded?)\s+(\d+\.\d+(?:\.\d+)*)\b",
     re.I)
 
@@ -155,6 +160,13 @@ def _add(found: dict[tuple[str, str], Entity], kind: str, value: str, weight: fl
     found[(kind, value)] = Entity(kind, value, _weight(kind, value) if weight is None else weight)
 
 
+# What a login prints on every host, the same for every ssh of a session: the banner, the last login's address
+_BANNER = re.compile(r"^\s*(?:Welcome to |Last (?:failed )?login:|Linux \S+ \d+\.\d+\.\d+|System information as of"
+                     r"|Connection to \S+ closed|\* (?:Documentation|Management|Support):)", re.M)
+_THREAD = re.compile(r"\[[A-Za-z][\w.-]*-\d+\]")  # "[sync-worker-3]", "[http-nio-8080-exec-7]": a thread
+_ARCHES = frozenset({"x86_64", "aarch64", "amd64", "arm64", "i686", "ppc64le", "s390x"})  # a machine, not a key
+
+
 def entities(text: str) -> tuple[Entity, ...]:
     """Every entity ``text`` names, de-duplicated by (kind, value), sorted; ``()`` for a text that names none."""
     if not text or not text.strip():
@@ -163,6 +175,8 @@ def entities(text: str) -> tuple[Entity, ...]:
         text = prompt.group("cmd")
     elif speaker := SPEAKER.match(text):
         text = text[speaker.end():]
+    if _BANNER.search(text):  # a login banner names the OS and the last login's address on every ssh
+        text = "\n".join(line for line in text.split("\n") if not _BANNER.match(line))
     found: dict[tuple[str, str], Entity] = {}
     taken: list[tuple[int, int]] = []  # spans read as hosts or keys, so their parts are not read again
 
@@ -192,9 +206,10 @@ def entities(text: str) -> tuple[Entity, ...]:
         for m in pattern.finditer(text):
             key = m.group(0)
             if free(m) and key.rsplit(".", 1)[-1].lower() not in _FILE_EXTENSIONS \
-                    and key.split(".", 1)[0] not in _PACKAGE_ROOTS:
+                    and key.split(".", 1)[0] not in _PACKAGE_ROOTS and key.lower() not in _ARCHES:
                 _add(found, "config", key)
                 taken.append(m.span())
+    taken += [m.span() for m in _THREAD.finditer(text)]  # a log's "[sync-worker-3]" is a thread of the process
     for m in _RESOURCE.finditer(text):
         _add(found, "service", workload(m.group(1)))
         taken.append(m.span())

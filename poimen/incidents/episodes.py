@@ -22,10 +22,14 @@ Structure comes first, because a format that groups records says what belongs to
     the log it is about is written over hours, and the fix is often its last comment. A comment written before
     the current stretch began, or while the current stretch holds no failure (a comment stream pasted after the
     whole log, the service's start-up lines after the fix), goes back to the latest stretch with a failure that
-    had begun by its time. Times are compared only
+    had begun by its time; and when two failures had begun by then, it goes with the one whose own rare words it
+    uses ("Nordfin fixed: imported the GlobalSign root" under a nordfin failure, then an out-of-memory one). Times
+    are compared only
     when both are dates, or both times of day (a Markdown timeline's "14:05" says nothing about a log's date).
 
-  An operator's separator note ("# ----", "# ===== 14:00 disk alert =====") always starts a new one.
+  What a service's quiet log lines name sets no topic ("Starting run sources=[a, b, c]" names them all), and a
+  failure that names the error of the one just before it ("worker died (OutOfMemoryError)") is its echo, no new
+  failure. An operator's separator note ("# ----", "# ===== 14:00 disk alert =====") always starts a new one.
 
   A record without a failure never starts an episode on its own (chatter sits in the episode it falls in; the
   roles give it none), and a record without a time is placed by its order alone.
@@ -45,10 +49,12 @@ from poimen.incidents.roles import THRESHOLD, line_scores
 from poimen.incidents.times import record_seconds, time_kind
 from poimen.inputs.readers.shell import PROMPT
 from poimen.inputs.records import Record
+from poimen.relevance.terms import rarity
 
 __all__ = ["Episode", "Line", "episodes", "is_part_heading", "names", "record_lines", "section_path"]
 
 GAP_SECONDS = 30 * 60
+BURST_SECONDS = 60  # a failure this soon after another, naming its error, is its echo (the worker dying after its crash)
 PATIENCE_SECONDS = 3 * 24 * 3600  # the linking horizon: a comment a week later is about something else
 TOPIC_WEIGHT = 0.5
 _FLOW_KINDS = frozenset({"log", "command", "output", "note"})
@@ -221,6 +227,9 @@ def _failure(record: Record) -> bool:
     return any(line_scores(line).symptom >= THRESHOLD for line in record_lines(record))
 
 
+# A service's own log lines: what they name is a topic only when they fail ("Starting run sources=[a, b, c]" names
+# every source the run has). A command's output is what the operator asked for: it names the topic.
+_QUIET_KINDS = frozenset({"log"})
 _PATIENT_KINDS = frozenset({"comment", "note", "reply"})  # people writing about the episode they follow
 # People who announce what they turn to: an operator's note, a chat message. (A ticket's comments stay on it.)
 _SPEAKING_KINDS = frozenset({"note", "message"})
@@ -246,6 +255,36 @@ def _wonders(record: Record) -> bool:
     return text.endswith("?") or bool(HEDGE.search(text))
 
 
+_WORD = re.compile(r"[a-z]{4,}")
+RARE = 4.5  # a word this rare (8 - zipf, ``poimen.relevance.terms.rarity``) says what a comment is about
+SPOKEN_MIN = 2  # the rare words a comment must share with one stretch alone to go with it
+
+
+def _words(records: Sequence[Record]) -> set[str]:
+    """The rare words of ``records``, without their authors' names."""
+    names = {w for r in records for w in _WORD.findall(r.author.lower())}
+    return {w for r in records for w in _WORD.findall(r.text.lower()) if w not in names and rarity(w) >= RARE}
+
+
+def _spoken_of(record: Record, stretches: Sequence[Sequence[Record]]) -> int | None:
+    """Which of ``stretches`` a comment speaks of: the one whose own rare words (those no other stretch has) it
+    uses most, at least ``SPOKEN_MIN`` of them ("Nordfin fixed: imported the GlobalSign R6 root …" under a log of a
+    nordfin failure and then an out-of-memory one); None when none stands out."""
+    said = _words([record]) - {w for s in stretches for r in s for w in _WORD.findall(r.author.lower())}
+    sets = [_words(s) for s in stretches]
+    own = [len(said & (mine - set().union(*(o for j, o in enumerate(sets) if j != i)))) for i, mine in enumerate(sets)]
+    best = max(own)
+    return own.index(best) if best >= SPOKEN_MIN and own.count(best) == 1 else None
+
+
+_RAISED = re.compile(r"\b\w+(?:Error|Exception|Fault)\b")
+
+
+def _raised(record: Record) -> frozenset[str]:
+    """The error and exception names a record gives ("OutOfMemoryError"): a failure's echo gives its cause's."""
+    return frozenset(_RAISED.findall(record.text))
+
+
 def elapsed(earlier: float | None, later: float | None) -> float | None:
     """Seconds between two record times, or None when either is unknown or they are not of one kind: a date, a
     syslog stamp (no year: ``times.seconds`` places it in 2000) and a time of day (seconds into its day) are
@@ -264,6 +303,7 @@ def _cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
     named: set[tuple[str, str]] = set()  # what the current piece has named
     failed = False  # whether the current piece holds a failure yet
     last_time: float | None = None
+    last_failure: tuple[float, frozenset[str]] | None = None  # the latest failure's time and the errors it raised
     for record in flow:
         t = record_seconds(record.time, record.text, record.kind)
         failure = _failure(record)
@@ -276,12 +316,16 @@ def _cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
             # stream it was written during, the latest that had begun by then and holds a failure (not a quiet
             # stretch of the service starting up again after the fix).
             begun = elapsed(start, t)
+            homes = [n for n, s0 in enumerate(starts) if fails[n] and (d := elapsed(s0, t)) is not None and d >= 0]
+            home = None
             if begun is None or begun < 0 or not failed:
-                home = max((n for n, s0 in enumerate(starts) if fails[n] and (d := elapsed(s0, t)) is not None
-                            and d >= 0), default=None)
-                if home is not None:
-                    pieces[home].append(record)
-                    continue
+                home = max(homes, default=None)
+            elif homes:  # two failures had begun by then: the comment goes with the one it speaks of, if it says
+                home = _spoken_of(record, [pieces[n] for n in homes] + [current])
+                home = homes[home] if home is not None and home < len(homes) else None
+            if home is not None:
+                pieces[home].append(record)
+                continue
         mine = names(record)
         new = False
         if current:
@@ -297,7 +341,11 @@ def _cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
             said = () if record.kind in _ON_TICKET_KINDS or record.kind == "output" else mine if failure else \
                 {n for n in mine if n[0] == "service"} if record.kind in _SPEAKING_KINDS and not _wonders(record) \
                 else ()
-            topic = failed and bool(said) and bool(named) and not mine & named
+            # (A failure within ``BURST_SECONDS`` of the one before that names its error is its echo: "worker died
+            # (OutOfMemoryError)" after the OutOfMemoryError.)
+            gap = elapsed(last_failure[0], t) if last_failure else None
+            echo = failure and gap is not None and gap <= BURST_SECONDS and bool(_raised(record) & last_failure[1])
+            topic = failed and bool(said) and bool(named) and not mine & named and not echo
             new = late or topic or _ruled(record)
         if new:
             pieces.append(current)
@@ -305,8 +353,11 @@ def _cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
             fails.append(failed)
             current, named, failed, start = [], set(), False, None
         current.append(record)
-        named |= mine
+        if failure or record.kind not in _QUIET_KINDS:  # a quiet log line ("Starting run sources=[…]") sets no topic
+            named |= mine
         failed = failed or failure
+        if failure and t is not None:
+            last_failure = (t, _raised(record))
         if t is not None:
             last_time = t
             start = t if start is None else start

@@ -16,6 +16,9 @@ Two rules keep a busy channel's incidents apart:
   failures each with its own fix are two incidents however much they share (a postmortem's "second problem"
   during the recovery, a second page on the same service).
 
+An episode without a failure (a quiet stretch of a log, a comment thread that retells) links to the one episode
+it shares most with, never to two: it would bridge two incidents that share nothing else.
+
 One rule joins what the cut split: a failure nobody acted on, and the next stretch of the same flow, which does
 act (the diagnosis and fix, after a note that named another component), link at half the threshold: one
 service, host or config key they share is enough.
@@ -118,9 +121,11 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
             holders[(e.kind, e.value)].append(i)
     common = frozenset(key for key, held in holders.items()
                        if len(held) > COMMON_MIN and len(held) > len(episodes) / 2)
-    complete = [has_failure(ep) and has_action(ep) for ep in episodes]
+    failing = [has_failure(ep) for ep in episodes]
+    complete = [failing[i] and has_action(ep) for i, ep in enumerate(episodes)]
     sets = _Sets(len(episodes))
     pairs = {(i, j) for held in holders.values() for i in held for j in held if i < j}
+    quiet: dict[int, tuple[float, int]] = {}  # an episode without a failure: its best partner
     for i, j in sorted(pairs):
         a, b = episodes[i], episodes[j]
         if not across_streams and a.stream != b.stream:
@@ -128,8 +133,19 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
         tickets = {e.value for e in a.entities if e.kind == "ticket"} & {e.value for e in b.entities if e.kind == "ticket"}
         if not tickets and (_far_apart(a, b, horizon_seconds) or (complete[i] and complete[j])):
             continue
-        if shared_weight(a, b, common) >= threshold:
+        weight = shared_weight(a, b, common)
+        if weight < threshold:
+            continue
+        if failing[i] and failing[j]:
             sets.union(i, j)
+            continue
+        # An episode without a failure (a quiet stretch, a retelling) joins the one incident it shares most with:
+        # it never bridges two incidents.
+        for q, other in ((i, j), (j, i)):
+            if not failing[q] and (weight, -other) > quiet.get(q, (0.0, 0)):
+                quiet[q] = (weight, -other)
+    for q, (_, other) in quiet.items():
+        sets.union(q, -other)
     for i, j in _story_halves(episodes, complete):
         if shared_weight(episodes[i], episodes[j], common) >= threshold * FOLLOW_FACTOR:
             sets.union(i, j)

@@ -26,7 +26,8 @@ wording), then picks a role. The cue lists, each matched as a whole word or phra
   reduced, pinned, disabled, enabled, turned off/on, reverted, rolled back, restarted, redeployed, deployed,
   patched, scaled, upgraded, downgraded, applied, merged, shipped, hotfixed, flushed, purged, drained,
   cordoned, rotated, renewed, replaced, removed, added, changed, updated, switched, migrated, failed over,
-  killed, resized, tuned, backported, rebuilt, reindexed, freed, pushed, released, marked, cleaned up, ran
+  killed, resized, tuned, backported, rebuilt, reindexed, freed, pushed, released, marked, imported, installed,
+  granted, turned (it) on/off, cleaned up, ran
   `a command` (and their -ing forms after by, after or with); workaround, fix:, the fix (was|is), fixed
   (by|with|in), resolved (by|with), mitigated (by|with), hotfix, "2.9.1 is out|live|released|deployed".
   (+1.0): an imperative opening a line (Raise, Bump, Restart, Set, …), or what a thing now does since ("now
@@ -49,7 +50,7 @@ What makes a line weaker or takes a role away:
 - **ineffective** (action and verification become 0; the nearest action line among the ``LOOKBACK`` before it
   becomes none): didn't / did not / doesn't help, didn't / did not fix / work, no change, no effect, changed
   nothing, made no difference, no improvement, no luck, unchanged, still failing / erroring / broken / down /
-  happening / the same / seeing, same errors / error / problem / issue, persist(s/ed/ing), not fixed.
+  happening / the same / seeing, same (handshake) error(s) / problem / issue, persist(s/ed/ing), not fixed.
 - **hedged** (cause and action ×0.4): maybe, might, could be, possibly, perhaps, not sure, I think, suspect(ed),
   suspicion, wondering, guess, theory, a question mark; past belief (×0.3): we/I thought, initially, at first,
   assumed. Probably, looks like and seems are ×0.7. A hedge followed by but / actually / turned out / in fact /

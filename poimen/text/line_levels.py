@@ -8,8 +8,9 @@ A level is a level word where a log format puts one, each shape capturing the wo
 [ERROR], ERROR:); any case only in a level's own markup — bracketed as Apache and nginx write it ([error], [warn],
 [crit]), a logfmt or JSON level field (level=error, "level": "warn"); pino's and bunyan's number as the value of a
 JSON "level" member ("level":50; 40 warn, 50 error, 60 fatal), never a number in prose ("level 50"); a command's
-"error: " opening a line (git, cargo, npm; "Error: " and "Fatal: " too, as cobra and Node CLIs print them, but not
-"Warning: ", which opens a document's admonition as often); a single letter only in a level column: Android
+"error: " opening a line or a journal message after "prog[pid]: " (git, cargo, npm; "Error: " and "Fatal: " too,
+as cobra and Node CLIs print them, and the Go runtime's "fatal error: " and "panic: ", but not "Warning: ", which
+opens a document's admonition as often); a single letter only in a level column: Android
 logcat's (after date, time, pid and tid, or E/Tag(pid): opening a line) and glog/klog's (E0312 10:15:30 opening a
 line); a kernel or sd-daemon priority opening a line. Prose ("an error in judgement", "E. coli") has none of these
 shapes.
@@ -42,12 +43,12 @@ def _shapes(names: str, letters: str, openers: str, priorities: str, numbers: st
         rf"^{_LOGCAT_TIME}\s+\d+\s+\d+\s+([{letters}])\s",
         rf"^(?:{_LOGCAT_TIME}\s+)?([{letters}])/[^\s(:]+\s*(?:\(\s*\d+\))?:",
         rf"^([{letters}])\d{{4}} \d\d:\d\d:\d\d",
-        rf"^({openers}):\s",
+        rf"(?:^|(?<=\d\]: ))({openers}):\s",
         rf"^<([{priorities}])>",
     ))
 
 
-FAILURE_LEVELS = _shapes(_LEVEL_NAMES, "WEF", "error|fatal|warning|Error|Fatal", "0-4", "40|50|60")
+FAILURE_LEVELS = _shapes(_LEVEL_NAMES, "WEF", "fatal error|error|fatal|warning|panic|Error|Fatal", "0-4", "40|50|60")
 _FAILURE_GROUPS = re.compile(FAILURE_LEVELS).groups
 _FAILURE_LEVEL = re.compile(FAILURE_LEVELS, re.M)
 _ANY_LEVEL = re.compile(f"{FAILURE_LEVELS}|{_shapes(_QUIET_NAMES, 'IDV', 'info|debug', '5-7', '10|20|30')}", re.M)
@@ -55,7 +56,7 @@ _LEADING_TIME = re.compile(_LOGCAT_TIME)
 # Each failure level as the upper-case word grades: a warning 1, an error ERROR_SEVERITY, a fatal FATAL_SEVERITY.
 _GRADE = {"WARN": 1.0, "WARNING": 1.0, "ERROR": ERROR_SEVERITY, "ERR": ERROR_SEVERITY,
           "SEVERE": ERROR_SEVERITY, "FATAL": FATAL_SEVERITY, "CRIT": FATAL_SEVERITY,
-          "CRITICAL": FATAL_SEVERITY, "PANIC": FATAL_SEVERITY, "EMERG": FATAL_SEVERITY, "ALERT": FATAL_SEVERITY,
+          "CRITICAL": FATAL_SEVERITY, "PANIC": FATAL_SEVERITY, "FATAL ERROR": FATAL_SEVERITY, "EMERG": FATAL_SEVERITY, "ALERT": FATAL_SEVERITY,
           "W": 1.0, "E": ERROR_SEVERITY, "F": FATAL_SEVERITY,  # logcat's and glog's letters
           "4": 1.0, "3": ERROR_SEVERITY, "2": FATAL_SEVERITY, "1": FATAL_SEVERITY, "0": FATAL_SEVERITY,  # <n>
           "40": 1.0, "50": ERROR_SEVERITY, "60": FATAL_SEVERITY}  # pino's and bunyan's "level":n

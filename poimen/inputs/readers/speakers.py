@@ -7,7 +7,8 @@ the lines below it:
 - "[04 Jun 2024 03:31] Camille Dubois (on-call):" with the comment on the lines below;
 - "2024-08-14 09:58:40 - Lucia Romero (Work notes)" (ServiceNow's journal);
 - "Jana Novák added a comment - 02/Apr/24 2:14 PM" (Jira's issue view and e-mails);
-- "Comment by Noor Haddad [ 06/May/24 7:50 AM ]" (Jira's printable view and Word/XML exports).
+- "Comment by Noor Haddad [ 06/May/24 7:50 AM ]" (Jira's printable view and Word/XML exports);
+- "Jana Novak - 2024-06-02 13:20:" (a name, then the time, as plain-text exports and e-mails write a header).
 
 A name is a handle ("priya.n") or up to four capitalised words ("Camille Dubois"); a level word before it makes
 the line a log line, not a person ("[10:40] ERROR db: …", "17/06/09 20:10:41 INFO Remoting: …").
@@ -32,6 +33,10 @@ _BY = re.compile(rf"^(?:Comment|Note|Work note|Update|Reply) by (?P<who>{_NAME})
                  r"\s*[\])]\s*:?$", re.I)
 
 
+# "Jana Novak - 2024-06-02 13:20:", "Marco Bellini, 2 Jun 2024 14:06", "ops-bot (2024-06-02 14:40):" (a header alone)
+_NAME_TIME = re.compile(rf"^(?P<who>{_NAME}){_ROLE}\s*(?:[-–—,]\s*|\(\s*)(?P<time>[^()]*\d[^()]*?)\)?\s*:?\s*$")
+
+
 def speaker(line: str) -> tuple[str, str] | None:
     """(time, author) of a line that is someone speaking; None for a log line or any other."""
     m = _BRACKET.match(line)
@@ -39,6 +44,9 @@ def speaker(line: str) -> tuple[str, str] | None:
         return m.group("time"), m.group("who")
     m = _TRACKER.match(line) or _BY.match(line)
     if m:
+        return m.group("time").strip(), m.group("who")
+    m = _NAME_TIME.match(line)
+    if m and time_of(m.group("time")) and not level_of(m.group("who")):
         return m.group("time").strip(), m.group("who")
     time = time_of(line)
     if not time:

@@ -1,0 +1,96 @@
+"""A stream that holds two failures and a comment thread about both: the log is cut where the second failure
+starts (a quiet log line naming every source sets no topic), an echo of a crash is no new failure, each comment
+goes with the failure it speaks of, a quiet stretch never bridges two incidents, and what a login or a thread
+name prints links nothing."""
+
+from __future__ import annotations
+
+from poimen import incidents as inc
+from poimen.incidents.card import build_card
+from poimen.incidents.entities import entities
+from poimen.inputs.chunking import records
+from poimen.inputs.readers.speakers import speaker
+from poimen.text.line_levels import first_failure_level
+
+LOG = """2024-06-02 12:58:00.012 INFO  [scheduling-1] c.f.ledger.sync.SyncScheduler - Starting run sources=[bank-nordfin, statements-sftp]
+2024-06-02 12:58:02.466 ERROR [sync-worker-1] c.f.ledger.sync.nordfin.NordfinClient - Request to bank-nordfin failed, attempt 1/3
+javax.net.ssl.SSLHandshakeException: PKIX path building failed: unable to find valid certification path to requested target
+\tat java.base/sun.security.ssl.Alert.createSSLException(Alert.java:130)
+2024-06-02 13:58:00.012 INFO  [scheduling-1] c.f.ledger.sync.SyncScheduler - Starting run sources=[bank-nordfin, statements-sftp]
+2024-06-02 13:58:03.015 INFO  [sync-worker-3] c.f.ledger.sync.statements.StatementParser - Parsing alderpay_stmt_2024-05_FW-OPS-01.csv
+2024-06-02 14:00:17.305 ERROR [sync-worker-3] c.f.ledger.sync.SyncWorker - Unhandled error in source statements-sftp, worker will exit
+java.lang.OutOfMemoryError: Java heap space
+\tat java.base/java.nio.file.Files.readAllLines(Files.java:3340)
+2024-06-02 14:00:17.911 INFO  [main] c.f.ledger.LedgerSyncApplication - Shutting down: worker sync-worker-3 died (OutOfMemoryError)
+
+--- comments (FIN-3307: ledger-sync not importing bank transactions) ---
+
+Jana Novak - 2024-06-02 13:20:
+Log shows PKIX path building failed on every call to the nordfin bank since 12:58: the partner moved its chain to a new GlobalSign intermediate our truststore lacks.
+
+Marco Bellini - 2024-06-02 14:06:
+Second problem: the statements-sftp worker died with OutOfMemoryError reading the monthly statement with readAllLines.
+
+Jana Novak - 2024-06-02 14:15:
+Nordfin fixed: imported the new GlobalSign root and intermediate into the pinned truststore with keytool.
+
+Marco Bellini - 2024-06-02 14:40:
+Statements: turned on LEDGER_STATEMENTS_STREAMING_PARSER=true so the parser streams the monthly statement file.
+"""
+
+
+def _cards(tmp_path, name, text):
+    f = tmp_path / name
+    f.write_text(text, encoding="utf-8")
+    return [build_card(i) for i in inc.incidents({name: list(records(f))})]
+
+
+def test_two_failures_under_one_comment_thread_are_two_incidents_each_with_its_fix(tmp_path):
+    cards = _cards(tmp_path, "ledger-sync.log", LOG)
+    by_fix = {fix: [c for c in cards if any(fix in line.text for line in c.actions)]
+              for fix in ("imported the new GlobalSign root", "LEDGER_STATEMENTS_STREAMING_PARSER=true")}
+    pkix, oom = by_fix["imported the new GlobalSign root"], by_fix["LEDGER_STATEMENTS_STREAMING_PARSER=true"]
+    assert len(pkix) == 1 and len(oom) == 1 and pkix != oom
+    assert any("PKIX" in line.text for line in pkix[0].symptoms)
+    assert any("OutOfMemoryError" in line.text for line in oom[0].lines)
+    assert not any("OutOfMemoryError" in line.text for line in pkix[0].symptoms)
+
+
+def test_a_comment_header_with_the_name_first_is_a_speaker():
+    assert speaker("Jana Novak - 2024-06-02 13:20:") == ("2024-06-02 13:20", "Jana Novak")
+    assert speaker("ops-bot (2024-06-02 14:40):") == ("2024-06-02 14:40", "ops-bot")
+    assert speaker("ERROR - 2024-06-02 13:20:") is None
+    assert speaker("Step 3 - see the runbook") is None
+
+
+def test_what_a_thread_a_login_or_a_file_name_prints_is_no_entity():
+    assert not [e for e in entities("2024-06-02 ERROR [sync-worker-3] c.f.Sync - failed") if e.kind == "service"]
+    assert [e.value for e in entities("worker sync-worker died") if e.kind == "service"] == ["sync-worker"]
+    banner = "Welcome to Ubuntu 22.04.4 LTS (GNU/Linux 5.15.0-107-generic x86_64)\nLast login: Mon Jun 10 16:02 2024 from 10.8.0.14"
+    assert entities(banner) == ()
+    assert not [e for e in entities("Parsing alderpay_stmt_2024-05_FW-OPS-01.csv") if e.kind == "ticket"]
+    assert [e.value for e in entities("see OPS-12.") if e.kind == "ticket"] == ["OPS-12"]
+    assert not [e for e in entities("2024-06-02 12:58:00.012 INFO started") if e.kind == "version"]
+    assert [e.value for e in entities("image:1.4") if e.kind == "version"] == ["1.4"]
+
+
+def test_the_go_runtime_fatal_error_in_a_journal_line_is_a_fatal_level():
+    level = first_failure_level("2024-06-04T03:12:44+0000 ingest-03 ingest-gateway[21877]: fatal error: concurrent map writes")
+    assert level is not None and level.word == "fatal error" and level.grade == 2.0
+    assert first_failure_level("panic: flagsync: decode rule").grade == 2.0
+    assert first_failure_level("we had a panic: yes") is None
+
+
+def test_a_quiet_stretch_joins_one_incident_and_bridges_none(tmp_path):
+    from poimen.incidents.episodes import Episode
+    from poimen.incidents.link import link
+    from poimen.inputs.records import Record
+
+    def ep(n, *texts):
+        return Episode("s", f"flow:{n}", tuple(Record(t, i + 1, i + 1, kind="note") for i, t in enumerate(texts)))
+    a = ep(0, "# checkout-api on web-3.prod.example.com failing with 502s", "# raised workers to 64, fixed")
+    quiet = ep(1, "# checkout-api and ledger-api on web-3.prod.example.com look fine now, moving on")
+    b = ep(2, "# ledger-api on web-3.prod.example.com failing with 503s", "# restarted ledger-api, fixed")
+    found = link([a, quiet, b])
+    assert len(found) == 2
+    assert sum(quiet in i.episodes for i in found) == 1
