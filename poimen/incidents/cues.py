@@ -44,6 +44,8 @@ COMMAND = re.compile(
     r"rollout\s+(?:undo|restart))\b|\bhelm\b(?:\s+-{1,2}[\w-]+(?:[= ](?!-)\S+)?)*\s+(?:upgrade|rollback|install|uninstall)\b|\bterraform\s+apply\b"
     r"|\bALTER\s+(?:TABLE|SYSTEM|DATABASE|USER|ROLE|INDEX)\b|\bUPDATE\s+\w+\s+SET\b|\bSET\s+GLOBAL\b"
     r"|\bsystemctl\s+(?:restart|reload|stop|start|enable|disable)\b|\bservice\s+\S+\s+restart\b"
+    r"|\b(?:apt-get|apt|yum|dnf|apk|zypper|brew)\s+(?:-\S+\s+)*(?:install|upgrade|remove|add|del)\b|\bpip3?\s+install\b"
+    r"|\bsystemctl\s+(?:edit|daemon-reload|mask|unmask)\b"
     r"|\bgit\s+revert\b|\bsysctl\s+-w\b|\bdocker\s+(?:restart|rm|run)\b|\bredis-cli\b.*\bconfig\s+set\b"
     r"|\baws\s+\S+\s+(?:update|modify|put|create|delete|attach|detach|associate|disassociate|set|enable|disable|"
     r"add|remove|register|deregister|start|stop|reboot|terminate|restore|promote|failover)-|\bansible-playbook\b"
@@ -109,9 +111,10 @@ def is_part_line(text: str) -> bool:
 
 
 def is_label(text: str, headings) -> bool:
-    """Whether a line is the label its record stands under ("For the stampede:" over the steps it heads)."""
-    text = text.strip()
-    return bool(headings) and text.endswith(":") and text.rstrip(":").strip() == headings[-1]
+    """Whether a line is a heading its record stands under ("For the stampede:" over the steps it heads, "Incident
+    1: Search results empty after reindex" over its write-up): it names what follows and claims nothing."""
+    text = text.strip().rstrip(":").strip()
+    return bool(headings) and text in headings[1:]
 
 
 def names_part(heading: str, parts: tuple[str, ...] = PART_HEADINGS) -> bool:
@@ -155,8 +158,9 @@ BUT = words(r"but", r"actually", r"turned out", r"turns out", r"in fact", r"inst
 PLANNED = words(r"should", r"will", r"going to", r"plan(?:ning)? to", r"needs? to", r"todo", r"next steps?",
                   r"follow-?ups?", r"let's", r"we could", r"consider", r"propose")
 NEGATED = re.compile(r"(?:\b(?:didn't|did not|never|no|without|not|don't)\s+(?:\w+\s+)?)$", re.I)
-CAUSE_SECTION = re.compile(r"root cause|cause|diagnosis|analysis|contributing", re.I)
-FIX_SECTION = re.compile(r"resolution|remediation|mitigation|\bfix\b|workaround|recovery", re.I)
+CAUSE_SECTION = re.compile(r"root cause|cause|diagnosis|analysis|contributing|^why\b", re.I)
+FIX_SECTION = re.compile(r"resolution|remediation|mitigation|\bfix\b|workaround|recovery|what we (?:did|changed)|"
+                         r"what was done|how (?:it was|we) fixed", re.I)
 TODO_SECTION = re.compile(r"action items?|follow[- ]?ups?|next steps|lessons", re.I)
 FRAME = re.compile(r"^(?:at [\w$.<>/@-]+\(|\.\.\. \d+ (?:more|common)|File \"|Caused by:\s*$)")
 STOP = frozenset("""the a an and or of to in on at for with from by is was were are be been it this that these

@@ -21,8 +21,8 @@ wording), then picks a role. The cue lists, each matched as a whole word or phra
   no longer, ", so ".
 - **action** (+1.5): a command that changes state (``kubectl patch|scale|set|apply|edit|delete|drain|cordon|
   rollout undo|rollout restart``, ``helm upgrade|rollback|install``, ``terraform apply``, ``ALTER …``,
-  ``UPDATE … SET``, ``SET GLOBAL``, ``systemctl restart|reload|stop|start``, ``git revert``, ``sysctl -w``,
-  ``docker restart``, ``redis-cli config set``); a done verb: bumped, raised, increased, decreased, lowered,
+  ``UPDATE … SET``, ``SET GLOBAL``, ``systemctl restart|reload|stop|start|edit``, ``apt-get|yum|pip install``,
+  ``git revert``, ``sysctl -w``, ``docker restart``, ``redis-cli config set``); a done verb: bumped, raised, increased, decreased, lowered,
   reduced, pinned, disabled, enabled, turned off/on, reverted, rolled back, restarted, redeployed, deployed,
   patched, scaled, upgraded, downgraded, applied, merged, shipped, hotfixed, flushed, purged, drained,
   cordoned, rotated, renewed, replaced, removed, added, changed, updated, switched, migrated, failed over,
@@ -100,7 +100,7 @@ LOOKBACK = 4
 INTRODUCED = 4  # the code lines an action line ending in ":" introduces (its block's first lines)
 AS_WRITTEN = 1.0  # the block is the fix as written: it ranks over the prose that tells of it
 # An action line that introduces what follows: "…limits.conf:", "build it yourself with", "on both resolvers we ran"
-_INTRODUCES = re.compile(r"(?::|\bwith|\b(?:ran|run|executed|issued|typed|applied|used))\s*$", re.I)
+_INTRODUCES = re.compile(r"(?::|\bwith|\b(?:ran|run|executed|issued|typed|applied|used)|<<-?\s*['\"]?\w+['\"]?)\s*$", re.I)
 FENCE = re.compile(r"^\s*(?:```|~~~)\S*\s*$")
 # A line of configuration: "LimitNOFILE=65536", "max_connections: 200", an INI section "[Service]"
 CONFIG_LINE = re.compile(r"^\s*(?:[\w.\-/\[\]\"']+\s*(?:=|:\s)\s*\S+|\[[\w .:-]+\])\s*$")

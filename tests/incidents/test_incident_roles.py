@@ -22,6 +22,8 @@ from poimen.incidents.roles import pick
     ("ALTER SYSTEM SET max_wal_size = '4GB';", "action"),
     ("confirmed, error rate back to baseline levels and no more pages", "verification"),
     ("grabbing coffee, back in 5", "none"),
+    ("Nordfin fixed: imported the new root and intermediate into the truststore", "action"),
+    ("Turned it on with STREAMING_PARSER=true in the deployment env.", "action"),
 ])
 def test_each_role_from_its_cues(text, role):
     assert pick(score(text)) == role
@@ -35,6 +37,26 @@ def test_a_log_line_at_warn_is_a_symptom_and_never_a_cause():
 def test_a_read_only_command_is_nothing_and_a_state_change_is_an_action():
     assert pick(score("$ kubectl get pods -n shop", kind="command")) == "none"
     assert pick(score("$ kubectl scale deploy/cart --replicas=6", kind="command")) == "action"
+
+
+def test_a_package_install_and_a_unit_edit_are_state_changes():
+    assert pick(score("ops@reports-1:~$ sudo apt-get install -y postgresql-client-16", kind="command")) == "action"
+    assert pick(score("$ sudo systemctl edit extract.service --stdin <<'EOF'", kind="command")) == "action"
+    assert pick(score("$ apt-cache policy postgresql-client-16", kind="command")) == "none"
+
+
+def test_a_heading_line_claims_nothing_and_what_we_did_is_a_fix_section():
+    heads = ("Q2 digest", "Incident 1: Search results empty after reindex")
+    assert score("Incident 1: Search results empty after reindex", headings=heads) == score("")
+    assert score("For the stampede:", headings=("PM", "REMEDIATION", "For the stampede")) == score("")
+    assert pick(score("08:41 Priya moved the alias back by hand:", headings=("Q2", "Incident 1", "What we did"))) \
+        == "action"
+    assert pick(score("08:41 Priya moved the alias back by hand:", headings=("Q2", "Incident 1", "Timeline"))) \
+        == "none"
+
+
+def test_the_same_error_again_says_an_attempt_did_not_help():
+    assert score("Rollback done at 13:41. Same handshake error at 13:58, so it isn't the release.").ineffective
 
 
 def test_hedges_and_questions_are_weaker():
