@@ -124,7 +124,7 @@ def names_part(heading: str, parts: tuple[str, ...] = PART_HEADINGS) -> bool:
 IMPERATIVE = re.compile(r"^\W*(?:raise|bump|increase|decrease|lower|reduce|pin|disable|enable|revert|roll back|"
                          r"restart|redeploy|deploy|patch|scale|set|upgrade|downgrade|apply|flush|purge|drain|"
                          r"rotate|replace|remove|add|change|update|switch|kill|resize|tune)\b", re.I)
-VALUE = re.compile(r"[=:]\s*[\"']?[\w.-]+|\bto\s+[\d\"']", re.I)
+VALUE = re.compile(r"(?<!\d)[=:]\s*[\"']?[\w.-]+|\bto\s+[\d\"']", re.I)  # not a clock's "11:21"
 VERIFY = words(
     r"confirmed", r"resolved", r"recover(?:ed|ing|y)", r"back to normal", r"back up", r"back online",
     r"error rate (?:is )?(?:back|down) to", r"no more", r"no (?:new|further) (?:errors?|alerts?|occurrences?)",

@@ -88,7 +88,7 @@ from poimen.incidents.entities import SPEAKER, entities
 from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, COMMAND, DONE, FIX_SECTION,
                                    FIX_WORDS, FRAME, HEDGE, IMPERATIVE, INCIDENT_ADMIN, INEFFECTIVE, MECHANISM, NEGATED, NOW_DOES,
                                    PLANNED, RULED_OUT, SETTING, SO, SOFT, STOP, SYMPTOM, TODO_SECTION, TRACKER_META, VALUE,
-                                   VERIFY, is_label, is_part_line)
+                                   VERIFY, is_label, is_part_line, names_part)
 from poimen.incidents.lines import Line
 from poimen.incidents.times import clock_of, line_clocks
 from poimen.text.line_levels import first_failure_level, line_levels
@@ -255,8 +255,9 @@ def _quoted_error(text: str) -> float:
 def _section(headings: Sequence[str]) -> str:
     """The heading that says what part of a write-up a line is in: the innermost that names a part (a cause, a
     fix, things to do), so "REMEDIATION / For the crash" is a fix section; the innermost heading when none does."""
-    for heading in reversed(headings):
-        if CAUSE_SECTION.search(heading) or FIX_SECTION.search(heading) or TODO_SECTION.search(heading):
+    for heading in reversed(headings):  # a part's name ("Recovery"), not words of a title ("… during recovery")
+        if names_part(heading) and (CAUSE_SECTION.search(heading) or FIX_SECTION.search(heading)
+                                      or TODO_SECTION.search(heading)):
             return heading
     return headings[-1] if headings else ""
 

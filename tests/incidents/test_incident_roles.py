@@ -55,6 +55,15 @@ def test_a_heading_line_claims_nothing_and_what_we_did_is_a_fix_section():
         == "none"
 
 
+def test_a_clock_is_no_value_and_a_title_word_is_no_section():
+    line = "At 11:21, to get the primary to start faster, one of us deleted the oldest 900 files in pg_wal by hand."
+    assert score(line).action == 0
+    titled = ("Report", "Problem 2: replica could not catch up (complication during recovery)")
+    assert score(line, headings=titled).action == 0
+    assert score("Rebuilt the replica with pg_basebackup.", headings=("Report", "Recovery")).action > \
+        score("Rebuilt the replica with pg_basebackup.", headings=("Report", "Notes")).action
+
+
 def test_the_same_error_again_says_an_attempt_did_not_help():
     assert score("Rollback done at 13:41. Same handshake error at 13:58, so it isn't the release.").ineffective
 
