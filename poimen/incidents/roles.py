@@ -254,12 +254,12 @@ def _quoted_error(text: str) -> float:
 
 def _section(headings: Sequence[str]) -> str:
     """The heading that says what part of a write-up a line is in: the innermost that names a part (a cause, a
-    fix, things to do), so "REMEDIATION / For the crash" is a fix section; the innermost heading when none does."""
+    fix, things to do), so "REMEDIATION / For the crash" is a fix section; "" when none does."""
     for heading in reversed(headings):  # a part's name ("Recovery"), not words of a title ("… during recovery")
         if names_part(heading) and (CAUSE_SECTION.search(heading) or FIX_SECTION.search(heading)
                                       or TODO_SECTION.search(heading)):
             return heading
-    return headings[-1] if headings else ""
+    return ""
 
 
 _CONDITION = re.compile(r"\b(?:if|unless|in case|should)\b[^.;]{0,20}$", re.I)
