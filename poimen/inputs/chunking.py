@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from poimen.domain import Chunk
@@ -34,12 +33,6 @@ DEFAULT_MAX_TOKENS = 5000
 # otherwise (``poimen.inputs.readers.detect``).
 SUFFIXES = READER_SUFFIXES
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
-
-
-@dataclass(frozen=True)
-class _Unit:
-    text: str
-    tokens_with_sep: int
 
 
 def source_id(path: Path, root: Path | None = None) -> str:
@@ -195,31 +188,31 @@ def iter_chunks(path: str | Path, max_tokens: int = DEFAULT_MAX_TOKENS, root: Pa
     sid = source_id(path, root)
     sep = format_of(path, fmt).separator
     sep_tokens = count_tokens(sep)
-    units: list[_Unit] = []
-    total = 0
+    texts: list[str] = []  # the units of the chunk being packed
+    total = 0  # their tokens, each counted with the separator after it
+    last = 0  # the last unit's share of ``total``
     position = 0
 
     def flush() -> Chunk:
-        nonlocal units, total, position
-        last = units[-1]
-        exact = sum(u.tokens_with_sep for u in units[:-1]) + count_tokens(last.text)
-        chunk = Chunk(text=sep.join(u.text for u in units), source=sid, position=position, tokens=exact)
-        units, total, position = [], 0, position + 1
+        nonlocal texts, total, position
+        exact = total - last + count_tokens(texts[-1])
+        chunk = Chunk(text=sep.join(texts), source=sid, position=position, tokens=exact)
+        texts, total, position = [], 0, position + 1
         return chunk
 
     for record in records(path, max_tokens, fmt, fields):
         text = record.text.strip()
-        whole = _Unit(text, count_tokens(text + sep))
-        if whole.tokens_with_sep <= max_tokens:
-            candidates = [whole]
-        else:
-            candidates = [_Unit(p, count_tokens(p + sep)) for p in _pieces(text, max_tokens - sep_tokens)]
-        for unit in candidates:
-            if units and total + unit.tokens_with_sep > max_tokens:
+        tokens = count_tokens(text + sep)
+        # (text, tokens with the separator) pairs: the whole unit, or the pieces of one too big to stand alone.
+        units = ((text, tokens),) if tokens <= max_tokens else \
+            [(p, count_tokens(p + sep)) for p in _pieces(text, max_tokens - sep_tokens)]
+        for text, tokens in units:
+            if texts and total + tokens > max_tokens:
                 yield flush()
-            units.append(unit)
-            total += unit.tokens_with_sep
-    if units:
+            texts.append(text)
+            total += tokens
+            last = tokens
+    if texts:
         yield flush()
     elif position == 0:
         raise SourceError(f"{path}: no text (only whitespace)")

@@ -43,27 +43,31 @@ def _split(parts: Iterator[str], boundary: str, max_chars: int) -> Iterator[tupl
     """(piece, whether a boundary ended it) for ``split_stream``.
 
     The search for the boundary resumes where the last one stopped, so a text with no boundary is searched once.
+    Pieces are read at an offset into the buffer, which is cut only when the next block joins it: cutting it
+    after every piece copied the rest of its 64 KB block each time, for each of a block's hundreds of lines.
     """
     buf = ""
+    start = 0  # where the unread text of ``buf`` begins
     searched = 0  # no boundary starts before this offset of ``buf``
+    width = len(boundary)
     for block in parts:
-        buf += block
+        buf, searched, start = buf[start:] + block, searched - start, 0
         while True:
             cut = buf.find(boundary, searched)
-            if 0 <= cut <= max_chars:
-                yield buf[:cut], True
-                buf, searched = buf[cut + len(boundary):], 0
+            if 0 <= cut <= start + max_chars:
+                yield buf[start:cut], True
+                start = searched = cut + width
                 continue
-            if len(buf) > max_chars:
-                space = max(buf.rfind(" ", 0, max_chars), buf.rfind("\n", 0, max_chars))
-                cut = space if space > max_chars // 2 else max_chars
-                yield buf[:cut], False
-                buf, searched = buf[cut:], 0
+            if len(buf) - start > max_chars:
+                space = max(buf.rfind(" ", start, start + max_chars), buf.rfind("\n", start, start + max_chars)) - start
+                cut = start + (space if space > max_chars // 2 else max_chars)
+                yield buf[start:cut], False
+                start = searched = cut
                 continue
-            searched = max(0, len(buf) - len(boundary) + 1)
+            searched = max(start, len(buf) - width + 1)
             break
-    if buf:
-        yield buf, False
+    if len(buf) > start:
+        yield buf[start:], False
 
 
 def split_stream(parts: Iterator[str], boundary: str, max_chars: int) -> Iterator[str]:
@@ -87,14 +91,19 @@ def pieces(path: Path, boundary: str, max_chars: int) -> Iterator[Piece]:
     The line of a piece is the count of newlines before its first non-blank character; a piece cut inside a long
     line (no boundary within ``max_chars``) starts on the line the cut fell in.
     """
+    newlines = boundary.count("\n")  # the lines a boundary ends
     line = 1  # the file line at the start of the next raw piece
     for raw, bounded in _split(blocks(path), boundary, max_chars):
         text = raw.strip()
         if text:
             lead = len(raw) - len(raw.lstrip())
             start = line + raw.count("\n", 0, lead)
-            yield Piece(text, start, start + text.count("\n"), lead - raw.rfind("\n", 0, lead) - 1)
-        line += raw.count("\n") + (boundary.count("\n") if bounded else 0)
+            end = start + text.count("\n")
+            yield Piece(text, start, end, lead - raw.rfind("\n", 0, lead) - 1)
+            line = end + raw.count("\n", lead + len(text))  # what ``raw`` has past ``text``: not counted again
+        else:
+            line += raw.count("\n")
+        line += newlines if bounded else 0
 
 
 def shown_pieces(path: Path, boundary: str, max_chars: int) -> Iterator[Piece]:

@@ -43,11 +43,14 @@ def _heading(line: str, words: int, boxed: bool = False) -> str | None:
     if numbered:
         text = numbered.group("name").strip()
     label = text.rstrip(":").strip()
+    # A sentence end rules a line out whatever else it is: most paragraphs end in one, and asking first spares them
+    # the problem pattern and splitting their whole first line into words.
+    if not label or label[-1] in ".,;!?":
+        return None
     problem = names_problem(label)  # "Incident 2: search results empty after the reindex" however long
     if problem or (text.endswith(":") and _FOR.match(label)):  # "For problem 2 (replica lost the WAL it needed):"
         words = max(words, TITLE_WORDS)
-    if not label or len(label.split()) > words or (_LIST_OR_TIME.match(text) and not (boxed and _DATED.match(text))) \
-            or label[-1] in ".,;!?":
+    if len(label.split(None, words)) > words or (_LIST_OR_TIME.match(text) and not (boxed and _DATED.match(text))):
         return None
     if ": " in label and words == HEADING_WORDS and not label.isupper():  # "SECOND PROBLEM: STAMPEDE" is a heading
         return None
@@ -90,19 +93,21 @@ def read(path: Path, options) -> Iterator[Record]:
     part: str | None = None
     strong = False  # whether ``section`` was opened by a section heading, so a weak one is a part of it
     first = True
+    heads: tuple[str, ...] = ()  # (title, section, part) without the ones not seen: rebuilt only when one changes
     stream = pieces(path, "\n\n", options.max_chars)
     p = next(stream, None)
     while p is not None:
         nxt = next(stream, None)
         name, opens = _head(p.text.split("\n"), first, nxt is not None and nxt.indent > 0)
-        if name and first:
-            title = name
-        elif name and (opens or not strong):
-            section, part, strong = name, None, opens
-        elif name:
-            part = name
+        if name:
+            if first:
+                title = name
+            elif opens or not strong:
+                section, part, strong = name, None, opens
+            else:
+                part = name
+            heads = tuple(h for h in (title, section, part) if h)
         first = False
-        heads = tuple(h for h in (title, section, part) if h)
         kind = "code" if p.indent >= CODE_INDENT and not name and not _SENTENCE_END.search(p.text) else "paragraph"
         yield Record(p.text, p.line_start, p.line_end, kind=kind, headings=heads)
         p = nxt
