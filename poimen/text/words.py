@@ -70,12 +70,17 @@ def ends_with_abbreviation(piece: str) -> bool:
     return (len(word) == 1 and word.isupper()) or "." in word or word.lower() in _ABBREVIATIONS
 
 
+_LABEL = re.compile(r"^\s*[A-Z]{0,3}-?\d{1,3}\.\s*$")  # an item's label ("R5.", "2."): no sentence of its own
+
+
 def sentence_cuts(text: str, pattern: re.Pattern = _SENTENCE) -> list[tuple[int, int]]:
     """Where ``pattern`` (a sentence boundary) cuts ``text``, as (end of a sentence, start of the next), leaving
-    out boundaries after an abbreviation or an initial ("Dr. Cora Norman", "Ann B. Davis")."""
+    out boundaries after an abbreviation or an initial ("Dr. Cora Norman", "Ann B. Davis") and after an item's
+    label that is all a piece would be ("R5. Done: re-seeded the replica")."""
     cuts, last = [], 0
     for m in pattern.finditer(text):
-        if "\n" not in m.group(0) and ends_with_abbreviation(text[last:m.start()]):
+        piece = text[last:m.start()]
+        if "\n" not in m.group(0) and (ends_with_abbreviation(piece) or _LABEL.match(piece)):
             continue
         cuts.append((m.start(), m.end()))
         last = m.end()

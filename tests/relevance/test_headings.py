@@ -152,3 +152,11 @@ def test_a_section_cut_over_several_chunks_heads_the_units_of_every_chunk(tmp_pa
     assert last[0] == "Payments runbook · Rotating the signing key"
     assert heads["kubectl rollout restart deploy/payments"][0] == "Payments runbook · Rotating the signing key"
     assert heads["Ask the DBA team first."][0] == "Payments runbook · Restoring a backup"
+
+
+def test_an_items_label_is_no_sentence_of_its_own():
+    from poimen.text.words import split_sentences
+
+    assert split_sentences("R5. Done: re-seeded the replica. R6. In progress: archiving.") == \
+        ["R5. Done: re-seeded the replica.", "R6. In progress: archiving."]
+    assert split_sentences("We ran step 2. Then it worked.") == ["We ran step 2.", "Then it worked."]
