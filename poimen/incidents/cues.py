@@ -50,7 +50,7 @@ COMMAND = re.compile(
     r"|\baws\s+\S+\s+(?:update|modify|put|create|delete|attach|detach|associate|disassociate|set|enable|disable|"
     r"add|remove|register|deregister|start|stop|reboot|terminate|restore|promote|failover)-|\bansible-playbook\b"
     r"|\bpg_(?:drop|terminate|cancel|reload|create|promote)_\w+\s*\(|\bDROP\s+(?:TABLE|INDEX|DATABASE|ROLE|USER|SCHEMA|"
-    r"SUBSCRIPTION|PUBLICATION)\b|\b(?:VACUUM|REINDEX)\b|\bCREATE\s+(?:UNIQUE\s+)?INDEX\b|\b(?:GRANT|REVOKE)\s+\w+"
+    r"SUBSCRIPTION|PUBLICATION)\b|\b(?-i:VACUUM|REINDEX)\b|\bCREATE\s+(?:UNIQUE\s+)?INDEX\b|\b(?:GRANT|REVOKE)\s+\w+"
     r"|\bSTOP\s+(?:SLAVE|REPLICA)\b|\bSTART\s+(?:SLAVE|REPLICA)\b|\bSET\s+(?:PERSIST|SESSION)\b"
     r"|\bgcloud\s+.*\b(?:update|set|create|delete|resize)\b|\baz\s+.*\b(?:update|set|create|delete|restart)\b"
     r"|^\W*[a-z][\w-]*(?:\s+-{1,2}[\w-]+(?:[= ]\S+)?)*\s+config\s+set\b", re.I)
@@ -172,3 +172,15 @@ STOP = frozenset("""the a an and or of to in on at for with from by is was were 
 SETTING = re.compile(r"[#\w.-]+=\S*")
 # An aside in parentheses: "(sphinx 7 is fine with it)" says something beside the line's own claim.
 ASIDE = re.compile(r"\([^()]*\)")
+
+
+# An action line that introduces what follows: "…limits.conf:", "build it yourself with", "on both resolvers we ran"
+INTRODUCES = re.compile(r"(?::|\bwith|\b(?:ran|run|executed|issued|typed|applied|used)|<<-?\s*['\"]?\w+['\"]?)\s*$", re.I)
+FENCE = re.compile(r"^\s*(?:```|~~~)\S*\s*$")
+# A line of configuration: "LimitNOFILE=65536", "max_connections: 200", an INI section "[Service]"
+CONFIG_LINE = re.compile(r"^\s*(?:[\w.\-/\[\]\"']+\s*(?:=|:\s)\s*\S+|\[[\w .:-]+\])\s*$")
+
+
+def suspects(text: str) -> bool:
+    """Whether a line voices a suspicion or a belief since dropped ("first suspected the new analyzer")."""
+    return bool(HEDGE.search(text) or BELIEF.search(text))

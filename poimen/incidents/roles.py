@@ -88,7 +88,8 @@ from poimen.incidents.entities import SPEAKER, entities
 from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, COMMAND, DONE, FIX_SECTION,
                                    FIX_WORDS, FRAME, HEDGE, IMPERATIVE, INCIDENT_ADMIN, INEFFECTIVE, MECHANISM, NEGATED, NOW_DOES,
                                    PLANNED, RULED_OUT, SETTING, SO, SOFT, STOP, SYMPTOM, TODO_SECTION, TRACKER_META, VALUE,
-                                   VERIFY, is_label, is_part_line, names_part)
+                                   VERIFY, CONFIG_LINE, FENCE, INTRODUCES, is_label, is_part_line, names_part,
+                                   suspects)
 from poimen.incidents.lines import Line
 from poimen.incidents.times import clock_of, line_clocks
 from poimen.text.line_levels import first_failure_level, line_levels
@@ -99,11 +100,6 @@ TIE = 0.3
 LOOKBACK = 4
 INTRODUCED = 4  # the code lines an action line ending in ":" introduces (its block's first lines)
 AS_WRITTEN = 1.0  # the block is the fix as written: it ranks over the prose that tells of it
-# An action line that introduces what follows: "…limits.conf:", "build it yourself with", "on both resolvers we ran"
-_INTRODUCES = re.compile(r"(?::|\bwith|\b(?:ran|run|executed|issued|typed|applied|used)|<<-?\s*['\"]?\w+['\"]?)\s*$", re.I)
-FENCE = re.compile(r"^\s*(?:```|~~~)\S*\s*$")
-# A line of configuration: "LimitNOFILE=65536", "max_connections: 200", an INI section "[Service]"
-CONFIG_LINE = re.compile(r"^\s*(?:[\w.\-/\[\]\"']+\s*(?:=|:\s)\s*\S+|\[[\w .:-]+\])\s*$")
 _PRIORITY = ("action", "cause", "verification", "symptom")
 
 
@@ -363,6 +359,8 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
             named = [(_overlap(line, lines[j]), j) for j in range(i) if roles[j] != "verification"]
             # two words or an entity in common anywhere before, or one word in the lines just before it
             named = [(n, j) for n, j in named if n >= 2 or (n == 1 and j >= i - LOOKBACK)]
+            # "... it was fine, and it was not the problem": no name, so the suspect just voiced before it
+            named = named or [(0, j) for j in range(max(0, i - LOOKBACK), i) if suspects(lines[j].text)][-1:]
             if named:
                 roles[max(named)[1]] = "none"
         elif s.ineffective:
@@ -381,7 +379,7 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
                 roles[i] = "none"
     for i, (line, r) in enumerate(zip(lines, roles)):
         # "Added a drop-in limits.conf:" / "build it yourself with" over a code block: the block is the fix itself
-        if r == "action" and _INTRODUCES.search(line.text):
+        if r == "action" and INTRODUCES.search(line.text):
             for j in range(i + 1, min(len(lines), i + 1 + INTRODUCED)):
                 text = lines[j].text
                 if FENCE.match(text):

@@ -179,3 +179,12 @@ def test_an_error_quoted_as_printed_outranks_prose_that_names_a_failure():
     quoted = "- **16:48** `dmesg` on ip-10-1-7-23: `nf_conntrack: nf_conntrack: table full, dropping packet`"
     prose = "Services in prod-us saw intermittent name resolution failures for 2h 41m."
     assert score(quoted).symptom > score(prose).symptom >= 1.0
+
+
+def test_a_suspect_dropped_without_its_name_is_no_fix():
+    record = rec("The on-call first suspected the new synonym analyzer that shipped in the same reindex. We spent "
+                 "25 minutes testing queries against it; it was fine, and it was not the problem.", 1, "paragraph")
+    roles = [r.role for r in assign(record_lines(record))]
+    assert roles[0] == "none", roles
+    assert pick(score("The weekly catalogue reindex finished at 07:10.")) == "none"  # the word, not SQL's REINDEX
+    assert pick(score("orders=# REINDEX TABLE order_items;", kind="command")) == "action"
