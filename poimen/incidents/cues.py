@@ -110,9 +110,14 @@ def is_part_line(text: str) -> bool:
     return _HEADING_NOISE.sub("", text.lower()).strip() in PART_HEADINGS
 
 
+_RULE_LINE = re.compile(r"^[\s\-=_*~#+.]{3,}$")
+
+
 def is_label(text: str, headings) -> bool:
     """Whether a line is a heading its record stands under ("For the stampede:" over the steps it heads, "Incident
     1: Search results empty after reindex" over its write-up): it names what follows and claims nothing."""
+    if _RULE_LINE.match(text):  # a heading's underline, a rule: "-----------"
+        return True
     text = text.strip().rstrip(":").strip()
     return bool(headings) and text in headings[1:]
 

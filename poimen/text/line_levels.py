@@ -44,6 +44,7 @@ def _shapes(names: str, letters: str, openers: str, priorities: str, numbers: st
         rf"^(?:{_LOGCAT_TIME}\s+)?([{letters}])/[^\s(:]+\s*(?:\(\s*\d+\))?:",
         rf"^([{letters}])\d{{4}} \d\d:\d\d:\d\d",
         rf"(?:^|(?<=\d\]: ))({openers}):\s",
+        rf"(?<=\d\]: )[\w.-]+: ({openers}):\s",  # a script's tool in a journal: "extract.sh[4077]: pg_dump: error: "
         rf"^<([{priorities}])>",
     ))
 

@@ -49,6 +49,7 @@ def test_a_heading_line_claims_nothing_and_what_we_did_is_a_fix_section():
     heads = ("Q2 digest", "Incident 1: Search results empty after reindex")
     assert score("Incident 1: Search results empty after reindex", headings=heads) == score("")
     assert score("For the stampede:", headings=("PM", "REMEDIATION", "For the stampede")) == score("")
+    assert score("-----------", headings=("PM", "Remediation")) == score("")
     assert pick(score("08:41 Priya moved the alias back by hand:", headings=("Q2", "Incident 1", "What we did"))) \
         == "action"
     assert pick(score("08:41 Priya moved the alias back by hand:", headings=("Q2", "Incident 1", "Timeline"))) \

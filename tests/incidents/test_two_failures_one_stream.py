@@ -79,6 +79,8 @@ def test_the_go_runtime_fatal_error_in_a_journal_line_is_a_fatal_level():
     assert level is not None and level.word == "fatal error" and level.grade == 2.0
     assert first_failure_level("panic: flagsync: decode rule").grade == 2.0
     assert first_failure_level("we had a panic: yes") is None
+    tool = first_failure_level("Jun 12 06:00:03 reports-1 extract.sh[40775]: pg_dump: error: server version mismatch")
+    assert tool is not None and tool.word == "error"
 
 
 def test_a_quiet_stretch_joins_one_incident_and_bridges_none(tmp_path):
