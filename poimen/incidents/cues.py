@@ -114,12 +114,12 @@ _RULE_LINE = re.compile(r"^[\s\-=_*~#+.]{3,}$")
 
 
 def is_label(text: str, headings) -> bool:
-    """Whether a line is a heading its record stands under ("For the stampede:" over the steps it heads, "Incident
-    1: Search results empty after reindex" over its write-up): it names what follows and claims nothing."""
+    """Whether a line is a rule, or the label its record stands under ("For the stampede:" over the steps it heads):
+    it claims nothing. (A heading that tells the incident, "Incident 1: Search results empty", may be its symptom.)"""
     if _RULE_LINE.match(text):  # a heading's underline, a rule: "-----------"
         return True
-    text = text.strip().rstrip(":").strip()
-    return bool(headings) and text in headings[1:]
+    text = text.strip()
+    return bool(headings) and text.endswith(":") and text.rstrip(":").strip() in headings[1:]
 
 
 def names_part(heading: str, parts: tuple[str, ...] = PART_HEADINGS) -> bool:
