@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from poimen.text.headings import PROBLEM, names_problem  # noqa: F401  (the cue lists in one place)
+from poimen.text.headings import HEADING_NOISE, names_problem  # noqa: F401  (names_problem: cues in one place)
 
 
 def words(*phrases: str) -> re.Pattern:
@@ -59,7 +59,8 @@ STEMS = (r"bump", r"rais", r"increas", r"decreas", r"lower", r"reduc", r"pinn?",
           r"merg", r"ship", r"hotfix", r"flush", r"purg", r"drain", r"cordon", r"rotat", r"renew", r"replac",
           r"remov", r"add", r"chang", r"updat", r"switch", r"migrat", r"kill", r"resiz", r"tun", r"backport",
           r"rebuil", r"reindex", r"fre", r"push", r"releas", r"mark", r"import", r"install", r"grant")
-DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS), r"rolled back", r"turned (?:(?:it|them|this|that|the [\w.-]+) )?(?:off|on)", r"failed over",
+DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS), r"rolled back",
+             r"turned (?:(?:it|them|this|that|the [\w.-]+) )?(?:off|on)", r"failed over",
                r"cleaned up", r"set (?:the )?[\w.-]+ to", r"shipped", r"pinned", r"applied", r"set",
                r"r[au]n(?= `)")
 BY_DOING = re.compile(r"\b(?:by|after|with|via)\s+(?:" + "|".join(STEMS) + r")\w*ing\b|\b(?:by|after) "
@@ -102,12 +103,11 @@ WRITE_UP_PARTS = (
     "mitigation steps", "corrective actions", "remediations", "contributing factor", "why", "what we did",
     "what was done", "what caused it", "how it was fixed", "the cause",
 )
-_HEADING_NOISE = re.compile(r"^[\s\d.)#:*_-]+|[\s:*_.-]+$")
 
 
 def is_part_line(text: str) -> bool:
     """Whether a line of text is only a part's name ("5. RESOLUTION", "Root cause:"): a heading, no claim."""
-    return _HEADING_NOISE.sub("", text.lower()).strip() in PART_HEADINGS
+    return HEADING_NOISE.sub("", text.lower()).strip() in PART_HEADINGS
 
 
 _RULE_LINE = re.compile(r"^[\s\-=_*~#+.]{3,}$")
@@ -124,7 +124,7 @@ def is_label(text: str, headings) -> bool:
 
 def names_part(heading: str, parts: tuple[str, ...] = PART_HEADINGS) -> bool:
     """Whether ``heading`` ("## 4. Root cause", "RESOLUTION:", "Root cause: the pool") names one of ``parts``."""
-    name = _HEADING_NOISE.sub("", heading.lower()).strip()
+    name = HEADING_NOISE.sub("", heading.lower()).strip()
     return any(name == part or name.startswith(part + " ") or name.startswith(part + ":") for part in parts)
 IMPERATIVE = re.compile(r"^\W*(?:raise|bump|increase|decrease|lower|reduce|pin|disable|enable|revert|roll back|"
                          r"restart|redeploy|deploy|patch|scale|set|upgrade|downgrade|apply|flush|purge|drain|"
@@ -180,7 +180,8 @@ ASIDE = re.compile(r"\([^()]*\)")
 
 
 # An action line that introduces what follows: "…limits.conf:", "build it yourself with", "on both resolvers we ran"
-INTRODUCES = re.compile(r"(?::|\bwith|\b(?:ran|run|executed|issued|typed|applied|used)|<<-?\s*['\"]?\w+['\"]?)\s*$", re.I)
+INTRODUCES = re.compile(r"(?::|\bwith|\b(?:ran|run|executed|issued|typed|applied|used)|<<-?\s*['\"]?\w+['\"]?)\s*$",
+                        re.I)
 FENCE = re.compile(r"^\s*(?:```|~~~)\S*\s*$")
 # A line of configuration: "LimitNOFILE=65536", "max_connections: 200", an INI section "[Service]"
 CONFIG_LINE = re.compile(r"^\s*(?:[\w.\-/\[\]\"']+\s*(?:=|:\s)\s*\S+|\[[\w .:-]+\])\s*$")

@@ -15,8 +15,9 @@ same between the alert and the fix written hours later, and drops what differs b
   dotted keys (``spark.executor.memory``, ``scheduler.lease_ttl``), a ``--flag`` and a kebab key given a value
   (``proxy-body-size: 0``).
 - ``version``: ``v2.3.0``, ``8.14.2``, ``image:1.4``, "upgrade to 8.15"; stored without the ``v``.
-- nothing from a log line's thread ("[sync-worker-3]", "[pool-3-thread-7]"), nor from a login banner ("Welcome to Ubuntu …", "Last login: … from 10.8.0.14"): every ssh prints it;
-  nor is a machine architecture (``x86_64``) a key.
+- nothing from a log line's thread ("[sync-worker-3]", "[pool-3-thread-7]"), nor from a login banner
+  ("Welcome to Ubuntu …", "Last login: … from 10.8.0.14"): every ssh prints it; nor is a machine
+  architecture (``x86_64``) a key.
 - ``signature``: a failure signature key from ``poimen.signatures`` (``http:502``, ``java:...``, ``log:...``),
   and for an exception its class alone as well (``java:java.lang.OutOfMemoryError``).
 

@@ -54,7 +54,7 @@ from poimen.relevance.terms import rarity
 __all__ = ["Episode", "Line", "episodes", "is_part_heading", "names", "record_lines", "section_path"]
 
 GAP_SECONDS = 30 * 60
-BURST_SECONDS = 60  # a failure this soon after another, naming its error, is its echo (the worker dying after its crash)
+BURST_SECONDS = 60  # a failure this soon after another, naming its error, is its echo (a worker dying of its crash)
 PATIENCE_SECONDS = 3 * 24 * 3600  # the linking horizon: a comment a week later is about something else
 TOPIC_WEIGHT = 0.5
 _FLOW_KINDS = frozenset({"log", "command", "output", "note"})
@@ -260,10 +260,16 @@ RARE = 4.5  # a word this rare (8 - zipf, ``poimen.relevance.terms.rarity``) say
 SPOKEN_MIN = 2  # the rare words a comment must share with one stretch alone to go with it
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def _rare_words(text: str) -> frozenset[str]:
+    return frozenset(w for w in _WORD.findall(text.lower()) if rarity(w) >= RARE)
+
+
 def _words(records: Sequence[Record]) -> set[str]:
-    """The rare words of ``records``, without their authors' names."""
+    """The rare words of ``records``, without their authors' names (each record's read once, however many comments
+    ask)."""
     names = {w for r in records for w in _WORD.findall(r.author.lower())}
-    return {w for r in records for w in _WORD.findall(r.text.lower()) if w not in names and rarity(w) >= RARE}
+    return set().union(*(_rare_words(r.text) for r in records)) - names
 
 
 def _spoken_of(record: Record, stretches: Sequence[Sequence[Record]]) -> int | None:

@@ -40,7 +40,8 @@ class Line:
     def is_heading(self) -> bool:
         """A Markdown heading line, or a bold line its record stands under ("**2. Kafka lag on orders**")."""
         bold = _BOLD.match(self.text)
-        return bool(_MD_HEADING.match(self.text)) or bool(bold and bold.group(1).strip().rstrip(":") in self.record.headings)
+        return bool(_MD_HEADING.match(self.text)) or \
+            bool(bold and bold.group(1).strip().rstrip(":") in self.record.headings)
 
     @property
     def indent(self) -> int:

@@ -14,11 +14,9 @@ PROBLEM = re.compile(
     r"unrelated|related|later)\s+(?:\w+\s+)?(?:problems?|issues?|incidents?|failures?|outages?|faults?)\b"
     r"|^(?:part|problem|issue|incident|phase|event|outage|failure)\s*#?\s*(?:(?-i:[A-F])|\d{1,2}|one|two|three|four|"
     r"i{1,3}|iv)(?![\w-])", re.I)
-
-
-_NOISE = re.compile(r"^[\s\d.)#:*_-]+|[\s:*_.-]+$")
+HEADING_NOISE = re.compile(r"^[\s\d.)#:*_-]+|[\s:*_.-]+$")  # numbering, markup and colons around a heading
 
 
 def names_problem(heading: str) -> bool:
     """Whether ``heading`` opens a problem of its own inside a write-up (``PROBLEM``), as "Part B" does."""
-    return bool(PROBLEM.match(_NOISE.sub("", heading).strip()))
+    return bool(PROBLEM.match(HEADING_NOISE.sub("", heading).strip()))
