@@ -70,6 +70,9 @@ def check_run_events(events: list[Event], run_id: str, where: str, sealed: bool,
             bad(f"belongs to run {e.run_id[:16]}")
         if e.seq != i:
             bad(f"out of order: expected seq {i}")
+        if not all(isinstance(v, str) for v in (e.prev_hash, e.hash, e.kind, e.text)):
+            bad("a field is null where the log holds text (the row was edited)")
+            return problems  # nothing of it can be hashed or compared
         if e.prev_hash != prev:
             bad("prev_hash does not continue the chain (rows reordered, removed or inserted)")
         witness = witnesses.get((run_id, e.seq)) if scheme == 1 else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from poimen.inputs.chunking import iter_chunks
@@ -94,6 +94,7 @@ def test_journal_reader_raises_only_log_corrupt(tmp_path_factory, edits, cut):
        edits=st.lists(st.tuples(st.integers(min_value=0, max_value=1 << 20), st.binary(min_size=1, max_size=8)),
                       min_size=1, max_size=4),
        cut=st.one_of(st.none(), st.integers(min_value=0, max_value=1 << 20)))
+@example(target="segment", edits=[(88608, b"\x00")], cut=None)  # a null prev_hash once made verify raise
 def test_verify_reports_corruption_and_never_crashes(tmp_path_factory, target, edits, cut):
     root = tmp_path_factory.mktemp("log")
     log, run_id = _sealed_log(root)
