@@ -66,17 +66,22 @@ def check_run_events(events: list[Event], run_id: str, where: str, sealed: bool,
         def bad(what: str) -> None:
             problems.append(Problem(where, run_id, e.seq, what))
 
+        if not all(isinstance(v, str) for v in (e.run_id, e.prev_hash, e.hash, e.kind, e.text, e.attrs)):
+            bad("a field is null where the log holds text (the row was edited)")
+            return problems  # nothing of it can be hashed or compared
         if e.run_id != run_id:
             bad(f"belongs to run {e.run_id[:16]}")
         if e.seq != i:
             bad(f"out of order: expected seq {i}")
-        if not all(isinstance(v, str) for v in (e.prev_hash, e.hash, e.kind, e.text)):
-            bad("a field is null where the log holds text (the row was edited)")
-            return problems  # nothing of it can be hashed or compared
         if e.prev_hash != prev:
             bad("prev_hash does not continue the chain (rows reordered, removed or inserted)")
         witness = witnesses.get((run_id, e.seq)) if scheme == 1 else None
-        if (witness or e.hash) != e.expected_hash(scheme):
+        try:
+            expected = e.expected_hash(scheme)
+        except (TypeError, ValueError):  # attrs that no longer parse as JSON, a null where text was
+            bad(f"{e.kind} event altered: its contents no longer read")
+            return problems
+        if (witness or e.hash) != expected:
             bad(f"{e.kind} event altered: its hash does not match its contents")
         if e.kind in CONTENT_KINDS and e.sha != content_sha(e.text):
             bad(f"{e.kind} sha does not match its text")

@@ -95,6 +95,8 @@ def test_journal_reader_raises_only_log_corrupt(tmp_path_factory, edits, cut):
                       min_size=1, max_size=4),
        cut=st.one_of(st.none(), st.integers(min_value=0, max_value=1 << 20)))
 @example(target="segment", edits=[(88608, b"\x00")], cut=None)  # a null prev_hash once made verify raise
+@example(target="segment", edits=[(7706, b"\x00")], cut=None)  # and attrs that no longer parse as JSON
+@example(target="segment", edits=[(7705, b"\x00")], cut=None)
 def test_verify_reports_corruption_and_never_crashes(tmp_path_factory, target, edits, cut):
     root = tmp_path_factory.mktemp("log")
     log, run_id = _sealed_log(root)
