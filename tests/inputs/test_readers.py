@@ -12,6 +12,7 @@ from poimen.errors import ConfigError, SourceError
 from poimen.inputs.reading import Reading
 from poimen.inputs.readers import FORMATS, UnknownFormat, format_of
 from poimen.inputs.readers.detect import detect
+from poimen.inputs.readers.shell import is_prompt
 from poimen.inputs.source_lines import SourceFinder, SourceText
 from reader_helpers import FIXTURES, fixture, lines_of
 
@@ -208,3 +209,28 @@ def test_prompt_shapes_with_a_clock_a_context_and_rhels_brackets_and_what_date_p
     assert (recs[0].time, recs[1].time, recs[1].author) == ("13:58:07", "13:58:19", "jlo@jump01")
     assert recs[3].author == "root@db1" and recs[5].author == "user@host"
     assert recs[4].time == "Tue Oct  8 11:21:40 UTC 2024" and recs[2].time == ""  # only `date` prints a time
+
+
+def test_prompts_without_a_user_in_a_container_and_from_a_laptops_theme(tmp_path):
+    """Host-only and SUSE root prompts, a bare shell's, busybox's in a pod, oh-my-zsh's, fish's, a clock with a day
+    name, kube-ps1's context: each is a command with its output under it, never prose."""
+    p = tmp_path / "session.txt"
+    p.write_text("cache-03:~$ redis-cli info memory\n"
+                 "used_memory_human:3.91G\n"
+                 "cache-03:~ # journalctl --vacuum-size=500M\n"
+                 "Vacuuming done, freed 2.1G of archived journals\n"
+                 "➜  infra git:(main) ✗ kubectl -n pay exec -it api-7d9f -- sh\n"
+                 "/app $ cat /etc/app.yaml\n"
+                 "pool: 8\n"
+                 "/ # wget -qO- localhost:8080/healthz\n"
+                 "bash-5.1$ exit\n"
+                 "alice@laptop ~> make deploy\n"
+                 "[Tue 14:05] (⎈|prod:pay) ops@jump:~$ kubectl get pods\n", encoding="utf-8")
+    assert detect(p) == "shell"
+    recs = list(records(p))
+    assert [r.kind for r in recs] == ["command", "output", "command", "output", "command", "command", "output",
+                                      "command", "command", "command", "command"]
+    assert [r.author for r in recs[:3]] == ["cache-03", "", "cache-03"]
+    assert dict(recs[5].attrs)["command"] == "cat /etc/app.yaml" and recs[10].time == "Tue 14:05"
+    for prose in ("https://example.com/a#b c", "/var/log/syslog: permission denied", "(node:123) Warning: x"):
+        assert not is_prompt(prose), prose

@@ -1,8 +1,9 @@
 """Terminal sessions: prompt lines with their commands, the output under each, and the operator's ``#`` notes.
 
 A prompt is "$ cmd", "user@host:~/dir$ cmd", "root@host:/# cmd", "[user@host dir]$ cmd", "user@host (context) ~ $
-cmd", "(venv) $ cmd", "PS C:\\> cmd" or "❯ cmd", each after an optional
-"[14:03:26] " clock (the command's time), or an
+cmd", "host:~$ cmd", SUSE's "host:~ # cmd", "bash-5.1$ cmd", a container's "/ # cmd", oh-my-zsh's "➜  dir cmd",
+fish's "user@host ~> cmd", "(venv) $ cmd", "PS C:\\> cmd" or "❯ cmd", each after an optional "[14:03:26] " or
+"[Tue 14:03] " clock (the command's time), or an
 interactive client's: psql's "orders=# " / "orders=> ", "mysql> ", "MariaDB [db]> ", "sqlite> ", redis-cli's
 "127.0.0.1:6379> ", Python's ">>> ". A terminal echoes "^C" before the prompt it interrupts back to. A line
 "# …" that is no root prompt is a note, and so is a prompt whose command is only a comment ("$ # paging: …",
@@ -27,12 +28,20 @@ from poimen.inputs.stream import shown_pieces
 MAX_OUTPUT_LINES = 64  # a long listing is cut into output records of this many lines
 
 _CLIENT = r"[\w.-]+[=\-(][#>]|mysql>|MariaDB \[[^\]]*\]>|sqlite>|>>>|[\w.-]+:\d{2,5}(?:\[\d+\])?>"
-# A shell prompt: an optional "[14:03:26] " clock (a PS1 with \\t), an optional "(venv) ", then "user@host:dir$",
+# A shell prompt: an optional clock, "[14:03:26] ", "[2024-07-09 14:03:26] " or "[Tue Jul 09 14:03:26 UTC] " (a PS1
+# with \\t, \\d or \\D{...}), an
+# optional "(venv) " or kube-ps1's "(⎈|prod:payments) ", then "user@host:dir$",
 # "user@host dir $", "user@host (kube-context) ~ $", RHEL's "[user@host dir]$", or a bare "$", "%", "❯".
 _WHERE = r"(?::[^\s$#]*)?(?:\s+(?:\([\w.:/@-]+\)|~[^\s$#]*|/[^\s$#]*))*\s?"
-PROMPT = re.compile(r"^(?:\^[A-Z@\[\\\]^_?])*(?:\[(?P<clock>\d{1,2}:\d{2}(?::\d{2})?)\]\s*)?(?:\([\w.-]+\)\s*)?"
-                    rf"(?:(?P<who>[\w.-]+@[\w.-]+){_WHERE}[$#%]|\[(?P<who_rhel>[\w.-]+@[\w.-]+)(?:\s[^\]]*)?\][$#%]"
-                    rf"|[$%❯]|PS [^>]{{0,80}}>|{_CLIENT})\s+(?P<cmd>\S.*)$")
+# Without a user: "cache-03:~$" / "cache-03:/etc# " (PS1 "\\h:\\w\\$"), SUSE's root "cache-03:~ #", macOS's
+# "Mac-mini:~ alice$"; a bare shell's "bash-5.1$" / "sh-4.4#"; busybox's and alpine's "/ #", "/app $", "~ #" in a
+# container; oh-my-zsh's "➜  infra git:(main) ✗"; fish's "user@host ~>".
+_HOST_ONLY = r"(?P<host>[A-Za-z][\w.-]*):[~/][^\s$#]*(?:\s[\w.-]+)?\s?[$#]"
+_BARE = r"(?:ba|z|k|da)?sh-\d+(?:\.\d+)*[$#]|[~/][^\s$#]*\s[$#]|➜\s+\S+(?:\s+git:\([^)\s]*\))?(?:\s+✗)?"
+PROMPT = re.compile(r"^(?:\^[A-Z@\[\\\]^_?])*(?:\[(?P<clock>[^\]\n]{0,40}?\d{1,2}:\d{2}(?::\d{2})?[^\]\n]{0,24})\]\s*)?"
+                    r"(?:\([^()\n]{1,60}\)\s*)?"
+                    rf"(?:(?P<who>[\w.-]+@[\w.-]+){_WHERE}[$#%>]|\[(?P<who_rhel>[\w.-]+@[\w.-]+)(?:\s[^\]]*)?\][$#%]"
+                    rf"|{_HOST_ONLY}|{_BARE}|[$%❯]|PS(?: [^>]{{0,80}})?>|{_CLIENT})\s+(?P<cmd>\S.*)$")
 NOTE = re.compile(r"^#+(?:\s+\S.*)?$")
 COMMENT = re.compile(r"^(?:#|--)")  # a command that is only a comment: shell's "#", SQL's "--"
 DATE_COMMAND = re.compile(r"^date(?:\s+-[uR]|\s+--utc|\s+--rfc-3339=\w+|\s+-Iseconds)*\s*$")
@@ -58,7 +67,7 @@ def read(path: Path, options) -> Iterator[Record]:
             yield _output(out, out_start, thread, clock)
             out = []
             clock = False
-        who = prompt and (prompt.group("who") or prompt.group("who_rhel") or "")
+        who = prompt and (prompt.group("who") or prompt.group("who_rhel") or prompt.group("host") or "")
         if prompt and COMMENT.match(prompt.group("cmd")):
             yield Record(line, p.line_start, p.line_start, kind="note", author=who, thread=thread,
                          time=prompt.group("clock") or "")
