@@ -19,7 +19,8 @@ Structure comes first, because a format that groups records says what belongs to
   - time runs out after ``GAP_SECONDS`` of silence, for the machine's records (log lines, output, commands) and
     for chat messages (linking joins a later message that names the same things). People's comments and ``#``
     notes that follow an episode belong to it for up to ``PATIENCE_SECONDS``: a ticket's comment stream under
-    the log it is about is written over hours, and the fix is often its last comment. A comment written before
+    the log it is about is written over hours, and the fix is often its last comment. (Not a note after a silence
+    that the session's commands resume right after: that note says what the operator turns to next.) A comment written before
     the current stretch began, or while the current stretch holds no failure (a comment stream pasted after the
     whole log, the service's start-up lines after the fix), goes back to the latest stretch with a failure that
     had begun by its time; and when two failures had begun by then, it goes with the one whose own rare words it
@@ -300,6 +301,16 @@ def elapsed(earlier: float | None, later: float | None) -> float | None:
     return later - earlier
 
 
+def _resumes(flow: Sequence[Record], times: Sequence[float | None], i: int, gap_seconds: float) -> bool:
+    """Whether a command or a log line follows record ``i`` within ``gap_seconds``, before anyone speaks again."""
+    for j in range(i + 1, len(flow)):
+        if flow[j].kind in _PATIENT_KINDS or times[j] is None:
+            continue
+        d = elapsed(times[i], times[j])
+        return d is not None and 0 <= d <= gap_seconds
+    return False
+
+
 def _cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
     pieces: list[list[Record]] = []
     starts: list[float | None] = []  # each piece's first time
@@ -310,12 +321,16 @@ def _cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
     failed = False  # whether the current piece holds a failure yet
     last_time: float | None = None
     last_failure: tuple[float, frozenset[str]] | None = None  # the latest failure's time and the errors it raised
-    for record in flow:
-        t = record_seconds(record.time, record.text, record.kind)
+    times = [record_seconds(r.time, r.text, r.kind) for r in flow]
+    for i, record in enumerate(flow):
+        t = times[i]
         failure = _failure(record)
         since = elapsed(last_time, t) if current else None
-        # A person who reports a failure after a silence ("# 15:06 customer reports: cert errors") opens a new page.
-        page = failure and record.kind in _SPEAKING_KINDS and since is not None and since > gap_seconds
+        # A person who reports a failure after a silence ("# 15:06 customer reports: cert errors") opens a new page,
+        # and so does an operator's note after a silence that the session's commands resume right after: the
+        # operator writing down what they turn to.
+        page = since is not None and since > gap_seconds and record.kind in _SPEAKING_KINDS and (
+            failure or _resumes(flow, times, i, gap_seconds))
         patient = record.kind in _PATIENT_KINDS and not page
         if patient and t is not None and current:
             # A comment stream pasted under a log can go back in time: a comment belongs with the stretch of the

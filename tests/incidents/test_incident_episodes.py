@@ -98,3 +98,21 @@ def test_a_failure_reported_after_a_silence_is_a_new_page_not_a_late_comment():
                    time="15:06:55"),
                rec("[15:07:20] jlo@jump01 ~ $ curl -sv https://api.example.com/healthz", 5, "command", time="15:07:20"))
     assert [[r.line_start for r in ep.records] for ep in episodes(session)] == [[1, 2, 3], [4, 5]]
+
+
+def test_a_note_after_a_silence_that_the_commands_resume_from_opens_the_next_stretch():
+    """The note names no failure ("# after lunch: look at the queue"), but the session's commands resume right
+    after it: the operator wrote down what they turned to. A closing note after a silence that no command follows
+    stays with the stretch it closes."""
+    session = (rec("[Tue 14:05] ops@db2:~$ # replica lag alert", 1, "note", time="Tue 14:05"),
+               rec("[Tue 14:06] ops@db2:~$ psql -c 'select now() - pg_last_xact_replay_timestamp()'", 2, "command",
+                   time="Tue 14:06"),
+               rec("ERROR:  canceling statement due to conflict with recovery", 3, "output"),
+               rec("[Tue 14:20] ops@db2:~$ # raised max_standby_streaming_delay, lag is back under a second", 4,
+                   "note", time="Tue 14:20"),
+               rec("[Tue 15:52] ops@db2:~$ # next one: the export box", 5, "note", time="Tue 15:52"),
+               rec("[Tue 15:53] ops@db2:~$ systemctl status export-sync", 6, "command", time="Tue 15:53"),
+               rec("export-sync.service: Failed with result 'oom-kill'.", 7, "output"),
+               rec("[Tue 17:10] ops@db2:~$ # export box fine since the restart, closing", 8, "note",
+                   time="Tue 17:10"))
+    assert [[r.line_start for r in ep.records] for ep in episodes(session)] == [[1, 2, 3, 4], [5, 6, 7, 8]]
