@@ -7,8 +7,10 @@ thread join through whatever each pair shares.
 
 Two rules keep a busy channel's incidents apart:
 
-- an entity held by more than half of the episodes linked (and by more than ``COMMON_MIN``) is the channel's
-  subject rather than an incident's, and weighs a quarter;
+- an entity held by more than half of one stream's episodes (and by more than ``COMMON_MIN``) is the channel's
+  subject rather than an incident's, and weighs a quarter; it is counted within its stream, so what else a run
+  reads changes no stream's incidents, and a subject ticket ("OPS-5120" atop every comment) joins nothing by
+  itself;
 - episodes further apart in time than ``HORIZON_SECONDS`` link only through a ticket id: the same service
   failing the same way a week later is a recurrence, a new incident that lookup shows beside the first one;
 - two episodes that are each a whole story, a failure and something done about it, link only through a ticket
@@ -119,8 +121,7 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
     for i, ep in enumerate(episodes):
         for e in ep.entities:
             holders[(e.kind, e.value)].append(i)
-    common = frozenset(key for key, held in holders.items()
-                       if len(held) > COMMON_MIN and len(held) > len(episodes) / 2)
+    common = _common(episodes, holders)
     failing = [has_failure(ep) for ep in episodes]
     complete = [failing[i] and has_action(ep) for i, ep in enumerate(episodes)]
     sets = _Sets(len(episodes))
@@ -130,7 +131,8 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
         a, b = episodes[i], episodes[j]
         if not across_streams and a.stream != b.stream:
             continue
-        tickets = {e.value for e in a.entities if e.kind == "ticket"} & {e.value for e in b.entities if e.kind == "ticket"}
+        tickets = {e.value for e in a.entities if e.kind == "ticket" and ("ticket", e.value) not in common} & \
+            {e.value for e in b.entities if e.kind == "ticket"}
         if not tickets and (_far_apart(a, b, horizon_seconds) or (complete[i] and complete[j])):
             continue
         weight = shared_weight(a, b, common)
@@ -156,6 +158,22 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
     # retells it), else in the order given.
     return [Incident(tuple(episodes[i] for i in sorted(group, key=lambda i: _when(episodes[i], i))))
             for _, group in sorted(groups.items()) if any(has_failure(episodes[i]) for i in group)]
+
+
+def _common(episodes: Sequence[Episode], holders: dict[tuple[str, str], list[int]]) -> frozenset[tuple[str, str]]:
+    """The entities that are a stream's subject: held by more than half of its episodes, and more than
+    ``COMMON_MIN``."""
+    size: dict[str, int] = defaultdict(int)
+    for ep in episodes:
+        size[ep.stream] += 1
+    out = set()
+    for key, held in holders.items():
+        per: dict[str, int] = defaultdict(int)
+        for i in held:
+            per[episodes[i].stream] += 1
+        if any(n > COMMON_MIN and n > size[stream] / 2 for stream, n in per.items()):
+            out.add(key)
+    return frozenset(out)
 
 
 def _story_halves(episodes: Sequence[Episode], complete: Sequence[bool]) -> list[tuple[int, int]]:

@@ -77,3 +77,17 @@ def test_a_failure_nobody_acted_on_joins_the_next_stretch_that_acts_on_what_it_s
                            rec("[15:12:40] jlo@jump01 ~ $ kubectl -n search rollout restart deploy/search-indexer", 5,
                                "command", time="15:12:40"))
     assert [len(inc.episodes) for inc in link(episodes(apart, "jump.txt"))] == [1]
+
+
+def test_a_streams_subject_is_its_own_not_the_runs_what_else_is_read_changes_no_incident():
+    """An entity most of one channel's episodes name is that channel's subject and weighs a quarter, counted
+    within the channel: reading an unrelated busy stream beside it changes none of its incidents."""
+    channel = tuple(rec(f"payments-api on pg-main-1.prod.example.com: {what}", n, "message",
+                        time=f"2024-03-01T{9 + 2 * n:02d}:00:00Z")
+                    for n, what in enumerate(("500s, connection refused", "502 Bad Gateway from the proxy", "timeouts on /pay",
+                                              "OOMKilled again", "TLS handshake failed"), 1))
+    busy = tuple(rec(f"build {n} of docs-site failed: lint error", n, "message", time=f"2024-03-0{1 + n}T08:00:00Z")
+                 for n in range(1, 9))
+    alone = [sorted(_texts(inc)) for inc in incidents({"chan": channel})]
+    beside = [sorted(_texts(inc)) for inc in incidents({"chan": channel, "ci": busy}) if inc.streams == ("chan",)]
+    assert len(alone) >= 4 and beside == alone
