@@ -228,4 +228,8 @@ def entities(text: str) -> tuple[Entity, ...]:
             _add(found, "version", next(g for g in m.groups() if g))
     for entity in _signature_entities(text):
         found.setdefault((entity.kind, entity.value), entity)
+    tickets = [key for key in found if key[0] == "ticket"]
+    if len(tickets) > 1:  # "saved for DBA-88 / DBA-91": a text that lists tickets is about none of them alone
+        for key in tickets:
+            found[key] = Entity("ticket", key[1], WEIGHTS["ticket"] / len(tickets))
     return tuple(sorted(found.values()))

@@ -70,7 +70,10 @@ class Episode:
 
     @functools.cached_property
     def entities(self) -> frozenset[Entity]:
-        return frozenset(e for r in self.records for e in entities(r.text))
+        best: dict[tuple[str, str], Entity] = {}  # each thing once, at the most it weighs in any record
+        for e in (e for r in self.records for e in entities(r.text)):
+            best[(e.kind, e.value)] = max(e, best.get((e.kind, e.value), e), key=lambda x: x.weight)
+        return frozenset(best.values())
 
     @functools.cached_property
     def lines(self) -> tuple[Line, ...]:
@@ -221,7 +224,7 @@ def _structure(records: Sequence[Record]) -> list[tuple[str, list[Record]]]:
 
 def names(record: Record, kinds: frozenset[str] = frozenset({"service", "ticket"})) -> frozenset[tuple[str, str]]:
     """The specific things a record names that say what it is about: services and tickets by default."""
-    return frozenset((e.kind, e.value) for e in entities(record.text) if e.kind in kinds and e.weight >= TOPIC_WEIGHT)
+    return frozenset((e.kind, e.value) for e in entities(record.text) if e.kind in kinds and e.weight > TOPIC_WEIGHT)
 
 
 def _failure(record: Record) -> bool:

@@ -131,8 +131,8 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
         a, b = episodes[i], episodes[j]
         if not across_streams and a.stream != b.stream:
             continue
-        tickets = {e.value for e in a.entities if e.kind == "ticket" and ("ticket", e.value) not in common} & \
-            {e.value for e in b.entities if e.kind == "ticket"}
+        tickets = {e.value for e in a.entities if e.kind == "ticket" and e.weight >= 1 and ("ticket", e.value) not in
+                   common} & {e.value for e in b.entities if e.kind == "ticket" and e.weight >= 1}
         if not tickets and (_far_apart(a, b, horizon_seconds) or (complete[i] and complete[j])):
             continue
         weight = shared_weight(a, b, common)

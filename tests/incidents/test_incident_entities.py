@@ -94,3 +94,9 @@ def test_a_chat_lines_speaker_and_an_environment_name_say_who_and_where_not_whic
         "payments-worker"}
     weights = {e.value: e.weight for e in entities("rolled out to prod-eu and staging-us-east; orders-api is fine")}
     assert weights["prod-eu"] == weights["staging-us-east"] == GENERIC and weights["orders-api"] > GENERIC
+
+
+def test_a_text_that_lists_tickets_is_about_none_of_them_alone():
+    listed = {e.value: e.weight for e in entities("# scrollback saved by kb for DBA-88 / DBA-91") if e.kind == "ticket"}
+    assert listed == {"DBA-88": 0.5, "DBA-91": 0.5}
+    assert [e.weight for e in entities("DBA-91: the ALTER died again") if e.kind == "ticket"] == [1.0]

@@ -91,3 +91,17 @@ def test_a_streams_subject_is_its_own_not_the_runs_what_else_is_read_changes_no_
     alone = [sorted(_texts(inc)) for inc in incidents({"chan": channel})]
     beside = [sorted(_texts(inc)) for inc in incidents({"chan": channel, "ci": busy}) if inc.streams == ("chan",)]
     assert len(alone) >= 4 and beside == alone
+
+
+def test_two_whole_stories_under_a_header_that_lists_both_tickets_stay_apart():
+    """A session saved "for DBA-88 / DBA-91" holds two incidents, each with its own failure and fix: the header's
+    ticket list joins neither to the other, and a ticket named alone still joins a later comment."""
+    session = (rec("# scrollback saved for DBA-88 / DBA-91", 1, "note"),
+               rec("ERROR 1062 (23000): Duplicate entry '9182231' for key 'order_notes.PRIMARY'", 2, "output",
+                   time="2024-08-06T08:20:00Z"),
+               rec("mysql> SET PERSIST super_read_only = ON;", 3, "command", time="2024-08-06T08:50:00Z"),
+               rec("ERROR 1878 (HY000): Temporary file write failure.", 4, "output", time="2024-08-06T09:40:00Z"),
+               rec("# DBA-91: pointed innodb_tmpdir at /var/lib/mysql-tmp and ran the ALTER again", 5, "note",
+                   time="2024-08-06T10:05:00Z"))
+    eps = episodes(session, "tmux.txt")
+    assert len(eps) == 2 and len(link(eps)) == 2
