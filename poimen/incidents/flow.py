@@ -1,0 +1,217 @@
+"""Cut a stream's flow into episodes: log lines, shell commands with their output and ``#`` notes, ticket
+comments pasted under a log, chat messages that start no thread. A flow is read in order, as the on-call
+engineer lived it: what comes after a failure (the notes, the commands, the comments) belongs to it, until
+a *new* failure starts or time runs out:
+
+- a new failure is a failure line that names a service or a ticket, where the episode so far has named some
+  and none of these (a host, an address or a registry on an error line is no new topic: each error names its
+  own);
+- time runs out after ``GAP_SECONDS`` of silence, for the machine's records (log lines, output, commands) and for
+  chat messages (linking joins a later message that names the same things). People's comments and ``#`` notes that
+  follow an episode belong to it for up to ``PATIENCE_SECONDS``: a ticket's comment stream under the log it is
+  about is written over hours, and the fix is often its last comment. (Not a note after a silence that the
+  session's commands resume right after: that note says what the operator turns to next.) A comment written before
+  the current stretch began, or while the current stretch holds no failure (a comment stream pasted after the
+  whole log, the service's start-up lines after the fix), goes back to the latest stretch with a failure that had
+  begun by its time; and when two failures had begun by then, it goes with the one whose own rare words it uses
+  ("Nordfin fixed: imported the GlobalSign root" under a nordfin failure, then an out-of-memory one). Times are
+  compared only when both are dates, or both times of day (a Markdown timeline's "14:05" says nothing about a
+  log's date).
+
+What a service's quiet log lines name sets no topic ("Starting run sources=[a, b, c]" names them all), and a
+failure that names the error of the one just before it ("worker died (OutOfMemoryError)") is its echo, no new
+failure. An operator's separator note ("# ----", "# ===== 14:00 disk alert =====") always starts a new one.
+
+A record without a failure never starts an episode on its own (chatter sits in the episode it falls in; the
+roles give it none), and a record without a time is placed by its order alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+
+from poimen.incidents.cues import HEDGE
+from poimen.incidents.entities import entities
+from poimen.incidents.lines import record_lines
+from poimen.incidents.roles import THRESHOLD, line_scores
+from poimen.incidents.times import record_seconds, time_kind
+from poimen.inputs.readers.shell import PROMPT
+from poimen.inputs.records import Record
+from poimen.relevance.terms import rarity
+
+__all__ = ["GAP_SECONDS", "RULE", "cut", "elapsed", "names"]
+
+GAP_SECONDS = 30 * 60
+BURST_SECONDS = 60  # a failure this soon after another, naming its error, is its echo (a worker dying of its crash)
+PATIENCE_SECONDS = 3 * 24 * 3600  # the linking horizon: a comment a week later is about something else
+TOPIC_WEIGHT = 0.5
+
+
+def names(record: Record, kinds: frozenset[str] = frozenset({"service", "ticket"})) -> frozenset[tuple[str, str]]:
+    """The specific things a record names that say what it is about: services and tickets by default."""
+    return frozenset((e.kind, e.value) for e in entities(record.text) if e.kind in kinds and e.weight > TOPIC_WEIGHT)
+
+
+def _failure(record: Record) -> bool:
+    return any(line_scores(line).symptom >= THRESHOLD for line in record_lines(record))
+
+
+# A service's own log lines: what they name is a topic only when they fail ("Starting run sources=[a, b, c]" names
+# every source the run has). A command's output is what the operator asked for: it names the topic.
+_QUIET_KINDS = frozenset({"log"})
+_PATIENT_KINDS = frozenset({"comment", "note", "reply"})  # people writing about the episode they follow
+# People who announce what they turn to: an operator's note, a chat message. (A ticket's comments stay on it.)
+_SPEAKING_KINDS = frozenset({"note", "message"})
+_ON_TICKET_KINDS = frozenset({"comment", "reply"})  # about the ticket or thread they are under, whatever they name
+
+
+RULE = re.compile(r"^[#\s]*(?:[-=*~_]\s?){3,}")
+
+
+def _ruled(record: Record) -> bool:
+    """An operator's separator ("# ----", "# ===== 14:00, disk alert =====", "# --- quiet until 11:20 ---"): the
+    note draws a line under what came before, as a Markdown rule does."""
+    if record.kind != "note":
+        return False
+    prompt = PROMPT.match(record.text)
+    return bool(RULE.match(prompt.group("cmd") if prompt else record.text))
+
+
+def _wonders(record: Record) -> bool:
+    """A note that asks or guesses ("is it the new ledger-api pods?", "maybe the cache") names a suspect of the
+    episode it is in: the investigation going on, not a new topic."""
+    text = record.text.strip()
+    return text.endswith("?") or bool(HEDGE.search(text))
+
+
+_WORD = re.compile(r"[a-z]{4,}")
+RARE = 4.5  # a word this rare (8 - zipf, ``poimen.relevance.terms.rarity``) says what a comment is about
+SPOKEN_MIN = 2  # the rare words a comment must share with one stretch alone to go with it
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _rare_words(text: str) -> frozenset[str]:
+    return frozenset(w for w in _WORD.findall(text.lower()) if rarity(w) >= RARE)
+
+
+def _words(records: Sequence[Record]) -> set[str]:
+    """The rare words of ``records``, without their authors' names (each record's read once, however many comments
+    ask)."""
+    names = {w for r in records for w in _WORD.findall(r.author.lower())}
+    return set().union(*(_rare_words(r.text) for r in records)) - names
+
+
+def _spoken_of(record: Record, stretches: Sequence[Sequence[Record]]) -> int | None:
+    """Which of ``stretches`` a comment speaks of: the one whose own rare words (those no other stretch has) it
+    uses most, at least ``SPOKEN_MIN`` of them ("Nordfin fixed: imported the GlobalSign R6 root …" under a log of a
+    nordfin failure and then an out-of-memory one); None when none stands out."""
+    said = _words([record]) - {w for s in stretches for r in s for w in _WORD.findall(r.author.lower())}
+    sets = [_words(s) for s in stretches]
+    own = [len(said & (mine - set().union(*(o for j, o in enumerate(sets) if j != i)))) for i, mine in enumerate(sets)]
+    best = max(own)
+    return own.index(best) if best >= SPOKEN_MIN and own.count(best) == 1 else None
+
+
+_RAISED = re.compile(r"\b\w+(?:Error|Exception|Fault)\b")
+
+
+def _raised(record: Record) -> frozenset[str]:
+    """The error and exception names a record gives ("OutOfMemoryError"): a failure's echo gives its cause's."""
+    return frozenset(_RAISED.findall(record.text))
+
+
+def elapsed(earlier: float | None, later: float | None) -> float | None:
+    """Seconds between two record times, or None when either is unknown or they are not of one kind: a date, a
+    syslog stamp (no year: ``times.seconds`` places it in 2000) and a time of day (seconds into its day) are
+    compared only with their own kind."""
+    if earlier is None or later is None or time_kind(earlier) != time_kind(later):
+        return None
+    return later - earlier
+
+
+def _resumes(flow: Sequence[Record], times: Sequence[float | None], i: int, gap_seconds: float) -> bool:
+    """Whether a command or a log line follows record ``i`` within ``gap_seconds``, before anyone speaks again."""
+    for j in range(i + 1, len(flow)):
+        if flow[j].kind in _PATIENT_KINDS or times[j] is None:
+            continue
+        d = elapsed(times[i], times[j])
+        return d is not None and 0 <= d <= gap_seconds
+    return False
+
+
+def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
+    pieces: list[list[Record]] = []
+    starts: list[float | None] = []  # each piece's first time
+    fails: list[bool] = []  # whether each piece holds a failure
+    current: list[Record] = []
+    start: float | None = None
+    named: set[tuple[str, str]] = set()  # what the current piece has named
+    failed = False  # whether the current piece holds a failure yet
+    last_time: float | None = None
+    last_failure: tuple[float, frozenset[str]] | None = None  # the latest failure's time and the errors it raised
+    times = [record_seconds(r.time, r.text, r.kind) for r in flow]
+    for i, record in enumerate(flow):
+        t = times[i]
+        failure = _failure(record)
+        since = elapsed(last_time, t) if current else None
+        # A person who reports a failure after a silence ("# 15:06 customer reports: cert errors") opens a new page,
+        # and so does an operator's note after a silence that the session's commands resume right after: the
+        # operator writing down what they turn to.
+        page = since is not None and since > gap_seconds and record.kind in _SPEAKING_KINDS and (
+            failure or _resumes(flow, times, i, gap_seconds))
+        patient = record.kind in _PATIENT_KINDS and not page
+        if patient and t is not None and current:
+            # A comment stream pasted under a log can go back in time: a comment belongs with the stretch of the
+            # stream it was written during, the latest that had begun by then and holds a failure (not a quiet
+            # stretch of the service starting up again after the fix).
+            begun = elapsed(start, t)
+            homes = [n for n, s0 in enumerate(starts) if fails[n] and (d := elapsed(s0, t)) is not None and d >= 0]
+            home = None
+            if begun is None or begun < 0 or not failed:
+                home = max(homes, default=None)
+            elif homes:  # two failures had begun by then: the comment goes with the one it speaks of, if it says
+                home = _spoken_of(record, [pieces[n] for n in homes] + [current])
+                home = homes[home] if home is not None and home < len(homes) else None
+            if home is not None:
+                pieces[home].append(record)
+                continue
+        mine = names(record)
+        new = False
+        if current:
+            late = since is not None and since > gap_seconds
+            if late and patient and since <= PATIENCE_SECONDS:
+                late = False
+            # A new topic: a failure, or a person's note or message, naming services or tickets where the episode
+            # has named others and none of these ("# 14:30 second page: ingest-worker restarting"); a note that asks
+            # or guesses about another service names a suspect, not a new topic; and a command's output is what
+            # the command above it, already in this episode, printed.
+            # (A person's note names a ticket to follow up on, so only a service counts there; a ticket's comments
+            # are about the ticket, whatever else they name.)
+            said = () if record.kind in _ON_TICKET_KINDS or record.kind == "output" else mine if failure else \
+                {n for n in mine if n[0] == "service"} if record.kind in _SPEAKING_KINDS and not _wonders(record) \
+                else ()
+            # (A failure within ``BURST_SECONDS`` of the one before that names its error is its echo: "worker died
+            # (OutOfMemoryError)" after the OutOfMemoryError.)
+            gap = elapsed(last_failure[0], t) if last_failure else None
+            echo = failure and gap is not None and gap <= BURST_SECONDS and bool(_raised(record) & last_failure[1])
+            topic = failed and bool(said) and bool(named) and not mine & named and not echo
+            new = late or topic or _ruled(record)
+        if new:
+            pieces.append(current)
+            starts.append(start)
+            fails.append(failed)
+            current, named, failed, start = [], set(), False, None
+        current.append(record)
+        if failure or record.kind not in _QUIET_KINDS:  # a quiet log line ("Starting run sources=[…]") sets no topic
+            named |= mine
+        failed = failed or failure
+        if failure and t is not None:
+            last_failure = (t, _raised(record))
+        if t is not None:
+            last_time = t
+            start = t if start is None else start
+    if current:
+        pieces.append(current)
+    return pieces
