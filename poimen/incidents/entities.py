@@ -60,11 +60,14 @@ _HYPHENATED_WORDS = frozenset("""
     hot-fix post-mortem pre-existing cross-region multi-region
     exit-code start-limit-hit core-dump oom-kill
 """.split())
+_PROGRAM = re.compile(r"^(?:sudo\s+(?:-\S+\s+)*)?[\w.-]+")
+# A hyphenated word that ends with a particle is English ("drop-in", "add-on", "clean-up", "warm-up").
+_PARTICLES = frozenset("in on off up out over back down through away".split())
 # A hyphenated word that opens with an English prefix or modifier is a compound ("per-component", "non-replication",
 # "top-level", "pre-warm"), not a deployment's name, which opens with what it serves ("checkout-api").
 _PREFIXES = frozenset("""
     per non pre re un de co sub anti semi multi cross inter intra over under post mid self top low high all half
-    well ill off on out up down in bi tri
+    well ill off on out up down in bi tri auto
 """.split())
 # A part that is a hash or an id's group (a UUID's "58b2", a digest's "0d7e1f2a"): hex digits, one of them a digit.
 _HEX_PART = re.compile(r"^(?=[a-f0-9]*\d)[a-f0-9]{4,}$")
@@ -172,8 +175,8 @@ def entities(text: str) -> tuple[Entity, ...]:
     """Every entity ``text`` names, de-duplicated by (kind, value), sorted; ``()`` for a text that names none."""
     if not text or not text.strip():
         return ()
-    if prompt := PROMPT.match(text):  # a shell prompt's user, host and context say where it ran, not what about
-        text = prompt.group("cmd")
+    if prompt := PROMPT.match(text):  # a shell prompt's user, host and context say where it ran, not what about;
+        text = _PROGRAM.sub("", prompt.group("cmd"), count=1)  # its program ("systemd-analyze") is the tool used
     elif speaker := SPEAKER.match(text):
         text = text[speaker.end():]
     if _BANNER.search(text):  # a login banner names the OS and the last login's address on every ssh
@@ -220,7 +223,7 @@ def entities(text: str) -> tuple[Entity, ...]:
         # bare word left by an index (a log's [sched-1] or [consumer-4] thread) names a thread, not a service
         parts = m.group(0).lower().split("-")
         if free(m) and m.group(0) not in _HYPHENATED_WORDS and not any(p.isdigit() for p in name.split("-")) \
-                and ("-" in name or name == m.group(0).lower()) and parts[0] not in _PREFIXES \
+                and ("-" in name or name == m.group(0).lower()) and parts[0] not in _PREFIXES and parts[-1] not in _PARTICLES \
                 and sum(bool(_HEX_PART.match(p)) for p in parts) < 2:
             _add(found, "service", name)
     for m in _VERSION.finditer(text):

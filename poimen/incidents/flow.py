@@ -6,6 +6,9 @@ a *new* failure starts or time runs out:
 - a new failure is a failure line that names a service or a ticket, where the episode so far has named some
   and none of these (a host, an address or a registry on an error line is no new topic: each error names its
   own);
+- a failure of another kind (no failure signature in common) printed after the story so far was acted on (a
+  failure, then a fix not said to have changed nothing) is the next incident of a session, from the operator's
+  note that turned to it, else from the command that printed it;
 - time runs out after ``GAP_SECONDS`` of silence, for the machine's records (log lines, output, commands) and for
   chat messages (linking joins a later message that names the same things). People's comments and ``#`` notes that
   follow an episode belong to it for up to ``PATIENCE_SECONDS``: a ticket's comment stream under the log it is
@@ -35,11 +38,12 @@ from collections.abc import Sequence
 from poimen.incidents.cues import HEDGE
 from poimen.incidents.entities import entities
 from poimen.incidents.lines import record_lines
-from poimen.incidents.roles import THRESHOLD, line_scores
+from poimen.incidents.roles import THRESHOLD, ineffective, line_scores, pick
 from poimen.incidents.times import record_seconds, time_kind
 from poimen.inputs.readers.shell import PROMPT
 from poimen.inputs.records import Record
 from poimen.relevance.terms import rarity
+from poimen.signatures import extract_signatures
 
 __all__ = ["GAP_SECONDS", "RULE", "cut", "elapsed", "names"]
 
@@ -61,6 +65,7 @@ def _failure(record: Record) -> bool:
 # A service's own log lines: what they name is a topic only when they fail ("Starting run sources=[a, b, c]" names
 # every source the run has). A command's output is what the operator asked for: it names the topic.
 _QUIET_KINDS = frozenset({"log"})
+_MACHINE_KINDS = frozenset({"log", "output"})  # what a service or a command printed
 _PATIENT_KINDS = frozenset({"comment", "note", "reply"})  # people writing about the episode they follow
 # People who announce what they turn to: an operator's note, a chat message. (A ticket's comments stay on it.)
 _SPEAKING_KINDS = frozenset({"note", "message"})
@@ -141,6 +146,35 @@ def _resumes(flow: Sequence[Record], times: Sequence[float | None], i: int, gap_
     return False
 
 
+def _known(mine: frozenset[tuple[str, str]], named: set[tuple[str, str]]) -> bool:
+    """Whether a record names something the episode has named: the same, or a service that extends a named one by a
+    suffix ("db-orders-ro" where "db-orders" was named, "checkout" where "checkout-api" was)."""
+    return bool(mine & named) or any(
+        k == "service" and j == "service" and (v.startswith(w + "-") or w.startswith(v + "-"))
+        for k, v in mine for j, w in named)
+
+
+def _signatures(record: Record) -> frozenset[str]:
+    return frozenset(sig.key for sig in extract_signatures(record.text))
+
+
+def _acts(record: Record) -> bool:
+    return any(pick(line_scores(line)) == "action" for line in record_lines(record))
+
+
+def _turn(current: Sequence[Record], acts: Sequence[int], failure: Record) -> int | None:
+    """Where the next incident begins when ``failure`` comes after the story so far was acted on (``acts``: the
+    positions just after each action): at the operator's last note since the last action, else at the command that
+    printed ``failure``, else at ``failure`` itself; None when nothing was done before that command (the command
+    that failed is the new story's own first step)."""
+    own = next((k for k, r in enumerate(current) if failure.thread and r.thread == failure.thread), len(current))
+    acted = max((p for p in acts if p <= own), default=None)
+    if acted is None:
+        return None
+    note = [k for k in range(acted, own) if current[k].kind in _SPEAKING_KINDS]
+    return note[-1] if note else own
+
+
 def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
     pieces: list[list[Record]] = []
     starts: list[float | None] = []  # each piece's first time
@@ -151,6 +185,9 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
     failed = False  # whether the current piece holds a failure yet
     last_time: float | None = None
     last_failure: tuple[float, frozenset[str]] | None = None  # the latest failure's time and the errors it raised
+    acts: list[int] = []  # where in the current piece each action of its story ends
+    ever: set[tuple[str, str]] = set()  # what the flow has named so far
+    seen: set[str] = set()  # the failure signatures of the current piece
     times = [record_seconds(r.time, r.text, r.kind) for r in flow]
     for i, record in enumerate(flow):
         t = times[i]
@@ -187,25 +224,45 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
             # has named others and none of these ("# 14:30 second page: ingest-worker restarting"); a note that asks
             # or guesses about another service names a suspect, not a new topic; and a command's output is what
             # the command above it, already in this episode, printed.
-            # (A person's note names a ticket to follow up on, so only a service counts there; a ticket's comments
-            # are about the ticket, whatever else they name.)
+            # (A person's note names a ticket to follow up on, so only a service counts there; and during an
+            # investigation not yet acted on, only a service the stream never named: a note that names one from
+            # earlier names what it finds. A ticket's comments are about the ticket, whatever else they name.)
             said = () if record.kind in _ON_TICKET_KINDS or record.kind == "output" else mine if failure else \
                 {n for n in mine if n[0] == "service"} if record.kind in _SPEAKING_KINDS and not _wonders(record) \
-                else ()
+                and (acts or record.kind != "note" or not mine & ever) else ()
             # (A failure within ``BURST_SECONDS`` of the one before that names its error is its echo: "worker died
             # (OutOfMemoryError)" after the OutOfMemoryError.)
             gap = elapsed(last_failure[0], t) if last_failure else None
             echo = failure and gap is not None and gap <= BURST_SECONDS and bool(_raised(record) & last_failure[1])
-            topic = failed and bool(said) and bool(named) and not mine & named and not echo
-            new = late or topic or _ruled(record)
+            topic = failed and bool(said) and bool(named) and not _known(mine, named) and not echo
+            # A failure of another kind after the story so far was acted on (a failure, then a fix) is the next
+            # incident of a session: it starts at the note that turned to it, else at the command that printed it.
+            back = _turn(current, acts, record) if failure and record.kind in _MACHINE_KINDS and acts and not echo \
+                and not _signatures(record) & seen else None
+            after = back is not None
+            new = late or topic or after or _ruled(record)
+            if after and not late and not topic:
+                carried, current = current[back:], current[:back]
         if new:
             pieces.append(current)
             starts.append(start)
             fails.append(failed)
-            current, named, failed, start = [], set(), False, None
+            current, named, failed, start, acts, seen = [], set(), False, None, [], set()
+            if after and not late and not topic:
+                for r in carried:
+                    current.append(r)
+                    named |= names(r)
+                    start = start if start is not None or (t0 := record_seconds(r.time, r.text, r.kind)) is None else t0
         current.append(record)
+        if failure:
+            seen |= _signatures(record)
+        if ineffective(record.text):
+            acts = []  # "the rollback changed nothing": the story goes on
+        elif failed and not failure and _acts(record):
+            acts.append(len(current))
         if failure or record.kind not in _QUIET_KINDS:  # a quiet log line ("Starting run sources=[…]") sets no topic
             named |= mine
+        ever |= mine
         failed = failed or failure
         if failure and t is not None:
             last_failure = (t, _raised(record))

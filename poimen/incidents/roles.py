@@ -22,7 +22,9 @@ wording), then picks a role. The cue lists, each matched as a whole word or phra
 - **action** (+1.5): a command that changes state (``kubectl patch|scale|set|apply|edit|delete|drain|cordon|
   rollout undo|rollout restart``, ``helm upgrade|rollback|install``, ``terraform apply``, ``ALTER …``,
   ``UPDATE … SET``, ``SET GLOBAL``, ``systemctl restart|reload|stop|start|edit``, ``apt-get|yum|pip install``,
-  ``git revert``, ``sysctl -w``, ``docker restart``, ``redis-cli config set``); a done verb: bumped, raised, increased, decreased, lowered,
+  ``git revert``, ``sysctl -w|-p``, ``docker restart``, ``redis-cli config set``; and, from bench/incidents6,
+  a write into /etc by redirect or tee, ``sed -i``, ``rm /etc/…``, chmod/chown, ``systemctl revert``,
+  ``journalctl --vacuum-…``, SELinux and volume resizes, certbot, keytool -import, rndc, ceph set, iptables); a done verb: bumped, raised, increased, decreased, lowered,
   reduced, pinned, disabled, enabled, turned off/on, reverted, rolled back, restarted, redeployed, deployed,
   patched, scaled, upgraded, downgraded, applied, merged, shipped, hotfixed, flushed, purged, drained,
   cordoned, rotated, renewed, replaced, removed, added, changed, updated, switched, migrated, failed over,
@@ -261,7 +263,7 @@ def _section(headings: Sequence[str]) -> str:
 _CONDITION = re.compile(r"\b(?:if|unless|in case|should)\b[^.;]{0,20}$", re.I)
 
 
-def _ineffective(text: str) -> bool:
+def ineffective(text: str) -> bool:
     """Whether a line says an attempt did not help ("no change", "still failing"); not a condition on the future
     ("please reopen if it persists")."""
     return any(not _CONDITION.search(text[:m.start()]) for m in INEFFECTIVE.finditer(text))
@@ -299,7 +301,7 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
     aside = not RULED_OUT.search(ASIDE.sub(" ", text)) and max(action, verification) >= THRESHOLD
     if RULED_OUT.search(text) and not aside:
         return Scores(ruled_out=True)
-    if _ineffective(text):
+    if ineffective(text):
         return Scores(symptom=symptom, cause=cause, ineffective=True)
     return Scores(symptom, cause, action, verification)
 

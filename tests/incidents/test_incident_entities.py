@@ -100,3 +100,14 @@ def test_a_text_that_lists_tickets_is_about_none_of_them_alone():
     listed = {e.value: e.weight for e in entities("# scrollback saved by kb for DBA-88 / DBA-91") if e.kind == "ticket"}
     assert listed == {"DBA-88": 0.5, "DBA-91": 0.5}
     assert [e.weight for e in entities("DBA-91: the ALTER died again") if e.kind == "ticket"] == [1.0]
+
+
+def test_english_compounds_ending_in_a_particle_and_a_commands_program_name_no_service():
+    assert not [e for e in entities("the 16G journald drop-in and the add-on were left after the clean-up")
+                if e.kind == "service"]
+    assert not [e for e in entities("the primary handed out the same auto-increment id") if e.kind == "service"]
+    named = {e.value for e in entities("cache-03:~ # systemd-analyze cat-config systemd/journald.conf")
+             if e.kind == "service"}
+    assert "systemd-analyze" not in named
+    assert {e.value for e in entities("ops@jump:~$ sudo kubectl -n pay rollout restart deploy/ledger-api")
+            if e.kind == "service"} == {"ledger-api"}

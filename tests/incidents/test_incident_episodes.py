@@ -6,6 +6,7 @@ from incident_fixtures import PAGERDUTY, SHELL, SLACK, rec
 
 from poimen.incidents.episodes import episodes, section_path
 from poimen.incidents.times import seconds
+from poimen.inputs.chunking import records
 
 
 def test_a_thread_is_one_episode_and_a_lone_message_is_flow():
@@ -116,3 +117,37 @@ def test_a_note_after_a_silence_that_the_commands_resume_from_opens_the_next_str
                rec("[Tue 17:10] ops@db2:~$ # export box fine since the restart, closing", 8, "note",
                    time="Tue 17:10"))
     assert [[r.line_start for r in ep.records] for ep in episodes(session)] == [[1, 2, 3, 4], [5, 6, 7, 8]]
+
+
+_TWO_PAGES = """cache-03:~$ # paged: sessions-api writes fail
+cache-03:~$ redis-cli SET probe 1
+(error) MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk.
+cache-03:~$ # the salt state for overcommit only targets role:redis-cache, and Karl says sessions-api retries anyway
+cache-03:~$ echo 'vm.overcommit_memory = 1' > /etc/sysctl.d/60-redis.conf
+cache-03:~$ sysctl -p /etc/sysctl.d/60-redis.conf
+vm.overcommit_memory = 1
+cache-03:~$ # {between}
+cache-03:~$ systemctl --failed --no-legend
+● logrotate.service loaded failed failed Rotate log files
+cache-03:~$ # journald kept every debug line of the nutcracker drop-in
+cache-03:~$ journalctl --vacuum-size=800M
+Vacuuming done, freed 10.1G of archived journals
+"""
+
+
+def _cut_lines(tmp_path, text: str) -> list[int]:
+    p = tmp_path / "session.txt"
+    p.write_text(text, encoding="utf-8")
+    return [ep.records[0].line_start for ep in episodes([r for r in records(p) if r.text.strip()], "s")]
+
+
+def test_a_failure_of_another_kind_after_a_fix_is_the_next_incident_from_the_note_that_turned_to_it(tmp_path):
+    """Nothing names a new service or ticket and no clock runs, but the first story was acted on (a config written,
+    sysctl loaded) before a failure of another kind: the next incident starts at the note that turned to it. A
+    note during an investigation that names another service ("sessions-api") cuts nothing."""
+    assert _cut_lines(tmp_path, _TWO_PAGES.format(between="ok, new page: /var 99% on the same box")) == [1, 8]
+
+
+def test_a_fix_said_to_change_nothing_leaves_the_story_open(tmp_path):
+    text = _TWO_PAGES.format(between="that changed nothing, still refused")
+    assert _cut_lines(tmp_path, text) == [1]

@@ -45,6 +45,21 @@ def test_a_package_install_and_a_unit_edit_are_state_changes():
     assert pick(score("$ apt-cache policy postgresql-client-16", kind="command")) == "none"
 
 
+@pytest.mark.parametrize("command", [
+    "cache-03:~ # echo 'vm.overcommit_memory = 1' > /etc/sysctl.d/60-redis.conf",
+    "cache-03:~ # sysctl -p /etc/sysctl.d/60-redis.conf", "$ sudo sed -i 's/^pm.max_children.*/&/' www.conf",
+    "$ systemctl revert nutcracker", "$ journalctl --vacuum-size=800M", "$ chown named:named /etc/bind/keys/K*",
+    "$ rm /etc/systemd/journald.conf.d/99-debug.conf", "$ ceph balancer on", "$ rndc loadkeys int.example.net"])
+def test_a_config_written_loaded_or_removed_is_a_state_change(command):
+    assert pick(score(command, kind="command")) == "action"
+
+
+@pytest.mark.parametrize("command", ["$ cat /etc/hosts", "$ grep -c x /etc/y > /tmp/count", "$ ceph osd df",
+                                     "$ journalctl --disk-usage", "$ sysctl vm.overcommit_memory"])
+def test_reading_a_config_changes_nothing(command):
+    assert pick(score(command, kind="command")) == "none"
+
+
 def test_a_label_claims_nothing_a_heading_is_no_fix_and_what_we_did_is_a_fix_section():
     heads = ("Q2 digest", "Incident 1: Search results empty after reindex")
     assert pick(score("Incident 1: Search results empty after reindex", headings=heads)) != "action"
