@@ -8,7 +8,8 @@ the lines below it:
 - "2024-08-14 09:58:40 - Lucia Romero (Work notes)" (ServiceNow's journal);
 - "Jana Novák added a comment - 02/Apr/24 2:14 PM" (Jira's issue view and e-mails);
 - "Comment by Noor Haddad [ 06/May/24 7:50 AM ]" (Jira's printable view and Word/XML exports);
-- "Jana Novak - 2024-06-02 13:20:" (a name, then the time, as plain-text exports and e-mails write a header).
+- "Jana Novak - 2024-06-02 13:20:" (a name, then the time, as plain-text exports and e-mails write a header);
+- any of these drawn between rules: "--- comment by Dami Okafor (2024-07-21 09:21) ---".
 
 A name is a handle ("priya.n") or up to four capitalised words ("Camille Dubois"); a level word before it makes
 the line a log line, not a person ("[10:40] ERROR db: …", "17/06/09 20:10:41 INFO Remoting: …").
@@ -37,8 +38,14 @@ _BY = re.compile(rf"^(?:Comment|Note|Work note|Update|Reply) by (?P<who>{_NAME})
 _NAME_TIME = re.compile(rf"^(?P<who>{_NAME}){_ROLE}\s*(?:[-–—,]\s*|\(\s*)(?P<time>[^()]*\d[^()]*?)\)?\s*:?\s*$")
 
 
+# A header drawn between rules: "--- comment by Dami Okafor (2024-07-21 09:21) ---", "=== Jana Novak, 2 Jun ==="
+_FRAMED = re.compile(r"^\s*[-=~#*_]{2,}\s+(?P<core>\S.*?\S)\s+[-=~#*_]{2,}\s*$")
+
+
 def speaker(line: str) -> tuple[str, str] | None:
     """(time, author) of a line that is someone speaking; None for a log line or any other."""
+    if framed := _FRAMED.match(line):
+        line = framed.group("core")
     m = _BRACKET.match(line)
     if m and not level_of(line[:m.end("who")]):
         return m.group("time"), m.group("who")
