@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from poimen.incidents.cues import WRITE_UP_PARTS, names_part, names_problem
 from poimen.incidents.entities import Entity, entities
-from poimen.incidents.flow import GAP_SECONDS, RULE, cut, names
+from poimen.incidents.flow import GAP_SECONDS, QUIET_KINDS, RULE, cut, is_failure, names
 from poimen.incidents.lines import Line, record_lines
 from poimen.incidents.times import record_seconds
 from poimen.inputs.records import Record
@@ -43,8 +43,11 @@ class Episode:
 
     @functools.cached_property
     def entities(self) -> frozenset[Entity]:
-        best: dict[tuple[str, str], Entity] = {}  # each thing once, at the most it weighs in any record
-        for e in (e for r in self.records for e in entities(r.text)):
+        # Each thing once, at the most it weighs in any record. A service's quiet log lines (a start-up banner
+        # printed at every restart, "Starting run sources=[…]") name what every stretch of its log names: they link
+        # nothing.
+        best: dict[tuple[str, str], Entity] = {}
+        for e in (e for r in self.records if r.kind not in QUIET_KINDS or is_failure(r) for e in entities(r.text)):
             best[(e.kind, e.value)] = max(e, best.get((e.kind, e.value), e), key=lambda x: x.weight)
         return frozenset(best.values())
 

@@ -45,7 +45,7 @@ from poimen.inputs.records import Record
 from poimen.relevance.terms import rarity
 from poimen.signatures import extract_signatures
 
-__all__ = ["GAP_SECONDS", "RULE", "cut", "elapsed", "names"]
+__all__ = ["GAP_SECONDS", "QUIET_KINDS", "RULE", "cut", "elapsed", "is_failure", "names"]
 
 GAP_SECONDS = 30 * 60
 BURST_SECONDS = 60  # a failure this soon after another, naming its error, is its echo (a worker dying of its crash)
@@ -58,13 +58,14 @@ def names(record: Record, kinds: frozenset[str] = frozenset({"service", "ticket"
     return frozenset((e.kind, e.value) for e in entities(record.text) if e.kind in kinds and e.weight > TOPIC_WEIGHT)
 
 
-def _failure(record: Record) -> bool:
+def is_failure(record: Record) -> bool:
+    """Whether a line of ``record`` is a failure signal."""
     return any(line_scores(line).symptom >= THRESHOLD for line in record_lines(record))
 
 
 # A service's own log lines: what they name is a topic only when they fail ("Starting run sources=[a, b, c]" names
 # every source the run has). A command's output is what the operator asked for: it names the topic.
-_QUIET_KINDS = frozenset({"log"})
+QUIET_KINDS = frozenset({"log"})
 _MACHINE_KINDS = frozenset({"log", "output"})  # what a service or a command printed
 _PATIENT_KINDS = frozenset({"comment", "note", "reply"})  # people writing about the episode they follow
 # People who announce what they turn to: an operator's note, a chat message. (A ticket's comments stay on it.)
@@ -191,7 +192,7 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
     times = [record_seconds(r.time, r.text, r.kind) for r in flow]
     for i, record in enumerate(flow):
         t = times[i]
-        failure = _failure(record)
+        failure = is_failure(record)
         since = elapsed(last_time, t) if current else None
         # A person who reports a failure after a silence ("# 15:06 customer reports: cert errors") opens a new page,
         # and so does an operator's note after a silence that the session's commands resume right after: the
@@ -260,7 +261,7 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
             acts = []  # "the rollback changed nothing": the story goes on
         elif failed and not failure and _acts(record):
             acts.append(len(current))
-        if failure or record.kind not in _QUIET_KINDS:  # a quiet log line ("Starting run sources=[…]") sets no topic
+        if failure or record.kind not in QUIET_KINDS:  # a quiet log line ("Starting run sources=[…]") sets no topic
             named |= mine
         ever |= mine
         failed = failed or failure

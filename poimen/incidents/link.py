@@ -18,8 +18,10 @@ Two rules keep a busy channel's incidents apart:
   failures each with its own fix are two incidents however much they share (a postmortem's "second problem"
   during the recovery, a second page on the same service).
 
-An episode without a failure (a quiet stretch of a log, a comment thread that retells) links to the one episode
-it shares most with, never to two: it would bridge two incidents that share nothing else.
+An episode without a failure (a quiet stretch of a log, a comment thread that retells), or with a failure that
+nothing in it acts on (an alert, a log's failure whose fix is in a later comment), links to the one episode it
+shares most with, never to two: it would bridge two incidents that share nothing else (a service's first failure
+and the ticket's "second problem" on the same worker).
 
 One rule joins what the cut split: a failure nobody acted on, and the next stretch of the same flow, which does
 act (the diagnosis and fix, after a note that named another component), link at half the threshold: one
@@ -123,7 +125,8 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
             holders[(e.kind, e.value)].append(i)
     common = _common(episodes, holders)
     failing = [has_failure(ep) for ep in episodes]
-    complete = [failing[i] and has_action(ep) for i, ep in enumerate(episodes)]
+    acting = [has_action(ep) for ep in episodes]
+    complete = [failing[i] and acting[i] for i in range(len(episodes))]
     sets = _Sets(len(episodes))
     pairs = {(i, j) for held in holders.values() for i in held for j in held if i < j}
     quiet: dict[int, tuple[float, int]] = {}  # an episode without a failure: its best partner
@@ -138,13 +141,14 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
         weight = shared_weight(a, b, common)
         if weight < threshold:
             continue
-        if failing[i] and failing[j]:
+        if failing[i] and failing[j] and acting[i] and acting[j]:
             sets.union(i, j)
             continue
-        # An episode without a failure (a quiet stretch, a retelling) joins the one incident it shares most with:
-        # it never bridges two incidents.
+        # An episode without a failure (a quiet stretch, a retelling), or with one nobody acts on in it (an alert, a
+        # log's failure whose fix is in a comment), joins the one incident it shares most with: it never bridges
+        # two incidents.
         for q, other in ((i, j), (j, i)):
-            if not failing[q] and (weight, -other) > quiet.get(q, (0.0, 0)):
+            if not (failing[q] and acting[q]) and (weight, -other) > quiet.get(q, (0.0, 0)):
                 quiet[q] = (weight, -other)
     for q, (_, other) in quiet.items():
         sets.union(q, -other)

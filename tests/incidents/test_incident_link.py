@@ -105,3 +105,20 @@ def test_two_whole_stories_under_a_header_that_lists_both_tickets_stay_apart():
                    time="2024-08-06T10:05:00Z"))
     eps = episodes(session, "tmux.txt")
     assert len(eps) == 2 and len(link(eps)) == 2
+
+
+def test_a_failure_nobody_acts_on_joins_one_story_and_never_bridges_two():
+    """The worker's first failure shares the service and the database host with both stories in the comments: the
+    fix of its own pool timeouts, and the ticket's second problem with its own fix. It joins the one it shares most
+    with."""
+    first = rec("payments-worker on pg-payments-1.int.example.net: sqlalchemy.exc.TimeoutError: QueuePool limit of "
+                "size 8 overflow 4 reached", 1, "log", time="2024-07-21T09:14:00Z")
+    fix1 = rec("payments-worker QueuePool timeouts against pg-payments-1.int.example.net: set "
+               "SQLALCHEMY_POOL_SIZE=24 in the helm values, sqlalchemy.exc.TimeoutError gone", 2, "comment",
+               time="2024-07-21T10:27:00Z")
+    second = rec("second problem on payments-worker (pg-payments-1.int.example.net is fine): ValueError: numpy.dtype "
+                 "size changed, rebuilt with numpy==1.26.4 pinned", 3, "comment", time="2024-07-21T12:24:00Z")
+    eps = [episodes((r,), "w.log")[0] for r in (first, fix1, second)]
+    found = link(eps)
+    assert sorted(len(inc.episodes) for inc in found) == [1, 2]
+    assert any({first.text, fix1.text} <= _texts(inc) for inc in found)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from poimen import incidents as inc
 from poimen.incidents.card import build_card
 from poimen.incidents.entities import entities
+from poimen.incidents.episodes import episodes
 from poimen.inputs.chunking import records
 from poimen.inputs.readers.speakers import speaker
 from poimen.text.line_levels import first_failure_level
@@ -61,6 +62,29 @@ def test_a_comment_header_with_the_name_first_is_a_speaker():
     assert speaker("ops-bot (2024-06-02 14:40):") == ("2024-06-02 14:40", "ops-bot")
     assert speaker("ERROR - 2024-06-02 13:20:") is None
     assert speaker("Step 3 - see the runbook") is None
+
+
+def test_a_comment_header_drawn_between_rules_is_a_speaker():
+    assert speaker("--- comment by Dami Okafor (2024-07-21 09:21) ---") == ("2024-07-21 09:21", "Dami Okafor")
+    assert speaker("=== Jana Novak - 2024-06-02 13:20 ===") == ("2024-06-02 13:20", "Jana Novak")
+    assert speaker("======== OPS-5120 comments (exported 2024-07-22 08:10 UTC) ========") is None
+    assert speaker("-- ******* ---- Linux-5.15.0-1064-aws-x86_64-with-glibc2.36 2024-07-21 08:50:04") is None
+
+
+def test_a_start_up_banner_printed_at_every_restart_links_nothing(tmp_path):
+    """A worker's banner names its database and settings at every restart: the two failures after two restarts
+    share it, and nothing else, so they stay two incidents."""
+    banner = ("[2024-07-21 {t}:00,000: INFO/MainProcess] payments.db: engine ready "
+              "url=postgresql+psycopg2://payments@pgbouncer.payments.svc:6432/payments pool_size=8 max_overflow=4")
+    p = tmp_path / "worker.log"
+    p.write_text("\n".join([
+        banner.format(t="09:10"),
+        "[2024-07-21 09:14:37,502: ERROR/MainProcess] Task settle_capture raised TimeoutError: QueuePool limit reached",
+        banner.format(t="11:40"),
+        "[2024-07-21 11:45:02,118: ERROR/MainProcess] Task build_reconciliation raised ValueError: numpy.dtype size "
+        "changed"]) + "\n", encoding="utf-8")
+    eps = episodes(list(records(p)), "worker.log")
+    assert len(eps) == 2 and len(inc.link(eps)) == 2
 
 
 def test_what_a_thread_a_login_or_a_file_name_prints_is_no_entity():
