@@ -110,6 +110,11 @@ _PACKAGE_ROOTS = frozenset({"java", "javax", "jdk", "sun", "com", "org", "net", 
 # A flag given a value (``--max-connections=200``, ``--retention 30d``); not one whose "value" is another flag or a
 # key=value pair (``--reuse-values --set a.b=3``: the key set is ``a.b``, read as a dotted key).
 _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*)(?==|\s+(?!-)[^\s=]+(?:\s|$))")
+# Flags that choose what a command shows or where it looks (``--tail=3``, ``--since 1h``), not what is set.
+_VIEW_FLAGS = frozenset("""
+    tail since until namespace output selector follow previous container lines context format sort-by field-selector
+    no-pager all-namespaces max-depth timestamps kubeconfig region profile project zone
+""".split())
 _KEBAB_SET = re.compile(r"(?<![\w-])([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\s*(?:=|:\s*[\"']?[\d-])")
 _VERSION = re.compile(
     r"(?<![\w.])v(\d+(?:\.\d+)+(?:-[\w.]+)?)\b"
@@ -200,7 +205,8 @@ def entities(text: str) -> tuple[Entity, ...]:
         _add(found, "ticket", f"#{int(m.group(1))}")
         taken.append(m.span())
     for m in _FLAG.finditer(text):
-        _add(found, "config", m.group(1))
+        if m.group(1) not in _VIEW_FLAGS:
+            _add(found, "config", m.group(1))
         taken.append(m.span())
     for m in _KEBAB_SET.finditer(text):
         if free(m) and m.group(1) not in _HYPHENATED_WORDS:

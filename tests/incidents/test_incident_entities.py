@@ -111,3 +111,8 @@ def test_english_compounds_ending_in_a_particle_and_a_commands_program_name_no_s
     assert "systemd-analyze" not in named
     assert {e.value for e in entities("ops@jump:~$ sudo kubectl -n pay rollout restart deploy/ledger-api")
             if e.kind == "service"} == {"ledger-api"}
+
+
+def test_a_flag_that_chooses_what_to_show_is_no_setting():
+    assert not [e for e in entities("$ kubectl -n ledger logs ledger-api-5b7d --tail=3 --since 1h") if e.kind == "config"]
+    assert {e.value for e in entities("$ helm upgrade x --max-history=5") if e.kind == "config"} == {"max-history"}
