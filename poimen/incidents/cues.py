@@ -26,7 +26,8 @@ SYMPTOM = words(
     r"prematurely closed", r"(?:connection )?reset", r"rejected", r"denied", r"not allowed", r"exceeded",
     r"overflow", r"unauthori[sz]ed", r"forbidden", r"no space", r"killed", r"oomkilled", r"crashloopbackoff",
     r"\w*backoff", r"not ready", r"unhealthy", r"throttl(?:ed|ing)", r"stalled", r"deadlock(?:ed)?", r"corrupt(?:ed)?",
-    r"invalid", r"expired", r"missing", r"not found", r"red", r"flak(?:y|ing)")
+    r"invalid", r"expired", r"missing", r"not found", r"red", r"flak(?:y|ing)",
+    r"[a-z]+_(?:err|error|fail|failed|crit|critical)")  # a status word: HEALTH_ERR, STATUS_FAILED
 CAUSE = words(
     r"because", r"due to", r"caused by", r"root[ -]cause[sd]?", r"turn(?:ed|s) out", r"(?:the )?culprit",
     r"the cause (?:was|is)", r"the (?:problem|issue|bug) (?:was|is)", r"the underlying (?:problem|issue|cause)",
@@ -170,6 +171,9 @@ NEGATED = re.compile(r"(?:\b(?:didn't|did not|never|no|without|not|don't)\s+(?:\
 CAUSE_SECTION = re.compile(r"root cause|cause|diagnosis|analysis|contributing|^why\b", re.I)
 FIX_SECTION = re.compile(r"resolution|remediation|mitigation|\bfix\b|workaround|recovery|what we (?:did|changed)|"
                          r"what was done|how (?:it was|we) fixed", re.I)
+# A write-up that says it tells of more than one problem ("two unrelated faults", "both problems").
+SEVERAL = re.compile(r"\b(?:two|three|four|both|several|multiple)\b(?:\s+[\w-]+){0,2}?\s+(?:problems|faults|issues|"
+                     r"incidents|failures|outages)\b", re.I)
 TODO_SECTION = re.compile(r"action items?|follow[- ]?ups?|next steps|lessons", re.I)
 FRAME = re.compile(r"^(?:at [\w$.<>/@-]+\(|\.\.\. \d+ (?:more|common)|File \"|Caused by:\s*$)")
 STOP = frozenset("""the a an and or of to in on at for with from by is was were are be been it this that these

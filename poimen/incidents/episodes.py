@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from poimen.incidents import shared
 from poimen.incidents.cues import WRITE_UP_PARTS, names_part, names_problem
 from poimen.incidents.entities import Entity, entities
 from poimen.incidents.flow import GAP_SECONDS, QUIET_KINDS, RULE, cut, is_failure, names
@@ -38,22 +39,28 @@ class Episode:
     """Records of one stream that are about one thing, in stream order; ``key`` says what grouped them."""
 
     stream: str
-    key: str  # "section:<path>" | "thread:<id>" | "flow:<n>"
+    key: str  # "section:<path>" | "thread:<id>" | "flow:<n>", and "#p<n>"/"#shared" for a write-up's problems
     records: tuple[Record, ...]
+    # Only these lines of the records, as (record's first line, line's offset): one problem of a write-up whose
+    # problems share its parts (``poimen.incidents.shared``); empty for all of them.
+    keep: frozenset[tuple[int, int]] = frozenset()
 
     @functools.cached_property
     def entities(self) -> frozenset[Entity]:
         # Each thing once, at the most it weighs in any record. A service's quiet log lines (a start-up banner
         # printed at every restart, "Starting run sources=[…]") name what every stretch of its log names: they link
         # nothing.
+        texts = [line.text for line in self.lines] if self.keep else \
+            [r.text for r in self.records if r.kind not in QUIET_KINDS or is_failure(r)]
         best: dict[tuple[str, str], Entity] = {}
-        for e in (e for r in self.records if r.kind not in QUIET_KINDS or is_failure(r) for e in entities(r.text)):
+        for e in (e for text in texts for e in entities(text)):
             best[(e.kind, e.value)] = max(e, best.get((e.kind, e.value), e), key=lambda x: x.weight)
         return frozenset(best.values())
 
     @functools.cached_property
     def lines(self) -> tuple[Line, ...]:
-        return tuple(line for r in self.records for line in record_lines(r, self.stream))
+        return tuple(line for r in self.records for line in record_lines(r, self.stream)
+                     if not self.keep or (r.line_start, line.offset) in self.keep)
 
     @functools.cached_property
     def times(self) -> tuple[float, ...]:
@@ -205,7 +212,20 @@ def episodes(records: Sequence[Record], stream: str = "", *, gap_seconds: float 
         if key == "flow":
             out.extend(Episode(stream, f"flow:{n}", tuple(piece)) for n, piece in enumerate(cut(group, gap_seconds)))
         else:
-            out.append(Episode(stream, key, tuple(group)))
+            out.extend(_problems_of(Episode(stream, key, tuple(group))))
     order = {id(r): i for i, r in enumerate(records)}
     out.sort(key=lambda ep: order[id(ep.records[0])])
+    return out
+
+
+def _problems_of(episode: Episode) -> list[Episode]:
+    """A section whose problems share its parts, as one episode per problem and one of the lines they share."""
+    parts = shared.split(episode.lines)
+    if not parts:
+        return [episode]
+    out = []
+    for suffix, idx in parts:
+        keep = frozenset((episode.lines[i].record.line_start, episode.lines[i].offset) for i in idx)
+        records = tuple(r for r in episode.records if any(k[0] == r.line_start for k in keep))
+        out.append(Episode(episode.stream, episode.key + suffix, records, keep))
     return out

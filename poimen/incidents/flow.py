@@ -45,7 +45,7 @@ from poimen.inputs.records import Record
 from poimen.relevance.terms import rarity
 from poimen.signatures import extract_signatures
 
-__all__ = ["GAP_SECONDS", "QUIET_KINDS", "RULE", "cut", "elapsed", "is_failure", "names"]
+__all__ = ["GAP_SECONDS", "QUIET_KINDS", "RULE", "SPOKEN_MIN", "cut", "elapsed", "is_failure", "names", "rare_words"]
 
 GAP_SECONDS = 30 * 60
 BURST_SECONDS = 60  # a failure this soon after another, naming its error, is its echo (a worker dying of its crash)
@@ -98,7 +98,7 @@ SPOKEN_MIN = 2  # the rare words a comment must share with one stretch alone to 
 
 
 @functools.lru_cache(maxsize=1 << 14)
-def _rare_words(text: str) -> frozenset[str]:
+def rare_words(text: str) -> frozenset[str]:
     return frozenset(w for w in _WORD.findall(text.lower()) if rarity(w) >= RARE)
 
 
@@ -106,7 +106,7 @@ def _words(records: Sequence[Record]) -> set[str]:
     """The rare words of ``records``, without their authors' names (each record's read once, however many comments
     ask)."""
     names = {w for r in records for w in _WORD.findall(r.author.lower())}
-    return set().union(*(_rare_words(r.text) for r in records)) - names
+    return set().union(*(rare_words(r.text) for r in records)) - names
 
 
 def _spoken_of(record: Record, stretches: Sequence[Sequence[Record]]) -> int | None:

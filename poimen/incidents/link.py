@@ -141,14 +141,16 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
         weight = shared_weight(a, b, common)
         if weight < threshold:
             continue
-        if failing[i] and failing[j] and acting[i] and acting[j]:
+        if _siblings(a, b):
+            continue
+        if complete[i] and complete[j]:
             sets.union(i, j)
             continue
         # An episode without a failure (a quiet stretch, a retelling), or with one nobody acts on in it (an alert, a
         # log's failure whose fix is in a comment), joins the one incident it shares most with: it never bridges
         # two incidents.
         for q, other in ((i, j), (j, i)):
-            if not (failing[q] and acting[q]) and (weight, -other) > quiet.get(q, (0.0, 0)):
+            if not complete[q] and (weight, -other) > quiet.get(q, (0.0, 0)):
                 quiet[q] = (weight, -other)
     for q, (_, other) in quiet.items():
         sets.union(q, -other)
@@ -162,6 +164,12 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
     # retells it), else in the order given.
     return [Incident(tuple(episodes[i] for i in sorted(group, key=lambda i: _when(episodes[i], i))))
             for _, group in sorted(groups.items()) if any(has_failure(episodes[i]) for i in group)]
+
+
+def _siblings(a: Episode, b: Episode) -> bool:
+    """Two problems of one write-up (``poimen.incidents.shared``): told apart on purpose, never joined."""
+    return a.stream == b.stream and "#p" in a.key and "#p" in b.key and \
+        a.key.rsplit("#", 1)[0] == b.key.rsplit("#", 1)[0]
 
 
 def _common(episodes: Sequence[Episode], holders: dict[tuple[str, str], list[int]]) -> frozenset[tuple[str, str]]:

@@ -105,3 +105,56 @@ def test_a_single_write_up_is_still_one_incident(tmp_path):
     single = GATEWAY.split("SECOND PROBLEM")[0] + "REMEDIATION\n\n  1. Reverted with flagctl revert checkout-v2.\n"
     cards = _cards(tmp_path, "one.txt", single)
     assert len(cards) == 1 and _holding(cards, "flagctl revert")
+
+
+SHARED = """POSTMORTEM: degraded writes and internal name resolution, 2024-07-30
+====================================================================
+
+Summary
+-------
+
+Two unrelated faults overlapped in the region. Block storage stopped accepting writes, and at the same time
+every service lost internal name resolution.
+
+Timeline
+--------
+
+  05:52  Cluster status becomes "HEALTH_ERR 1 full osd(s)" on ceph-ams2; writes to the rbd-db pool block.
+  06:03  Resolvers log "validation failure <orders-db.int.quillfield.net. A IN>: signature expired".
+  06:31  Full ratio raised on ceph-ams2. Writes resume.
+  07:20  Zone re-signed on ns-hidden-1 with fresh signatures after fixing the key ownership.
+
+Root causes
+-----------
+
+The first problem was an uneven fill of the ceph-ams2 OSDs: the balancer module was switched off during the
+April expansion and never switched back on, so placement drifted and one OSD reached the full ratio.
+
+Separately, the internal zone int.quillfield.net is signed nightly on ns-hidden-1 by a cron job. The bind9
+package upgrade reset the ownership of the signing keys, so every signing run failed and the signatures expired.
+
+Resolution
+----------
+
+  - Storage: the lasting fix was `ceph balancer mode upmap` and `ceph balancer on` on ceph-ams2, which moved
+    placement groups off the fullest OSDs.
+  - Name resolution: `chown -R bind:bind /etc/bind/keys` on ns-hidden-1, then a manual signing run for the
+    int.quillfield.net zone.
+"""
+
+
+def test_two_problems_in_shared_parts_are_two_incidents_each_with_its_own_fix(tmp_path):
+    """One Summary, Timeline, Root causes and Resolution for two faults: each cause paragraph with words of its
+    own seeds a problem, and the timeline entries and resolution items go with the one whose words they use."""
+    cards = _cards(tmp_path, "shared.txt", SHARED)
+    storage, names = _holding(cards, "ceph balancer on"), _holding(cards, "chown -R bind:bind")
+    assert len(storage) == 1 and len(names) == 1 and storage != names
+    assert any("HEALTH_ERR" in line.text for line in storage[0].symptoms)
+    assert names[0].symptoms and not any("HEALTH_ERR" in line.text for line in names[0].lines)
+    assert not _holding(storage, "chown") and not _holding(names, "balancer on")
+
+
+def test_a_trigger_and_a_contributing_factor_in_words_of_their_own_stay_one_incident(tmp_path):
+    """Without the write-up saying it tells of several problems, two cause paragraphs are one problem's."""
+    one = SHARED.replace("Two unrelated faults overlapped in the region.", "One outage hit the region.")
+    assert len(_cards(tmp_path, "one.txt", one)) == 1
