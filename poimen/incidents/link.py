@@ -23,9 +23,9 @@ nothing in it acts on (an alert, a log's failure whose fix is in a later comment
 shares most with, never to two: it would bridge two incidents that share nothing else (a service's first failure
 and the ticket's "second problem" on the same worker).
 
-One rule joins what the cut split: a failure nobody acted on, and the next stretch of the same flow, which does
-act (the diagnosis and fix, after a note that named another component), link at half the threshold: one
-service, host or config key they share is enough.
+One rule joins what the cut split: a failure nobody acted on, and what follows it and does act (the next stretch
+of the same flow, after a note that named another component; the thread a responder opens right after a bot's
+alert) link at half the threshold: one service, host or config key they share is enough.
 
 An incident is an episode or a linked set that carries a failure signal: a line whose symptom score reaches the
 role threshold. Episodes link within their stream unless ``across_streams`` is set.
@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 from poimen.incidents.entities import Entity
 from poimen.incidents.episodes import Episode, Line
+from poimen.incidents.flow import GAP_SECONDS, elapsed
 from poimen.incidents.roles import THRESHOLD as ROLE_THRESHOLD
 from poimen.incidents.roles import line_scores, pick
 
@@ -189,15 +190,23 @@ def _common(episodes: Sequence[Episode], holders: dict[tuple[str, str], list[int
 
 
 def _story_halves(episodes: Sequence[Episode], complete: Sequence[bool]) -> list[tuple[int, int]]:
-    """Pairs of episodes that are the two halves of one story: a failure nobody acted on yet, and the next stretch
-    of the same flow, which acts (the diagnosis and the fix, after a note that named another component)."""
+    """Pairs of episodes that are the two halves of one story: a failure nobody acted on yet, and what follows it,
+    which acts: the next stretch of the same flow (the diagnosis and the fix, after a note that named another
+    component), or the episode of its stream that starts next, within ``GAP_SECONDS`` (the thread an alert's
+    responder opens two minutes after the bot posted it)."""
     flow = {(ep.stream, int(ep.key[5:])): i for i, ep in enumerate(episodes) if ep.key.startswith("flow:")}
+    timed = sorted((ep.stream, ep.start, i) for i, ep in enumerate(episodes) if ep.start is not None)
+    after: dict[int, int] = {}
+    for (stream, start, i), (stream2, start2, j) in zip(timed, timed[1:]):
+        gap = elapsed(episodes[i].end, start2)
+        if stream == stream2 and gap is not None and 0 <= gap <= GAP_SECONDS:
+            after[i] = j
     out = []
-    for (stream, n), i in flow.items():
-        j = flow.get((stream, n + 1))
-        if j is not None and has_failure(episodes[i]) and not has_action(episodes[i]) and has_action(episodes[j]) \
-                and not complete[i]:
-            out.append((i, j))
+    for i, ep in enumerate(episodes):
+        if not has_failure(ep) or has_action(ep) or complete[i]:
+            continue
+        nexts = {flow.get((ep.stream, int(ep.key[5:]) + 1)) if ep.key.startswith("flow:") else None, after.get(i)}
+        out += [(i, j) for j in sorted(n for n in nexts if n is not None) if has_action(episodes[j])]
     return out
 
 

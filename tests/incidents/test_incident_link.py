@@ -122,3 +122,19 @@ def test_a_failure_nobody_acts_on_joins_one_story_and_never_bridges_two():
     found = link(eps)
     assert sorted(len(inc.episodes) for inc in found) == [1, 2]
     assert any({first.text, fix1.text} <= _texts(inc) for inc in found)
+
+
+def test_an_alert_joins_the_thread_its_responder_opens_right_after_it():
+    """The bot posts the alert; two minutes later the responder opens a thread of their own and fixes it there.
+    They share one service, half a link; the thread is what follows the alert, so they are one story. An hour
+    later it would be a story of its own."""
+    def channel(reply_at: str, fix_at: str):
+        return (rec("Alertmanager: [FIRING:1] LogIngestRejected: fluent-bit bulk requests rejected", 1, "message",
+                    time="2024-08-02T07:12:04Z"),
+                rec("ack, looking at fluent-bit and the ILM policy", 2, "message", time=f"2024-08-02T{reply_at}Z",
+                    thread="t1"),
+                rec("Fix: re-pointed index.lifecycle.name to logs-hot-warm-30d, writes accepted again", 3, "reply",
+                    time=f"2024-08-02T{fix_at}Z", thread="t1"))
+    soon, late = channel("07:14:09", "07:38:45"), channel("08:20:00", "08:45:00")
+    assert [soon[2].text in _texts(inc) for inc in incidents({"chan": soon})] == [True]
+    assert [late[2].text in _texts(inc) for inc in incidents({"chan": late})] == [False]
