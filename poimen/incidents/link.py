@@ -14,7 +14,7 @@ Two rules keep a busy channel's incidents apart:
 - episodes further apart in time than ``HORIZON_SECONDS`` link only through a ticket id: the same service
   failing the same way a week later is a recurrence, a new incident that lookup shows beside the first one;
 - two episodes that are each a whole story, a failure and something done about it, link only through a ticket
-  id too: what links is a later fix (a Remediation section, a comment) to the failure it answers, and two
+  id too (named in words, not in a command or what it printed: a commit's "follow-up to SEC-412"): what links is a later fix (a Remediation section, a comment) to the failure it answers, and two
   failures each with its own fix are two incidents however much they share (a postmortem's "second problem"
   during the recovery, a second page on the same service).
 
@@ -38,7 +38,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from poimen.incidents.entities import Entity
+from poimen.incidents.entities import Entity, entities
 from poimen.incidents.episodes import Episode, Line
 from poimen.incidents.flow import GAP_SECONDS, elapsed
 from poimen.incidents.roles import THRESHOLD as ROLE_THRESHOLD
@@ -128,6 +128,7 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
     failing = [has_failure(ep) for ep in episodes]
     acting = [has_action(ep) for ep in episodes]
     complete = [failing[i] and acting[i] for i in range(len(episodes))]
+    told = [_told(ep) for ep in episodes]
     sets = _Sets(len(episodes))
     pairs = {(i, j) for held in holders.values() for i in held for j in held if i < j}
     quiet: dict[int, tuple[float, int]] = {}  # an episode without a failure: its best partner
@@ -135,8 +136,7 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
         a, b = episodes[i], episodes[j]
         if not across_streams and a.stream != b.stream:
             continue
-        tickets = {e.value for e in a.entities if e.kind == "ticket" and e.weight >= 1 and ("ticket", e.value) not in
-                   common} & {e.value for e in b.entities if e.kind == "ticket" and e.weight >= 1}
+        tickets = (told[i] & told[j]) - {value for kind, value in common if kind == "ticket"}
         if not tickets and (_far_apart(a, b, horizon_seconds) or (complete[i] and complete[j])):
             continue
         weight = shared_weight(a, b, common)
@@ -165,6 +165,13 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
     # retells it), else in the order given.
     return [Incident(tuple(episodes[i] for i in sorted(group, key=lambda i: _when(episodes[i], i))))
             for _, group in sorted(groups.items()) if any(has_failure(episodes[i]) for i in group)]
+
+
+def _told(episode: Episode) -> frozenset[str]:
+    """The tickets an episode names in its own words, alone on a line: not in a command or what it printed (a
+    commit message's "follow-up to SEC-412" typed after the next incident), not in a list of tickets."""
+    return frozenset(e.value for line in episode.lines if line.record.kind not in ("command", "output")
+                     for e in entities(line.text) if e.kind == "ticket" and e.weight >= 1)
 
 
 def _siblings(a: Episode, b: Episode) -> bool:

@@ -138,3 +138,21 @@ def test_an_alert_joins_the_thread_its_responder_opens_right_after_it():
     soon, late = channel("07:14:09", "07:38:45"), channel("08:20:00", "08:45:00")
     assert [soon[2].text in _texts(inc) for inc in incidents({"chan": soon})] == [True]
     assert [late[2].text in _texts(inc) for inc in incidents({"chan": late})] == [False]
+
+
+def test_a_ticket_typed_in_a_later_command_joins_no_two_stories():
+    """The operator commits the first incident's follow-up ("follow-up to SEC-412") after the second incident is
+    fixed: a ticket in a command or its output is no telling of the story, so the two stay apart; a note that names
+    the ticket in words still joins."""
+    def session(last_kind: str, last: str):
+        return (rec("$ # SEC-412 ledger-api readiness failing: dial tcp 10.43.118.20:6432: i/o timeout", 1, "note",
+                    time="09:40"),
+                rec("$ kubectl apply -f k8s/ledger/netpol.yaml", 2, "command", time="09:58"),
+                rec("$ # pricing-api CrashLoopBackOff after the 1.15.0 release, OOMKilled", 3, "note", time="10:40"),
+                rec("$ helm -n pricing upgrade pricing-api --set resources.limits.memory=1536Mi", 4, "command",
+                    time="10:52"),
+                rec(last, 5, last_kind, time="11:05"))
+    typed = session("command", '$ git commit -am "ledger: allow egress to pgbouncer (follow-up to SEC-412)"')
+    assert len(incidents({"s": typed})) == 2
+    said = session("note", "$ # SEC-412 follow-up: the pricing rollout also broke when SEC-412 shipped, restarted it")
+    assert len(incidents({"s": said})) == 1
