@@ -198,3 +198,11 @@ CONFIG_LINE = re.compile(r"^\s*(?:[\w.\-/\[\]\"']+\s*(?:=|:\s)\s*\S+|\[[\w .:-]+
 def suspects(text: str) -> bool:
     """Whether a line voices a suspicion or a belief since dropped ("first suspected the new analyzer")."""
     return bool(HEDGE.search(text) or BELIEF.search(text))
+
+
+_WORDS = re.compile(r"[A-Za-z0-9][\w'.-]*")
+
+
+def says_more(pattern: re.Pattern, text: str) -> bool:
+    """Whether ``text`` says more than its cues and small words: "Found it." announces a cause without giving one."""
+    return any(w.lower() not in STOP for w in _WORDS.findall(pattern.sub(" ", text)))

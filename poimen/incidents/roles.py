@@ -91,7 +91,7 @@ from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SE
                                    FIX_WORDS, FRAME, HEDGE, IMPERATIVE, INCIDENT_ADMIN, INEFFECTIVE, MECHANISM, NEGATED, NOW_DOES,
                                    PLANNED, RULED_OUT, SETTING, SO, SOFT, STOP, SYMPTOM, TODO_SECTION, TRACKER_META, VALUE,
                                    VERIFY, CONFIG_LINE, FENCE, INTRODUCES, is_label, is_part_line, names_part,
-                                   suspects)
+                                   says_more, suspects)
 from poimen.incidents.lines import Line
 from poimen.incidents.times import clock_of, line_clocks
 from poimen.text.line_levels import first_failure_level, line_levels
@@ -283,7 +283,7 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
         action = 0.0  # an issue's opening post describes a setup and a failure; what fixed it comes after
     if kind == "command":
         return Scores(action=1.5 if COMMAND.search(text) else 0.0)
-    cause = 1.5 * min(2, _count(CAUSE, text)) + 0.8 * min(2, _count(MECHANISM, text) + bool(SO.search(text))
+    cause = 1.5 * min(2, _count(CAUSE, text) * says_more(CAUSE, text)) + 0.8 * min(2, _count(MECHANISM, text) + bool(SO.search(text))
                                                      + _caused_by_change(text))
     verification = 1.5 * min(2, _count(VERIFY, text))
     section = _section(headings)

@@ -204,3 +204,9 @@ def test_a_suspect_dropped_without_its_name_is_no_fix():
     assert roles[0] == "none", roles
     assert pick(score("The weekly catalogue reindex finished at 07:10.")) == "none"  # the word, not SQL's REINDEX
     assert pick(score("orders=# REINDEX TABLE order_items;", kind="command")) == "action"
+
+
+def test_a_line_that_only_announces_a_cause_gives_none():
+    assert pick(score("Found it.", kind="comment")) == "none"
+    assert pick(score("Found it: pip resolved numpy 2.0 because only pandas was pinned.", kind="comment")) == "cause"
+    assert pick(score("Reverted.", kind="comment")) == "action"  # a done verb alone still says what was done
