@@ -210,3 +210,12 @@ def test_a_line_that_only_announces_a_cause_gives_none():
     assert pick(score("Found it.", kind="comment")) == "none"
     assert pick(score("Found it: pip resolved numpy 2.0 because only pandas was pinned.", kind="comment")) == "cause"
     assert pick(score("Reverted.", kind="comment")) == "action"  # a done verb alone still says what was done
+
+
+def test_a_change_told_under_root_cause_is_the_cause_not_the_fix():
+    heads = ("Postmortem: writes blocked", "Root causes")
+    told = score("The balancer module was switched off during the April expansion and never switched back on, "
+                 "so placement drifted.", headings=heads)
+    assert pick(told) == "cause"
+    both = ("Postmortem: writes blocked", "Root cause and fix")
+    assert pick(score("We switched the balancer back on with ceph balancer on.", headings=both)) == "action"
