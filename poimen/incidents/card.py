@@ -243,7 +243,11 @@ def summary_of(subject: str, lines: Sequence[CardLine]) -> str:
 
 
 def title_of(service: str, lines: Sequence[CardLine]) -> str:
-    symptom = next((clause(line.text) for line in lines if line.role == "symptom"), "")
+    """The service and the card's strongest symptom (the first of the strongest): the failure itself, not a warning
+    that happened to come first."""
+    symptoms = [line for line in lines if line.role == "symptom"]
+    top = max((line.score for line in symptoms), default=0.0)
+    symptom = next((clause(line.text) for line in symptoms if line.score == top), "")
     return _shorten(": ".join(part for part in (service, symptom) if part) or "incident")
 
 

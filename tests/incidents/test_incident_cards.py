@@ -91,3 +91,13 @@ def test_a_write_up_part_that_tells_its_failure_as_a_cause_still_says_what_was_s
     card = build_card(incidents({"pd.md": records})[0])
     assert _texts(card.symptoms) == [records[0].text]  # the failure line, taken from the causes, which keep one
     assert _texts(card.causes) == [records[1].text] and "set_policy" in _texts(card.actions)[0]
+
+
+def test_the_title_names_the_strongest_symptom_not_the_first():
+    from poimen.incidents.card import CardLine, Evidence, title_of
+
+    def line(text: str, score: float) -> CardLine:
+        return CardLine(text, "symptom", Evidence("w.log", 1, 1, "log", 0), score)
+    title = title_of("payments-worker", [line("webhooks: signature mismatch for event evt_01", 2.0),
+                                         line("settle_capture raised TimeoutError: QueuePool limit reached", 3.9)])
+    assert title.startswith("payments-worker: settle_capture raised TimeoutError")
