@@ -229,7 +229,8 @@ def entities(text: str) -> tuple[Entity, ...]:
         # bare word left by an index (a log's [sched-1] or [consumer-4] thread) names a thread, not a service
         parts = m.group(0).lower().split("-")
         if free(m) and m.group(0) not in _HYPHENATED_WORDS and not any(p.isdigit() for p in name.split("-")) \
-                and ("-" in name or name == m.group(0).lower()) and parts[0] not in _PREFIXES and parts[-1] not in _PARTICLES \
+                and ("-" in name or name == m.group(0).lower()) and parts[0] not in _PREFIXES \
+                and parts[-1] not in _PARTICLES \
                 and sum(bool(_HEX_PART.match(p)) for p in parts) < 2:
             _add(found, "service", name)
     for m in _VERSION.finditer(text):

@@ -13,10 +13,11 @@ Two rules keep a busy channel's incidents apart:
   itself;
 - episodes further apart in time than ``HORIZON_SECONDS`` link only through a ticket id: the same service
   failing the same way a week later is a recurrence, a new incident that lookup shows beside the first one;
-- two episodes that are each a whole story, a failure and something done about it, link only through a ticket
-  id too (named in words, not in a command or what it printed: a commit's "follow-up to SEC-412"): what links is a later fix (a Remediation section, a comment) to the failure it answers, and two
-  failures each with its own fix are two incidents however much they share (a postmortem's "second problem"
-  during the recovery, a second page on the same service).
+- two episodes that are each a whole story, a failure and something done about it, link only through a ticket id
+  too (named in words, not in a command or what it printed: a commit's "follow-up to SEC-412"): what links is a
+  later fix (a Remediation section, a comment) to the failure it answers, and two failures each with its own fix
+  are two incidents however much they share (a postmortem's "second problem" during the recovery, a second page on
+  the same service).
 
 An episode without a failure (a quiet stretch of a log, a comment thread that retells), or with a failure that
 nothing in it acts on (an alert, a log's failure whose fix is in a later comment), links to the one episode it
@@ -131,7 +132,7 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
     told = [_told(ep) for ep in episodes]
     sets = _Sets(len(episodes))
     pairs = {(i, j) for held in holders.values() for i in held for j in held if i < j}
-    quiet: dict[int, tuple[float, int]] = {}  # an episode without a failure: its best partner
+    quiet: dict[int, tuple[float, int]] = {}  # an episode that is no whole story: its best partner
     for i, j in sorted(pairs):
         a, b = episodes[i], episodes[j]
         if not across_streams and a.stream != b.stream:

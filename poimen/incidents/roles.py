@@ -19,23 +19,22 @@ wording), then picks a role. The cue lists, each matched as a whole word or phra
   misconfiguration, ran/run out of, filled up, (disk|volume|partition) full, too low/small/high/many/few/short,
   expired, not set, race condition, deadlock, changed the default, led to, resulted in, stopped doing,
   no longer, ", so ".
-- **action** (+1.5): a command that changes state (``kubectl patch|scale|set|apply|edit|delete|drain|cordon|
-  rollout undo|rollout restart``, ``helm upgrade|rollback|install``, ``terraform apply``, ``ALTER …``,
-  ``UPDATE … SET``, ``SET GLOBAL``, ``systemctl restart|reload|stop|start|edit``, ``apt-get|yum|pip install``,
-  ``git revert``, ``sysctl -w|-p``, ``docker restart``, ``redis-cli config set``; and, from bench/incidents6,
-  a write into /etc by redirect or tee, ``sed -i``, ``rm /etc/…``, chmod/chown, ``systemctl revert``,
-  ``journalctl --vacuum-…``, SELinux and volume resizes, certbot, keytool -import, rndc, ceph set, iptables); a done verb: bumped, raised, increased, decreased, lowered,
-  reduced, pinned, disabled, enabled, turned off/on, reverted, rolled back, restarted, redeployed, deployed,
-  patched, scaled, upgraded, downgraded, applied, merged, shipped, hotfixed, flushed, purged, drained,
-  cordoned, rotated, renewed, replaced, removed, added, changed, updated, switched, migrated, failed over,
+- **action** (+1.5): a command that changes state (``kubectl patch|scale|set|apply|edit|delete|drain|cordon|rollout
+  undo|rollout restart``, ``helm upgrade|rollback|install``, ``terraform apply``, ``ALTER …``, ``UPDATE … SET``,
+  ``SET GLOBAL``, ``systemctl restart|reload|stop|start|edit``, ``apt-get|yum|pip install``, ``git revert``,
+  ``sysctl -w|-p``, ``docker restart``, ``redis-cli config set``; and, from bench/incidents6, a write into /etc by
+  redirect or tee, ``sed -i``, ``rm /etc/…``, chmod/chown, ``systemctl revert``, ``journalctl --vacuum-…``, SELinux
+  and volume resizes, certbot, keytool -import, rndc, ceph set, iptables); a done verb: bumped, raised, increased,
+  decreased, lowered, reduced, pinned, disabled, enabled, turned off/on, reverted, rolled back, restarted,
+  redeployed, deployed, patched, scaled, upgraded, downgraded, applied, merged, shipped, hotfixed, flushed, purged,
+  drained, cordoned, rotated, renewed, replaced, removed, added, changed, updated, switched, migrated, failed over,
   killed, resized, tuned, backported, rebuilt, reindexed, freed, pushed, released, marked, imported, installed,
-  granted, turned (it) on/off, cleaned up, ran
-  `a command` (and their -ing forms after by, after or with); workaround, fix:, the fix (was|is), fixed
-  (by|with|in), resolved (by|with), mitigated (by|with), hotfix, "2.9.1 is out|live|released|deployed".
-  (+1.0): an imperative opening a line (Raise, Bump, Restart, Set, …), or what a thing now does since ("now
-  uses|sets|sorts|retries|ships|sends …"; such a line is no plan even under "Follow-up"). (+0.8): a config
-  key given a value (``key=value``, ``key: 5``, "key to 5"); (+0.4): a version; (+0.3): a ticket or PR id.
-  A done verb counts only when someone did it: no doer, a person, a name, a passive, or a headline's passive
+  granted, turned (it) on/off, cleaned up, ran `a command` (and their -ing forms after by, after or with);
+  workaround, fix:, the fix (was|is), fixed (by|with|in), resolved (by|with), mitigated (by|with), hotfix, "2.9.1 is
+  out|live|released|deployed". (+1.0): an imperative opening a line (Raise, Bump, Restart, Set, …), or what a thing
+  now does since ("now uses|sets|sorts|retries|ships|sends …"; such a line is no plan even under "Follow-up").
+  (+0.8): a config key given a value (``key=value``, ``key: 5``, "key to 5"); (+0.4): a version; (+0.3): a ticket or
+  PR id. A done verb counts only when someone did it: no doer, a person, a name, a passive, or a headline's passive
   ("Hotfix 5.2.2 deployed.", "Flag X set in the flag service"); "PR #1834 raised the batch size" is a cause.
 - **verification** (+1.5): confirmed, resolved, recovered / recovering, back to normal, back up, back online,
   error rate (back|down) to, no more, no new/further errors/alerts, stable / stabilised, healthy, green,
