@@ -33,11 +33,11 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from poimen.incidents.cues import HEDGE
 from poimen.incidents.entities import entities
-from poimen.incidents.lines import record_lines
+from poimen.incidents.lines import Line, record_lines
 from poimen.incidents.roles import THRESHOLD, ineffective, line_scores, pick
 from poimen.incidents.times import record_seconds, time_kind
 from poimen.inputs.readers.shell import PROMPT
@@ -45,7 +45,8 @@ from poimen.inputs.records import Record
 from poimen.relevance.terms import rarity
 from poimen.signatures import extract_signatures
 
-__all__ = ["GAP_SECONDS", "QUIET_KINDS", "RULE", "SPOKEN_MIN", "cut", "elapsed", "is_failure", "names", "rare_words"]
+__all__ = ["GAP_SECONDS", "QUIET_KINDS", "RULE", "SPOKEN_MIN", "acts", "cut", "elapsed", "fails", "is_failure", "names",
+           "rare_words"]
 
 GAP_SECONDS = 30 * 60
 BURST_SECONDS = 60  # a failure this soon after another, naming its error, is its echo (a worker dying of its crash)
@@ -58,9 +59,19 @@ def names(record: Record, kinds: frozenset[str] = frozenset({"service", "ticket"
     return frozenset((e.kind, e.value) for e in entities(record.text) if e.kind in kinds and e.weight > TOPIC_WEIGHT)
 
 
+def fails(lines: Iterable[Line]) -> bool:
+    """Whether any of ``lines`` is a failure signal: an error, an alert, a complaint."""
+    return any(line_scores(line).symptom >= THRESHOLD for line in lines)
+
+
+def acts(lines: Iterable[Line]) -> bool:
+    """Whether any of ``lines`` does something about a failure (a fix, a mitigation, a rollback)."""
+    return any(pick(line_scores(line)) == "action" for line in lines)
+
+
 def is_failure(record: Record) -> bool:
     """Whether a line of ``record`` is a failure signal."""
-    return any(line_scores(line).symptom >= THRESHOLD for line in record_lines(record))
+    return fails(record_lines(record))
 
 
 # A service's own log lines: what they name is a topic only when they fail ("Starting run sources=[a, b, c]" names
@@ -159,17 +170,13 @@ def _signatures(record: Record) -> frozenset[str]:
     return frozenset(sig.key for sig in extract_signatures(record.text))
 
 
-def _acts(record: Record) -> bool:
-    return any(pick(line_scores(line)) == "action" for line in record_lines(record))
-
-
-def _turn(current: Sequence[Record], acts: Sequence[int], failure: Record) -> int | None:
-    """Where the next incident begins when ``failure`` comes after the story so far was acted on (``acts``: the
+def _turn(current: Sequence[Record], done: Sequence[int], failure: Record) -> int | None:
+    """Where the next incident begins when ``failure`` comes after the story so far was acted on (``done``: the
     positions just after each action): at the operator's last note since the last action, else at the command that
     printed ``failure``, else at ``failure`` itself; None when nothing was done before that command (the command
     that failed is the new story's own first step)."""
     own = next((k for k, r in enumerate(current) if failure.thread and r.thread == failure.thread), len(current))
-    acted = max((p for p in acts if p <= own), default=None)
+    acted = max((p for p in done if p <= own), default=None)
     if acted is None:
         return None
     note = [k for k in range(acted, own) if current[k].kind in _SPEAKING_KINDS]
@@ -186,7 +193,7 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
     failed = False  # whether the current piece holds a failure yet
     last_time: float | None = None
     last_failure: tuple[float, frozenset[str]] | None = None  # the latest failure's time and the errors it raised
-    acts: list[int] = []  # where in the current piece each action of its story ends
+    done: list[int] = []  # where in the current piece each action of its story ends
     ever: set[tuple[str, str]] = set()  # what the flow has named so far
     seen: set[str] = set()  # the failure signatures of the current piece
     times = [record_seconds(r.time, r.text, r.kind) for r in flow]
@@ -230,7 +237,7 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
             # earlier names what it finds. A ticket's comments are about the ticket, whatever else they name.)
             said = () if record.kind in _ON_TICKET_KINDS or record.kind == "output" else mine if failure else \
                 {n for n in mine if n[0] == "service"} if record.kind in _SPEAKING_KINDS and not _wonders(record) \
-                and (acts or record.kind != "note" or not mine & ever) else ()
+                and (done or record.kind != "note" or not mine & ever) else ()
             # (A failure within ``BURST_SECONDS`` of the one before that names its error is its echo: "worker died
             # (OutOfMemoryError)" after the OutOfMemoryError.)
             gap = elapsed(last_failure[0], t) if last_failure else None
@@ -238,7 +245,7 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
             topic = failed and bool(said) and bool(named) and not _known(mine, named) and not echo
             # A failure of another kind after the story so far was acted on (a failure, then a fix) is the next
             # incident of a session: it starts at the note that turned to it, else at the command that printed it.
-            back = _turn(current, acts, record) if failure and record.kind in _MACHINE_KINDS and acts and not echo \
+            back = _turn(current, done, record) if failure and record.kind in _MACHINE_KINDS and done and not echo \
                 and not _signatures(record) & seen else None
             after = back is not None
             new = late or topic or after or _ruled(record)
@@ -248,7 +255,7 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
             pieces.append(current)
             starts.append(start)
             fails.append(failed)
-            current, named, failed, start, acts, seen = [], set(), False, None, [], set()
+            current, named, failed, start, done, seen = [], set(), False, None, [], set()
             if after and not late and not topic:
                 for r in carried:
                     current.append(r)
@@ -258,9 +265,9 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
         if failure:
             seen |= _signatures(record)
         if ineffective(record.text):
-            acts = []  # "the rollback changed nothing": the story goes on
-        elif failed and not failure and _acts(record):
-            acts.append(len(current))
+            done = []  # "the rollback changed nothing": the story goes on
+        elif failed and not failure and acts(record_lines(record)):
+            done.append(len(current))
         if failure or record.kind not in QUIET_KINDS:  # a quiet log line ("Starting run sources=[…]") sets no topic
             named |= mine
         ever |= mine

@@ -41,9 +41,7 @@ from dataclasses import dataclass
 
 from poimen.incidents.entities import Entity, entities
 from poimen.incidents.episodes import Episode, Line
-from poimen.incidents.flow import GAP_SECONDS, elapsed
-from poimen.incidents.roles import THRESHOLD as ROLE_THRESHOLD
-from poimen.incidents.roles import line_scores, pick
+from poimen.incidents.flow import GAP_SECONDS, acts, elapsed, fails
 
 THRESHOLD = 1.0
 COMMON_MIN = 3
@@ -81,12 +79,12 @@ class Incident:
 
 def has_failure(episode: Episode) -> bool:
     """Whether any line of ``episode`` is a failure signal: an error, an alert, a complaint."""
-    return any(line_scores(line).symptom >= ROLE_THRESHOLD for line in episode.lines)
+    return fails(episode.lines)
 
 
 def has_action(episode: Episode) -> bool:
     """Whether any line of ``episode`` does something about a failure (a fix, a mitigation, a rollback)."""
-    return any(pick(line_scores(line)) == "action" for line in episode.lines)
+    return acts(episode.lines)
 
 
 class _Sets:
@@ -156,7 +154,7 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
                 quiet[q] = (weight, -other)
     for q, (_, other) in quiet.items():
         sets.union(q, -other)
-    for i, j in _story_halves(episodes, complete):
+    for i, j in _story_halves(episodes, failing, acting):
         if shared_weight(episodes[i], episodes[j], common) >= threshold * FOLLOW_FACTOR:
             sets.union(i, j)
     groups: dict[int, list[int]] = defaultdict(list)
@@ -165,7 +163,7 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
     # Within an incident, episodes in time order where they have times (the log's error before the ticket that
     # retells it), else in the order given.
     return [Incident(tuple(episodes[i] for i in sorted(group, key=lambda i: _when(episodes[i], i))))
-            for _, group in sorted(groups.items()) if any(has_failure(episodes[i]) for i in group)]
+            for _, group in sorted(groups.items()) if any(failing[i] for i in group)]
 
 
 def _told(episode: Episode) -> frozenset[str]:
@@ -197,7 +195,8 @@ def _common(episodes: Sequence[Episode], holders: dict[tuple[str, str], list[int
     return frozenset(out)
 
 
-def _story_halves(episodes: Sequence[Episode], complete: Sequence[bool]) -> list[tuple[int, int]]:
+def _story_halves(episodes: Sequence[Episode], failing: Sequence[bool],
+                  acting: Sequence[bool]) -> list[tuple[int, int]]:
     """Pairs of episodes that are the two halves of one story: a failure nobody acted on yet, and what follows it,
     which acts: the next stretch of the same flow (the diagnosis and the fix, after a note that named another
     component), or the episode of its stream that starts next, within ``GAP_SECONDS`` (the thread an alert's
@@ -211,10 +210,10 @@ def _story_halves(episodes: Sequence[Episode], complete: Sequence[bool]) -> list
             after[i] = j
     out = []
     for i, ep in enumerate(episodes):
-        if not has_failure(ep) or has_action(ep) or complete[i]:
+        if not failing[i] or acting[i]:
             continue
         nexts = {flow.get((ep.stream, int(ep.key[5:]) + 1)) if ep.key.startswith("flow:") else None, after.get(i)}
-        out += [(i, j) for j in sorted(n for n in nexts if n is not None) if has_action(episodes[j])]
+        out += [(i, j) for j in sorted(n for n in nexts if n is not None) if acting[j]]
     return out
 
 

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 
 from poimen.incidents.cues import CAUSE_SECTION, SEVERAL
 from poimen.incidents.entities import entities
-from poimen.incidents.flow import SPOKEN_MIN, rare_words
+from poimen.incidents.flow import SPOKEN_MIN, acts, fails, rare_words
 from poimen.incidents.lines import Line
-from poimen.incidents.roles import THRESHOLD, line_scores, pick
+from poimen.incidents.roles import THRESHOLD, line_scores
 
 SEED_MIN = 4  # the words of its own a cause paragraph needs to be a problem's seed
 
@@ -71,10 +71,8 @@ def split(lines: Sequence[Line]) -> list[tuple[str, frozenset[int]]] | None:
 
 
 def _story(lines: Sequence[Line], idx: set[int]) -> bool:
-    """Whether the lines tell a whole story: a failure signal and an action (as ``link.has_failure``/``has_action``
-    read an episode)."""
-    return any(line_scores(lines[i]).symptom >= THRESHOLD for i in idx) and \
-        any(pick(line_scores(lines[i])) == "action" for i in idx)
+    """Whether the lines tell a whole story: a failure signal and an action."""
+    return fails(lines[i] for i in idx) and acts(lines[i] for i in idx)
 
 
 __all__ = ["SEED_MIN", "split"]
