@@ -33,6 +33,7 @@ wording), then picks a role. The cue lists, each matched as a whole word or phra
   workaround, fix:, the fix (was|is), fixed (by|with|in), resolved (by|with), mitigated (by|with), hotfix, "2.9.1 is
   out|live|released|deployed". (+1.0): an imperative opening a line (Raise, Bump, Restart, Set, …), or what a thing
   now does since ("now uses|sets|sorts|retries|ships|sends …"; such a line is no plan even under "Follow-up").
+  (+1.0) on a command's output: the object it says it changed (kubectl's ``kind/name created|configured|patched``).
   (+0.8): a config key given a value (``key=value``, ``key: 5``, "key to 5"); (+0.4): a version; (+0.3): a ticket or
   PR id. A done verb counts only when someone did it: no doer, a person, a name, a passive, or a headline's passive
   ("Hotfix 5.2.2 deployed.", "Flag X set in the flag service"); "PR #1834 raised the batch size" is a cause.
@@ -86,11 +87,11 @@ from dataclasses import dataclass, replace
 
 from poimen import signatures
 from poimen.incidents.entities import SPEAKER, entities
-from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, COMMAND, DONE, FIX_SECTION,
-                                   FIX_WORDS, FRAME, HEDGE, IMPERATIVE, INCIDENT_ADMIN, INEFFECTIVE, MECHANISM, NEGATED, NOW_DOES,
-                                   PLANNED, RULED_OUT, SETTING, SO, SOFT, STOP, SYMPTOM, TODO_SECTION, TRACKER_META, VALUE,
-                                   VERIFY, CONFIG_LINE, FENCE, INTRODUCES, is_label, is_part_line, names_part,
-                                   says_more, suspects)
+from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, CHANGED_OBJECT, COMMAND, DONE,
+                                   FIX_SECTION, FIX_WORDS, FRAME, HEDGE, IMPERATIVE, INCIDENT_ADMIN, INEFFECTIVE,
+                                   MECHANISM, NEGATED, NOW_DOES, PLANNED, RULED_OUT, SETTING, SO, SOFT, STOP,
+                                   SYMPTOM, TODO_SECTION, TRACKER_META, VALUE, VERIFY, CONFIG_LINE, FENCE,
+                                   INTRODUCES, is_label, is_part_line, names_part, says_more, suspects)
 from poimen.incidents.lines import Line
 from poimen.incidents.times import clock_of, line_clocks
 from poimen.text.line_levels import first_failure_level, line_levels
@@ -276,7 +277,7 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
     text = body(text)
     symptom = max(_symptom(text, level), _quoted_error(text))
     if kind in ("log", "output"):
-        return Scores(symptom=symptom)
+        return Scores(symptom=symptom, action=1.0 if kind == "output" and CHANGED_OBJECT.match(text) else 0.0)
     action = _action(text)
     if kind == "ticket" and not (FIX_WORDS.search(text) or BY_DOING.search(text)):
         action = 0.0  # an issue's opening post describes a setup and a failure; what fixed it comes after

@@ -45,6 +45,13 @@ def test_a_package_install_and_a_unit_edit_are_state_changes():
     assert pick(score("$ apt-cache policy postgresql-client-16", kind="command")) == "none"
 
 
+def test_the_object_a_command_says_it_changed_is_an_action_and_one_left_unchanged_is_not():
+    assert pick(score("networkpolicy.networking.k8s.io/allow-ledger-upstreams created", kind="output")) == "action"
+    assert pick(score("deployment.apps/cart configured", kind="output")) == "action"
+    assert pick(score("networkpolicy.networking.k8s.io/default-deny-egress unchanged", kind="output")) == "none"
+    assert pick(score("Config file /etc/app/app.yaml created", kind="output")) == "none"
+
+
 @pytest.mark.parametrize("command", [
     "cache-03:~ # echo 'vm.overcommit_memory = 1' > /etc/sysctl.d/60-redis.conf",
     "cache-03:~ # sysctl -p /etc/sysctl.d/60-redis.conf", "$ sudo sed -i 's/^pm.max_children.*/&/' www.conf",
