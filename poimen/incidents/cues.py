@@ -147,6 +147,9 @@ VERIFY = words(
     r"works again", r"(?:is|are) fixed", r"succe(?:eded|eding|ssful)", r"passing", r"closing",
     r"(?:succeed|work|load|respond|connect|serv)\w* again", r"normal again",
     r"(?:rates?|latency|traffic|graphs?|metrics?|dashboards?) (?:is |are |was |were |back )?(?:normal|nominal|flat)")
+# Under a Resolution part, what a thing does or is since: "the sanitiser now strips data: URIs", "records are now
+# written to the dlq" (the part says it is the fix, so any verb will do)
+NOW_IS = re.compile(r"\b(?:is|are) now (?:\w+ly )?\w+(?:ed|en)\b|\bnow (?:also |only |always )?[a-z]{3,}(?<![iu])s\b")
 RULED_OUT = words(
     r"not (?:the )?(?:cause|culprit|issue|problem)", r"not related", r"unrelated", r"ruled (?:it |this )?out",
     r"rule (?:it |this )?out", r"red[ -]herring", r"(?:wasn't|was not|isn't|is not) it", r"nothing to do with",
@@ -162,7 +165,7 @@ INEFFECTIVE = words(
     r"still (?:at|the same|there|happen\w*|occurr\w*|present|seeing|hitting|red)", r"did nothing", r"does nothing",
     r"changed nothing", r"nothing changed", r"no better", r"didn't work", r"did not work", r"dead end",
     r"(?:didn't|did not|doesn't|does not) (?:make|change) (?:a|any) difference", r"to no avail", r"in vain",
-    r"(?:did not|didn't) (?:go away|stop|recover)", r"(?:errors?|failures?|crash(?:es|ing)?|timeouts?|problems?) "
+    r"(?:did not|didn't) (?:go away|stop|recover)", r"(?:fail(?:s|ed)?|breaks|broke|crash(?:es|ed)) (?:again )?(?:in )?the same way", r"(?:errors?|failures?|crash(?:es|ing)?|timeouts?|problems?) "
     r"(?:continued|kept (?:coming|happening))", r"reverted? (?:it )?(?:back )?(?:again)?,? (?:but|no)")
 HEDGE = words(r"maybe", r"might", r"could (?:it )?be", r"possibly", r"perhaps", r"not sure", r"i think",
                 r"(?:i |we )?(?:don't|do not) think", r"doubt", r"unlikely",
@@ -211,3 +214,12 @@ _WORDS = re.compile(r"[A-Za-z0-9][\w'.-]*")
 def says_more(pattern: re.Pattern, text: str) -> bool:
     """Whether ``text`` says more than its cues and small words: "Found it." announces a cause without giving one."""
     return any(w.lower() not in STOP for w in _WORDS.findall(pattern.sub(" ", text)))
+
+
+_CONDITION = re.compile(r"\b(?:if|unless|in case|should)\b[^.;]{0,20}$", re.I)
+
+
+def ineffective(text: str) -> bool:
+    """Whether a line says an attempt did not help ("no change", "still failing"); not a condition on the future
+    ("please reopen if it persists")."""
+    return any(not _CONDITION.search(text[:m.start()]) for m in INEFFECTIVE.finditer(text))

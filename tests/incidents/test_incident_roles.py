@@ -126,6 +126,21 @@ def test_a_restart_that_did_not_help_is_not_the_fix():
     assert roles[SHELL_FIX] == "action" and roles[SHELL_CAUSE] == "cause"
 
 
+def test_an_attempt_that_fails_the_same_way_did_not_help():
+    from poimen.incidents.roles import ineffective
+
+    assert ineffective("09:51  Restarted catalog-sync. It resumes from the same batch and fails the same way.")
+    assert not ineffective("09:51  Restarted catalog-sync. It resumes from the same batch and catches up.")
+
+
+def test_what_a_resolution_says_is_now_done_is_the_fix_though_it_names_the_error():
+    text = "Records that fail with a RecordTooLargeException are now written to the dead-letter topic and skipped."
+    assert pick(score(text, headings=("Resolution",))) == "action"
+    assert pick(score(text)) == "symptom"  # told anywhere else, it is what went wrong
+    assert pick(score("The sanitiser now strips inline data: URIs.", headings=("Resolution",))) == "action"
+    assert pick(score("Slow ops on osd.17 dropped to zero within 4 minutes.", headings=("Resolution",))) != "action"
+
+
 def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
     records = (rec("payments-api 503s since 14:00", 1, "message"),
                rec("the culprit is the new rate limiter config on payments-api", 2, "message"),
