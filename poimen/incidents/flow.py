@@ -19,7 +19,10 @@ a *new* failure starts or time runs out:
   begun by its time; and when two failures had begun by then, it goes with the one whose own rare words it uses
   ("Nordfin fixed: imported the GlobalSign root" under a nordfin failure, then an out-of-memory one). Times are
   compared only when both are dates, or both times of day (a Markdown timeline's "14:05" says nothing about a
-  log's date).
+  log's date). The comments of a tracker export's ticket (``attrs`` "ticket", ``poimen.inputs.readers.log``) stay
+  together: its first comment is placed by its time alone (a ticket is filed about what was failing then), its
+  header and description go with it, and every later comment of the ticket follows (from bench/incidents7: a
+  ticket's "Closing." written the morning the next failure began).
 
 What a service's quiet log lines name sets no topic ("Starting run sources=[a, b, c]" names them all), and a
 failure that names the error of the one just before it ("worker died (OutOfMemoryError)") is its echo, no new
@@ -197,8 +200,17 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
     ever: set[tuple[str, str]] = set()  # what the flow has named so far
     seen: set[str] = set()  # the failure signatures of the current piece
     times = [record_seconds(r.time, r.text, r.kind) for r in flow]
+    placed: dict[str, int] = {}  # the piece each ticket's comments go to (the first comment's)
+    held: dict[str, list[Record]] = {}  # a ticket's header and description, till its first comment is placed
     for i, record in enumerate(flow):
         t = times[i]
+        ticket = dict(record.attrs).get("ticket", "")
+        if ticket and ticket not in placed and record.kind not in _PATIENT_KINDS:
+            held.setdefault(ticket, []).append(record)
+            continue
+        if ticket in placed and placed[ticket] < len(pieces):
+            pieces[placed[ticket]].append(record)  # a ticket's comments are about the ticket: they stay together
+            continue
         failure = is_failure(record)
         since = elapsed(last_time, t) if current else None
         # A person who reports a failure after a silence ("# 15:06 customer reports: cert errors") opens a new page,
@@ -207,7 +219,7 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
         page = since is not None and since > gap_seconds and record.kind in _SPEAKING_KINDS and (
             failure or _resumes(flow, times, i, gap_seconds))
         patient = record.kind in _PATIENT_KINDS and not page
-        if patient and t is not None and current:
+        if patient and t is not None and current and ticket not in placed:
             # A comment stream pasted under a log can go back in time: a comment belongs with the stretch of the
             # stream it was written during, the latest that had begun by then and holds a failure (not a quiet
             # stretch of the service starting up again after the fix).
@@ -216,11 +228,13 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
             home = None
             if begun is None or begun < 0 or not failed:
                 home = max(homes, default=None)
-            elif homes:  # two failures had begun by then: the comment goes with the one it speaks of, if it says
+            elif homes and not ticket:  # two failures had begun by then: the comment goes with the one it speaks of, if it says
                 home = _spoken_of(record, [pieces[n] for n in homes] + [current])
                 home = homes[home] if home is not None and home < len(homes) else None
             if home is not None:
-                pieces[home].append(record)
+                pieces[home].extend(held.pop(ticket, []) + [record])
+                if ticket:
+                    placed[ticket] = home
                 continue
         mine = names(record)
         new = False
@@ -261,6 +275,9 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
                     current.append(r)
                     named |= names(r)
                     start = start if start is not None or (t0 := record_seconds(r.time, r.text, r.kind)) is None else t0
+        if ticket:
+            current.extend(held.pop(ticket, []))
+            placed[ticket] = len(pieces)
         current.append(record)
         if failure:
             seen |= _signatures(record)
@@ -279,4 +296,4 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
             start = t if start is None else start
     if current:
         pieces.append(current)
-    return pieces
+    return pieces + [group for group in held.values()]  # a ticket no comment was placed for stands alone

@@ -174,9 +174,18 @@ def _told(episode: Episode) -> frozenset[str]:
 
 
 def _siblings(a: Episode, b: Episode) -> bool:
-    """Two problems of one write-up (``poimen.incidents.shared``): told apart on purpose, never joined."""
+    """Two problems of one write-up (``poimen.incidents.shared``), or the comments of two tickets of one tracker
+    export (the ticket each stands under, ``poimen.inputs.readers.log``): told apart on purpose, never joined."""
+    if a.stream == b.stream and len({_filed(a), _filed(b)} - {""}) == 2:
+        return True
     return a.stream == b.stream and "#p" in a.key and "#p" in b.key and \
         a.key.rsplit("#", 1)[0] == b.key.rsplit("#", 1)[0]
+
+
+def _filed(episode: Episode) -> str:
+    """The ticket an episode's comments were filed under, when they all were under one ("" if none)."""
+    filed = {dict(r.attrs).get("ticket", "") for r in episode.records if r.kind == "comment"} - {""}
+    return next(iter(filed)) if len(filed) == 1 else ""
 
 
 def _common(episodes: Sequence[Episode], holders: dict[tuple[str, str], list[int]]) -> frozenset[tuple[str, str]]:

@@ -120,3 +120,49 @@ def test_a_quiet_stretch_joins_one_incident_and_bridges_none(tmp_path):
     found = link([a, quiet, b])
     assert len(found) == 2
     assert sum(quiet in i.episodes for i in found) == 1
+
+
+TWO_TICKETS = """2024-09-18T10:08:31.006Z ERROR 1 --- [nio-8080-exec-41] o.h.e.j.s.SqlExceptionHelper : HikariPool-1 - Connection is not available, request timed out after 30000ms.
+2024-09-18T10:11:17.388Z ERROR 1 --- [nio-8080-exec-12] c.t.i.ReservationController : reservation failed order=ORD-7731950
+2024-09-19T07:58:44.190Z  INFO 1 --- [           main] c.t.i.InventoryApplication : Started InventoryApplication version=2.31.0
+2024-09-19T08:02:11.004Z ERROR 1 --- [ntainer#0-0-C-1] c.t.i.e.StockEventPublisher : publish failed
+org.apache.kafka.common.errors.SerializationException: Can't serialize data [StockChanged[sku=TB-44120-BLK]]
+
+INV-2231  Reservations timing out / 500s on POST /api/v1/reservations
+Type: Incident   Priority: High   Status: Done
+
+Marta Kowalczyk added a comment - 18/Sep/24 10:21 AM
+Checkout reports reservation failures since ~10:05; requests hang for 30s then 500.
+
+Yusuf Demir added a comment - 18/Sep/24 4:47 PM
+Real fix is in PR !298: reserve() no longer runs the warehouse hold inside @Transactional.
+
+Henrik Aalto added a comment - 19/Sep/24 9:15 AM
+!298 in prod since 2.31.0 this morning. Closing.
+
+INV-2236  Stock events not published after 2.31.0
+Type: Incident   Priority: Highest   Status: Done
+
+Henrik Aalto added a comment - 19/Sep/24 8:09 AM
+Since the 2.31.0 rollout no StockChanged events are published. 2.31.0 had PR !298 (INV-2231) and PR !301.
+
+Marta Kowalczyk added a comment - 19/Sep/24 9:07 AM
+2.31.1 is out with PR !304: KafkaConfig now injects the Jackson2ObjectMapperBuilder instead of its own mapper.
+"""
+
+
+def test_the_comments_of_two_tickets_under_one_log_stay_on_their_tickets(tmp_path):
+    """Each comment goes with its ticket, not with the stretch of log written when it was (the first ticket's
+    closing comment comes after the second failure began), and the second ticket naming the first's PR joins
+    nothing: two tickets of one export are two incidents."""
+    f = tmp_path / "inventory.log"
+    f.write_text(TWO_TICKETS, encoding="utf-8")
+    recs = list(records(f))
+    assert {dict(r.attrs).get("ticket") for r in recs if r.kind == "comment"} == {"INV-2231", "INV-2236"}
+    cards = _cards(tmp_path, "inventory.log", TWO_TICKETS)
+    hikari = [c for c in cards if any("!298" in line.text for line in c.actions)]
+    kafka = [c for c in cards if any("Jackson2ObjectMapperBuilder" in line.text for line in c.actions)]
+    assert len(hikari) == 1 and len(kafka) == 1 and hikari != kafka
+    assert any("HikariPool-1" in line.text for line in hikari[0].symptoms)
+    assert not any("Jackson2ObjectMapperBuilder" in line.text for line in hikari[0].lines)
+    assert any("Closing" in line.text for line in hikari[0].lines)

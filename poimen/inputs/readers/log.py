@@ -12,7 +12,8 @@ other line is a record, as every line of a .log always was.
 A JSON object on a line of its own that is a log event (pino, bunyan, zap, logstash …) is read by ``jsonlog``. A
 person speaking (``speakers``) — the comments of a ticket pasted under the log they are about — is a ``comment``
 with its time and author, its words running to the next blank line, so what people said about an error reads as
-their words, not as one more log line.
+their words, not as one more log line. A tracker export's ticket header ("INV-2231  Reservations timing out")
+files what follows it, up to the next header or log line, under its ticket (``attrs`` "ticket").
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from poimen.inputs.readers.jsonlog import is_log_event, log_record
@@ -121,7 +123,29 @@ def _event(p: Piece) -> Record | None:
     return log_record(value, p.line_start, p.line_end) if is_log_event(value) else None
 
 
+# A ticket's header in a tracker's text export pasted under the log: "INV-2231  Reservations timing out", "OPS-7: …"
+TICKET_HEAD = re.compile(r"^(?P<key>[A-Z][A-Z0-9]{1,9}-\d{1,7})(?::|\s+[-–—|]|\s{2,}|\t)\s*\S")
+
+
+def _on_tickets(records: Iterator[Record]) -> Iterator[Record]:
+    """``records`` with the ticket each stands under (``attrs`` "ticket"): from a ticket's header line to the next
+    header or the next line the log itself wrote, so a comment stream of several tickets keeps each comment on its
+    ticket (``poimen.incidents.flow`` keeps a ticket's comments together)."""
+    ticket = ""
+    for record in records:
+        head = TICKET_HEAD.match(record.text) if record.kind == "log" and not record.time else None
+        if head:
+            ticket = head.group("key")
+        elif record.kind == "log" and LOG_START.match(record.text) and record.time:
+            ticket = ""
+        yield replace(record, attrs=tuple(sorted(record.attrs + (("ticket", ticket),)))) if ticket else record
+
+
 def read(path: Path, options) -> Iterator[Record]:
+    return _on_tickets(_records(path, options))
+
+
+def _records(path: Path, options) -> Iterator[Record]:
     reader = _Reader()
     for p in shown_pieces(path, "\n", options.max_chars):  # a log's colour codes dropped
         event = _event(p)
