@@ -29,9 +29,9 @@ wording), then picks a role. The cue lists, each matched as a whole word or phra
   redeployed, deployed, patched, scaled, upgraded, downgraded, applied, merged, shipped, hotfixed, flushed, purged,
   drained, cordoned, rotated, renewed, replaced, removed, added, changed, updated, switched, migrated, failed over,
   killed, resized, tuned, backported, rebuilt, reindexed, freed, pushed, released, marked, imported, installed,
-  granted, turned (it) on/off, cleaned up, ran `a command` (and their -ing forms after by, after or with);
-  workaround, fix:, the fix (was|is), fixed (by|with|in), resolved (by|with), mitigated (by|with), hotfix, "2.9.1 is
-  out|live|released|deployed". (+1.0): an imperative opening a line (Raise, Bump, Restart, Set, …), or what a thing
+  granted, built, turned (it) on/off, cleaned up, ran `a command` (and their -ing forms after by, after or with);
+  workaround, fix:, the fix (was|is), what fixed it, fixed (by|with|in), resolved (by|with), mitigated (by|with),
+  hotfix, "2.9.1 is out|live|released|deployed". (+1.0): an imperative opening a line (Raise, Bump, Restart, Set, …), or what a thing
   now does since ("now uses|sets|sorts|retries|ships|sends …"; such a line is no plan even under "Follow-up").
   (+0.8): a config key given a value (``key=value``, ``key: 5``, "key to 5"); (+0.4): a version; (+0.3): a ticket or
   PR id; (+1.0) in a command's output, the object it says it changed (``kind/name created|configured``, from
@@ -67,7 +67,8 @@ What makes a line weaker or takes a role away:
   symptom halved when it says what a thing now does or is now done ("records that fail with X are now written
   to the dlq"; bench/incidents7); an "Action items", "Follow-up", "Next steps" or "Lessons" section halves
   action and symptom (what is yet to do neither fixed it nor was seen). A log line or command output can only
-  be a symptom (output, or the changed object above); a command can only be an action.
+  be a symptom (output, or the changed object above), and so can a log line pasted in a code fence; a command
+  can only be an action.
 
 Where the cues came from: generic on-call English first, then the tuning streams of
 ``tests/incidents/incident_fixtures.py`` ("found that", "that's why", plural status codes such as "413s", the
@@ -95,6 +96,7 @@ from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SE
                                    FENCE, INTRODUCES, is_label, is_part_line, names_part, says_more, suspects)
 from poimen.incidents.lines import Line
 from poimen.incidents.times import clock_of, line_clocks
+from poimen.text.log_lines import is_log_line
 from poimen.text.line_levels import first_failure_level, line_levels
 
 ROLES = ("symptom", "cause", "action", "verification", "none")
@@ -268,7 +270,7 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
         return Scores()  # a frame, a fence, a heading, a label, a tracker's line about a post: no claim
     text = body(text)
     symptom = max(_symptom(text, level), _quoted_error(text))
-    if kind in ("log", "output"):
+    if kind in ("log", "output") or (kind == "code" and is_log_line(text)):  # a log excerpt pasted in a fence
         return Scores(symptom=symptom, action=1.0 if kind == "output" and CHANGED_OBJECT.match(text) else 0.0)
     action = _action(text)
     if kind == "ticket" and not (FIX_WORDS.search(text) or BY_DOING.search(text)):

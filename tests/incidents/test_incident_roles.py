@@ -141,6 +141,18 @@ def test_what_a_resolution_says_is_now_done_is_the_fix_though_it_names_the_error
     assert pick(score("Slow ops on osd.17 dropped to zero within 4 minutes.", headings=("Resolution",))) != "action"
 
 
+def test_a_log_line_pasted_in_a_fence_is_a_symptom_whatever_verb_it_prints():
+    line = "2024-11-06 14:32:08.611417+00:00 [warning] <0.512.0> memory resource limit alarm set on node 'rabbit@mq-2'."
+    assert pick(score(line, kind="code")) == "symptom"
+    assert pick(score("kubectl -n billing set image deploy/exporter exporter=exporter:6.2.1", kind="code")) != "symptom"
+
+
+@pytest.mark.parametrize("text", ["- **15:34** — `billing-exporter` 6.2.1 built: the zero-amount path acks too.",
+                                  "What fixed it was the `billing-exporter` 6.2.1 hot fix."])
+def test_a_release_built_and_what_fixed_it_are_actions(text):
+    assert pick(score(text)) == "action"
+
+
 def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
     records = (rec("payments-api 503s since 14:00", 1, "message"),
                rec("the culprit is the new rate limiter config on payments-api", 2, "message"),
