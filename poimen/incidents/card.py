@@ -46,7 +46,7 @@ _PREFIX = re.compile(
     r"^(?:\[[^\]]*\]\s*|\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\s*|\d{1,2}:\d\d(?::\d\d)?\s*|"
     r"[-*>#$]\s*|(?:[A-Z][a-z]{2}\s+\d{1,2}\s+[\d:]+)\s*|\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4}\s+[\d:.,]+\s*|"
     r"(?:DEBUG|INFO|WARN(?:ING)?|ERROR|FATAL|CRITICAL)\b:?\s*|\([\w.$]+:\d+\)\s*|"
-    r"[-\u2013\u2014|:]\s*)+")
+    r"[-\u2013\u2014|:]\s*|\d+\s+---\s+|(?:[a-z][\w$]*\.)+[\w$.\[\]/]*\s+[:-]\s+)+")  # Spring's "1 --- ", a logger
 
 
 @dataclass(frozen=True)
@@ -202,7 +202,8 @@ def clause(text: str) -> str:
     if len(cells) > 2:  # "Time (CET): 13:41; What happened: All refund-worker pods …" says the last part
         text = max(cells, key=len)
     text = re.sub(r"\s+", " ", _PREFIX.sub("", text)).strip().rstrip(".;")
-    return text[:1].lower() + text[1:] if text[:2].istitle() and not text[:2].isupper() else text
+    plain = re.fullmatch(r"[A-Z][a-z]+", text.split(" ", 1)[0].rstrip(",:")) is not None  # not "HikariPool-1"
+    return text[:1].lower() + text[1:] if plain else text
 
 
 def service_of(lines: Sequence[Line], symptoms: Sequence[str] = ()) -> str:

@@ -340,7 +340,7 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
 
     - A line that rules a suspect out demotes the one earlier line it names best (the most content words and
       specific entities in common: two words or one entity, or one word in the ``LOOKBACK`` lines before it),
-      whatever role that line had: the suspect.
+      whatever role that line had but a printed error (symptom ≥ 2): the suspect, not what was seen.
     - A line that says an attempt did not help demotes the nearest action among the ``LOOKBACK`` lines before it.
     - Nothing is verified before something was done: a verification before the incident's first action is read
       again without that role (a symptom if it reports one, else none).
@@ -353,7 +353,8 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
     roles = [pick(s) for s in scored]
     for i, (line, s) in enumerate(zip(lines, scored)):
         if s.ruled_out:
-            named = [(_overlap(line, lines[j]), j) for j in range(i) if roles[j] != "verification"]
+            named = [(_overlap(line, lines[j]), j) for j in range(i) if roles[j] != "verification"
+                     and not (roles[j] == "symptom" and scored[j].symptom >= 2 * THRESHOLD)]  # an error printed stands
             # two words or an entity in common anywhere before, or one word in the lines just before it
             named = [(n, j) for n, j in named if n >= 2 or (n == 1 and j >= i - LOOKBACK)]
             # "... it was fine, and it was not the problem": no name, so the suspect just voiced before it

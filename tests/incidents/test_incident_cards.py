@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import incident_heldout as held
 from incident_fixtures import (JIRA, JIRA_CAUSE, JIRA_FIX, LOG, PAGERDUTY, PAGERDUTY_FIX, SHELL, SHELL_FIX,
                                SHELL_RESTART, SLACK, SLACK_CAUSE, SLACK_FIX, SLACK_HERRINGS, SLACK_ROLLBACK)
@@ -91,6 +93,19 @@ def test_a_write_up_part_that_tells_its_failure_as_a_cause_still_says_what_was_s
     card = build_card(incidents({"pd.md": records})[0])
     assert _texts(card.symptoms) == [records[0].text]  # the failure line, taken from the causes, which keep one
     assert _texts(card.causes) == [records[1].text] and "set_policy" in _texts(card.actions)[0]
+
+
+@pytest.mark.parametrize("line, said", [
+    ("2024-09-18T10:08:31.019Z ERROR 1 --- [inventory-service] [nio-8080-exec-41] o.h.e.j.s.SqlExceptionHelper   : "
+     "HikariPool-1 - Connection is not available", "HikariPool-1 - Connection is not available"),
+    ("2024-06-02 12:58:02.466 ERROR [sync-worker-1] c.f.ledger.sync.NordfinClient - Request to bank-nordfin failed",
+     "request to bank-nordfin failed"),
+    ("org.apache.kafka.common.errors.RecordTooLargeException: The message is 1458221 bytes",
+     "org.apache.kafka.common.errors.RecordTooLargeException: The message is 1458221 bytes")])
+def test_a_title_says_what_a_log_line_says_not_its_pid_thread_or_logger(line, said):
+    from poimen.incidents.card import clause
+
+    assert clause(line) == said
 
 
 def test_the_title_names_the_strongest_symptom_not_the_first():

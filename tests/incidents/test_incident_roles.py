@@ -153,6 +153,16 @@ def test_a_release_built_and_what_fixed_it_are_actions(text):
     assert pick(score(text)) == "action"
 
 
+def test_ruling_a_suspect_out_does_not_unsee_the_error_printed_before():
+    records = (rec("sasha: every failing task dies on connect:", 1, "message"),
+               rec('psycopg2.OperationalError: FATAL:  remaining connection slots are reserved for superuser '
+                   'connections', 2, "code"),
+               rec("rhea: celery workers are at 31 connections total, so it's not the workers leaking", 3, "message"))
+    lines = [line for r in records for line in record_lines(r)]
+    roles = [r.role for r in assign(lines)]
+    assert roles[1] == "symptom" and roles[2] == "none"
+
+
 def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
     records = (rec("payments-api 503s since 14:00", 1, "message"),
                rec("the culprit is the new rate limiter config on payments-api", 2, "message"),
