@@ -100,7 +100,7 @@ def section(result: dict, assets: Path | None = None) -> dict:
         "and two postmortems, written the same way; its first figures, at `873a683`: ask 13/17, lookup 24/34, "
         "5 confusions); the *blind* suite "
         "(`bench/incidents4`) was written by someone who read no code, and its misses were never read: its rows "
-        "are the figure to trust. The cue lists and which data added which are in `poimen/incidents/roles.py`. "
+        "are the figure to trust. The cue lists and which data added which are in `poimen/incidents/cues.py`. "
         "Baselines (`bench.hybrid`: stemmed BM25 + MiniLM, linear fusion, neighbour mixing; over lines and over "
         "3-line windows) are filled to poimen's output tokens per item, their weights chosen on `bench/incidents` "
         "split dev alone: " + ", ".join(f"{n} alpha = {v['alpha']}, w = {v['w']}" for n, v in w.items())

@@ -1,6 +1,80 @@
-"""The cue lists the roles are scored by (``poimen.incidents.roles``): phrases of generic on-call English, each
-matched as a whole word or phrase, case-insensitive. The module docstring of ``roles`` lists them in words and says
-which data they were checked on."""
+"""The cue lists the roles are scored by (``poimen.incidents.roles``): phrases of generic on-call English, each matched
+as a whole word or phrase, case-insensitive. In words:
+
+- **symptom**: a failure level (WARN 1, ERROR 1.5, FATAL 2, as ``poimen.text.line_levels`` reads it) and a failure
+  signature (+1); words, +0.6 each up to 1.8: error(s), fail/failed/failing/failure, exception, timeout / timed out,
+  refused, unreachable, unavailable, is down / went down, outage, alert, firing / fired, paged, degraded, latency,
+  spike(s/d), elevated, 5xx / 4xx / 502s / "returned|returning|throwing|seeing|getting 502", OOM, crash(ed/ing/es),
+  hang(s/ing), stuck, slow, broken, not working, can't / cannot / unable to, complain(ts/ing), users/customers (are)
+  report(ed/ing), dropped / dropping, backlog, lag, evicted, panic, saturated. The first word found counts 1.0 and
+  each other +0.4, up to 1.8; a word that is the key of a ``key=value`` setting ("#failure=3", "timeout=2s") does not
+  count.
+- **cause** (+1.5): because, due to, caused by, root cause, turned out / turns out, the culprit, the cause (was|is),
+  the problem/issue (was|is), the underlying problem/issue/cause, the reason (was|is), happens when, triggered by,
+  traced (it|this) (back) to, found (it|the issue|the problem|the cause|the bug), found that, that's / which is /
+  this is why, hence, regression, introduced (in|by), "Cause:"; (+0.8): a mechanism stated: exhausted / exhaustion,
+  leak(s/ed/ing), misconfigured / misconfiguration, ran/run out of, filled up, (disk|volume|partition) full, too
+  low/small/high/many/few/short, expired, not set, race condition, deadlock, changed the default, led to, resulted
+  in, stopped doing, no longer, ", so ".
+- **action** (+1.5): a command that changes state (``kubectl patch|scale|set|apply|edit|delete|drain|cordon|rollout
+  undo|rollout restart``, ``helm upgrade|rollback|install``, ``terraform apply``, ``ALTER …``, ``UPDATE … SET``,
+  ``SET GLOBAL``, ``systemctl restart|reload|stop|start|edit``, ``apt-get|yum|pip install``, ``git revert``, ``sysctl
+  -w|-p``, ``docker restart``, ``redis-cli config set``; and, from bench/incidents6, a write into /etc by redirect or
+  tee, ``sed -i``, ``rm /etc/…``, chmod/chown, ``systemctl revert``, ``journalctl --vacuum-…``, SELinux and volume
+  resizes, certbot, keytool -import, rndc, ceph set, iptables); a done verb: bumped, raised, increased, decreased,
+  lowered, reduced, pinned, disabled, enabled, turned off/on, reverted, rolled back, restarted, redeployed, deployed,
+  patched, scaled, upgraded, downgraded, applied, merged, shipped, hotfixed, flushed, purged, drained, cordoned,
+  rotated, renewed, replaced, removed, added, changed, updated, switched, migrated, failed over, killed, resized,
+  tuned, backported, rebuilt, reindexed, freed, pushed, released, marked, imported, installed, granted, built,
+  amended, turned (it) on/off, cleaned up, ran `a command`, re-ran (and their -ing forms after by, after or with);
+  workaround, fix:, the fix (was|is), what fixed it, fixed (by|with|in), resolved (by|with), mitigated (by|with),
+  hotfix, "2.9.1 is out|live|released|deployed". (+1.0): an imperative opening a line (Raise, Bump, Restart, Set, …),
+  or what a thing now does since ("now uses|sets|sorts|retries|ships|sends …"; such a line is no plan even under
+  "Follow-up"), or what a fix's PR does, in the present ("#1453 restores `platforms:` on the build step";
+  bench/incidents7). (+0.8): a config key given a value (``key=value``, ``key: 5``, "key to 5"); (+0.4): a version;
+  (+0.3): a ticket or PR id; (+1.0) in a command's output, the object it says it changed (``kind/name
+  created|configured``, from bench/incidents6). A done verb counts only when someone did it: no doer, a person, a
+  name, a passive, or a headline's passive ("Hotfix 5.2.2 deployed."); "PR #1834 raised the batch size" is a cause.
+- **verification** (+1.5): confirmed, resolved, recovered / recovering, back to normal, back up, back online, error
+  rate (back|down) to, no more, no new/further errors/alerts, stable / stabilised, healthy, green, all good, looks
+  good, working again, works again, (is|are) fixed, succeeded / succeeding, passing, closing.
+
+What makes a line weaker or takes a role away:
+
+- **no claim**: a line that only names a part of a write-up ("5. RESOLUTION"), a tracker's line about a post ("Jana
+  added a comment - 02/Apr/24 2:14 PM"), a stack frame or a code fence has no role.
+- **ruled out** (cause and action become 0, and the line is no symptom either): not the cause / culprit / issue /
+  problem, not related, unrelated, ruled out, red herring, wasn't it / was not it, nothing to do with, a coincidence,
+  false alarm / positive, is fine, looks fine, not it. The same line also demotes the earlier lines of its incident
+  that it names (two content words or one specific entity in common) to none.
+- **ineffective** (action and verification become 0; the nearest action line among the ``LOOKBACK`` before it becomes
+  none): didn't / did not / doesn't help, didn't / did not fix / work, no change, no effect, changed nothing, made no
+  difference, no improvement, no luck, unchanged, still failing / erroring / broken / down / happening / the same /
+  seeing, same (handshake) error(s) / problem / issue, persist(s/ed/ing), not fixed, fails the same way
+  (bench/incidents7).
+- **hedged** (cause and action ×0.4): maybe, might, could be, possibly, perhaps, not sure, I think, suspect(ed),
+  suspicion, wondering, guess, theory, a question mark; past belief (×0.3): we/I thought, initially, at first,
+  assumed. Probably, looks like and seems are ×0.7. A hedge followed by but / actually / turned out / in fact /
+  instead does not count.
+- **planned** (action and symptom ×0.4, unless another sentence of the line tells what was done): should, will, going
+  to, plan(ning) to, need(s) to, todo, next step, follow-up, let's, we could, consider, propose; a negation just
+  before the action verb (didn't, did not, never, no, without, not) ×0.3.
+- **where the line stands**: a "Root cause" section adds 1.0 to cause and, unless it names a fix too, halves action
+  (the change it tells of led to the failure; bench/incidents6); a "Resolution", "Remediation", "Mitigation", "Fix"
+  or "Workaround" section adds 1.0 to action unless the line verifies, and 1.0 more with symptom halved when it says
+  what a thing now does or is now done ("records that fail with X are now written to the dlq"; bench/incidents7); an
+  "Action items", "Follow-up", "Next steps" or "Lessons" section halves action and symptom (what is yet to do neither
+  fixed it nor was seen). A log line or command output can only be a symptom (output, or the changed object above),
+  and so can a log line pasted in a code fence; a command can only be an action.
+
+Where the cues came from: generic on-call English first, then the tuning streams of
+``tests/incidents/incident_fixtures.py`` ("found that", "that's why", plural status codes such as "413s", the section
+and planned-work rules). ``tests/incidents/incident_heldout.py`` was written before any cue and never tuned on. The
+dev suites ``bench/incidents`` (split dev), ``incidents2`` and ``incidents3`` added the release, "now does",
+headline-passive, tracker-line and code-block rules; ``incidents5``, ``incidents6`` and ``incidents7`` (written by
+helpers who read no code) were read the same way. ``bench/incidents4`` is the blind suite, never read. The weights
+(1.5, 0.8, 1.0, 0.4, the threshold and the tie) are round, not fitted.
+"""
 
 from __future__ import annotations
 
@@ -68,11 +142,11 @@ STEMS = (r"bump", r"rais", r"increas", r"decreas", r"lower", r"reduc", r"pinn?",
           r"revert", r"restart", r"redeploy", r"deploy", r"patch", r"scal", r"upgrad", r"downgrad", r"appl(?:i|y)",
           r"merg", r"ship", r"hotfix", r"flush", r"purg", r"drain", r"cordon", r"rotat", r"renew", r"replac",
           r"remov", r"add", r"chang", r"updat", r"switch", r"migrat", r"kill", r"resiz", r"tun", r"backport",
-          r"rebuil", r"reindex", r"fre", r"push", r"releas", r"mark", r"import", r"install", r"grant")
+          r"rebuil", r"reindex", r"fre", r"push", r"releas", r"mark", r"import", r"install", r"grant", r"amend")
 DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS), r"rolled back",
              r"turned (?:(?:it|them|this|that|the [\w.-]+) )?(?:off|on)", r"failed over",
                r"cleaned up", r"set (?:the )?[\w.-]+ to", r"shipped", r"pinned", r"applied", r"set", r"built",
-               r"r[au]n(?= `)")
+               r"r[au]n(?= `)", r"re-?ran")
 BY_DOING = re.compile(r"\b(?:by|after|with|via)\s+(?:" + "|".join(STEMS) + r")\w*ing\b|\b(?:by|after) "
                        r"(?:rolling back|turning (?:off|on)|failing over|setting)\b", re.I)
 FIX_WORDS = words(r"workaround", r"fix:", r"the fix (?:was|is)", r"fixed (?:by|with|in|via)", r"what fixed it",
@@ -150,6 +224,11 @@ VERIFY = words(
 # Under a Resolution part, what a thing does or is since: "the sanitiser now strips data: URIs", "records are now
 # written to the dlq" (the part says it is the fix, so any verb will do)
 NOW_IS = re.compile(r"\b(?:is|are) now (?:\w+ly )?\w+(?:ed|en)\b|\bnow (?:also |only |always )?[a-z]{3,}(?<![iu])s\b")
+# What a fix's pull request does, told in the present: "#1453 restores `platforms:` on the build-push step" (+1.0;
+# "PR #1834 raised the batch size", in the past, tells what broke it)
+PR_DOES = re.compile(r"^\W*(?:PR\s*|MR\s*)?[#!]\d+\s+(?:also\s+|now\s+)?(?:restores|adds|fixes|bumps|pins|sets|moves|"
+                     r"reverts|removes|raises|lifts|lowers|switches|makes|changes|updates|drops|replaces|disables|"
+                     r"enables|caps|limits|retries|skips|handles)\b", re.I)
 RULED_OUT = words(
     r"not (?:the )?(?:cause|culprit|issue|problem)", r"not related", r"unrelated", r"ruled (?:it |this )?out",
     r"rule (?:it |this )?out", r"red[ -]herring", r"(?:wasn't|was not|isn't|is not) it", r"nothing to do with",

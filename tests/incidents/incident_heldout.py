@@ -1,8 +1,8 @@
 """Held-out incident streams: written before any cue in ``poimen.incidents.roles`` existed, and never tuned on.
 
-If a test over these fails, the fix is a cue that is generic on-call English (added to the module docstring's
-lists), never a cue that names this wording. Two formats the tuning fixtures do not use: a plain-text postmortem
-with its own section names, and a GitHub issue with comments.
+If a test over these fails, the fix is a cue that is generic on-call English (added to the docstring lists of
+``poimen.incidents.cues``), never a cue that names this wording. Two formats the tuning fixtures do not use: a
+plain-text postmortem with its own section names, and a GitHub issue with comments.
 """
 
 from __future__ import annotations

@@ -163,6 +163,19 @@ def test_ruling_a_suspect_out_does_not_unsee_the_error_printed_before():
     assert roles[1] == "symptom" and roles[2] == "none"
 
 
+@pytest.mark.parametrize("text", [
+    "08:55  Firewall rule amended to allow udp/123 from 10.52.8.0/24 to ntp-a and ntp-b",
+    "#1453 restores `platforms: linux/amd64,linux/arm64` on the build-push step",
+    "I re-ran the release job, so 0.19.0 was re-pushed with both architectures. Pull again and it will start."])
+def test_an_amended_rule_a_fix_pr_in_the_present_and_a_rerun_are_actions(text):
+    assert pick(score(text, kind="comment")) == "action"
+
+
+def test_what_will_be_done_is_still_no_action_beside_what_was():
+    assert pick(score("The fix will be shipped tomorrow.", kind="comment")) != "action"
+    assert pick(score("We restarted it. We will raise the pool size next week.", kind="comment")) == "action"
+
+
 def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
     records = (rec("payments-api 503s since 14:00", 1, "message"),
                rec("the culprit is the new rate limiter config on payments-api", 2, "message"),
