@@ -159,6 +159,7 @@ def test_the_comments_of_two_tickets_under_one_log_stay_on_their_tickets(tmp_pat
     f.write_text(TWO_TICKETS, encoding="utf-8")
     recs = list(records(f))
     assert {dict(r.attrs).get("ticket") for r in recs if r.kind == "comment"} == {"INV-2231", "INV-2236"}
+    assert [r.text.split()[0] for r in recs if r.kind == "ticket"] == ["INV-2231", "INV-2236"]
     cards = _cards(tmp_path, "inventory.log", TWO_TICKETS)
     hikari = [c for c in cards if any("!298" in line.text for line in c.actions)]
     kafka = [c for c in cards if any("Jackson2ObjectMapperBuilder" in line.text for line in c.actions)]
@@ -166,3 +167,20 @@ def test_the_comments_of_two_tickets_under_one_log_stay_on_their_tickets(tmp_pat
     assert any("HikariPool-1" in line.text for line in hikari[0].symptoms)
     assert not any("Jackson2ObjectMapperBuilder" in line.text for line in hikari[0].lines)
     assert any("Closing" in line.text for line in hikari[0].lines)
+
+
+def test_a_card_of_logged_errors_also_says_what_people_saw(tmp_path):
+    """Three shapes of machine error outscore a person's words, but a question is asked in the person's words."""
+    log = """2024-09-18T10:08:31.006Z ERROR 1 --- [exec-41] o.h.SqlExceptionHelper : HikariPool-1 - Connection is not available, request timed out after 30000ms.
+2024-09-18T10:08:31.019Z ERROR 1 --- [exec-41] o.a.c.DispatcherServlet : Servlet.service() threw exception: CannotCreateTransactionException
+2024-09-18T10:08:34.502Z ERROR 1 --- [exec-44] c.t.i.ReservationController : reservation failed order=ORD-7731950: 500 INTERNAL_SERVER_ERROR
+
+Marta Kowalczyk added a comment - 18/Sep/24 10:21 AM
+Checkout reports that stock reservations hang for 30s and then fail.
+
+Yusuf Demir added a comment - 18/Sep/24 11:05 AM
+Deployed the fix: spring.datasource.hikari.maximum-pool-size 10 -> 30 via the configmap.
+"""
+    card = next(iter(_cards(tmp_path, "inventory.log", log)))
+    assert sum(line.text.startswith("2024-09-18T10:08") for line in card.symptoms) == 3
+    assert any("stock reservations hang" in line.text for line in card.symptoms)

@@ -136,6 +136,7 @@ def _on_tickets(records: Iterator[Record]) -> Iterator[Record]:
         head = TICKET_HEAD.match(record.text) if record.kind == "log" and not record.time else None
         if head:
             ticket = head.group("key")
+            record = replace(record, kind="ticket", level="")  # the ticket's key and summary, as its filer wrote them
         elif record.kind == "log" and LOG_START.match(record.text) and record.time:
             ticket = ""
         yield replace(record, attrs=tuple(sorted(record.attrs + (("ticket", ticket),)))) if ticket else record
