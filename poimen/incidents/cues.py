@@ -25,7 +25,7 @@ as a whole word or phrase, case-insensitive. In words:
   lowered, reduced, pinned, disabled, enabled, turned off/on, reverted, rolled back, restarted, redeployed, deployed,
   patched, scaled, upgraded, downgraded, applied, merged, shipped, hotfixed, flushed, purged, drained, cordoned,
   rotated, renewed, replaced, removed, added, changed, updated, switched, migrated, failed over, killed, resized,
-  tuned, backported, rebuilt, reindexed, freed, pushed, released, marked, imported, installed, granted, built,
+  tuned, backported, rebuilt, reindexed, freed, pushed, released, marked, imported, installed, granted, built, cleared,
   amended, turned (it) on/off, cleaned up, ran `a command`, re-ran (and their -ing forms after by, after or with);
   workaround, fix:, the fix (was|is), what fixed it, fixed (by|with|in), resolved (by|with), mitigated (by|with),
   hotfix, "2.9.1 is out|live|released|deployed". (+1.0): an imperative opening a line (Raise, Bump, Restart, Set, …),
@@ -50,7 +50,7 @@ What makes a line weaker or takes a role away:
 - **ineffective** (action and verification become 0; the nearest action line among the ``LOOKBACK`` before it becomes
   none): didn't / did not / doesn't help, didn't / did not fix / work, no change, no effect, changed nothing, made no
   difference, no improvement, no luck, unchanged, still failing / erroring / broken / down / happening / the same /
-  seeing, same (handshake) error(s) / problem / issue, persist(s/ed/ing), not fixed, fails the same way
+  seeing / ~30%, same (handshake) error(s) / problem / issue, persist(s/ed/ing), not fixed, fails the same way
   (bench/incidents7).
 - **hedged** (cause and action ×0.4): maybe, might, could be, possibly, perhaps, not sure, I think, suspect(ed),
   suspicion, wondering, guess, theory, a question mark; past belief (×0.3): we/I thought, initially, at first,
@@ -142,7 +142,8 @@ STEMS = (r"bump", r"rais", r"increas", r"decreas", r"lower", r"reduc", r"pinn?",
           r"revert", r"restart", r"redeploy", r"deploy", r"patch", r"scal", r"upgrad", r"downgrad", r"appl(?:i|y)",
           r"merg", r"ship", r"hotfix", r"flush", r"purg", r"drain", r"cordon", r"rotat", r"renew", r"replac",
           r"remov", r"add", r"chang", r"updat", r"switch", r"migrat", r"kill", r"resiz", r"tun", r"backport",
-          r"rebuil", r"reindex", r"fre", r"push", r"releas", r"mark", r"import", r"install", r"grant", r"amend")
+          r"rebuil", r"reindex", r"fre", r"push", r"releas", r"mark", r"import", r"install", r"grant", r"amend",
+          r"clear")
 DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS), r"rolled back",
              r"turned (?:(?:it|them|this|that|the [\w.-]+) )?(?:off|on)", r"failed over",
                r"cleaned up", r"set (?:the )?[\w.-]+ to", r"shipped", r"pinned", r"applied", r"set", r"built",
@@ -239,7 +240,7 @@ RULED_OUT = words(
 INEFFECTIVE = words(
     r"(?:didn't|did not|doesn't|does not) (?:help|fix|work|change)", r"no change", r"no effect",
     r"changed nothing", r"made no difference", r"no difference", r"no improvement", r"no luck", r"unchanged",
-    r"still (?:failing|erroring|broken|down|happening|the same|seeing|getting|\d+)",
+    r"still (?:failing|erroring|broken|down|happening|the same|seeing|getting|~?\d+)",
     r"same (?:[\w-]+ )?(?:errors?|problem|issue|rate|failures?)", r"persist(?:s|ed|ing)?", r"not fixed", r"still there",
     r"still (?:at|the same|there|happen\w*|occurr\w*|present|seeing|hitting|red)", r"did nothing", r"does nothing",
     r"changed nothing", r"nothing changed", r"no better", r"didn't work", r"did not work", r"dead end",

@@ -15,12 +15,12 @@ from dataclasses import dataclass, replace
 
 from poimen import signatures
 from poimen.incidents.entities import SPEAKER, entities
-from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, CHANGED_OBJECT, COMMAND, DONE,
-                                   FIX_SECTION, FIX_WORDS, FRAME, HEDGE, IMPERATIVE, INCIDENT_ADMIN, INEFFECTIVE,
-                                   ineffective, MECHANISM, NEGATED, NOW_DOES, NOW_IS, PLANNED, PR_DOES, RULED_OUT,
-                                   SETTING, SO, SOFT, STOP, SYMPTOM, TODO_SECTION, TRACKER_META, VALUE, VERIFY,
-                                   CONFIG_LINE, FENCE, INTRODUCES, is_label, is_part_line, names_part, says_more,
-                                   suspects)
+from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, CHANGED_OBJECT, COMMAND,
+                                   DONE, FIX_SECTION, FIX_WORDS, FRAME, HEDGE, IMPERATIVE, INCIDENT_ADMIN,
+                                   INEFFECTIVE, ineffective, MECHANISM, NEGATED, NOW_DOES, NOW_IS, PLANNED, PR_DOES,
+                                   RULED_OUT, SETTING, SO, SOFT, STOP, SYMPTOM, TODO_SECTION, TRACKER_META, VALUE,
+                                   VERIFY, CONFIG_LINE, FENCE, INTRODUCES, is_label, is_part_line, names_part,
+                                   says_more, suspects)
 from poimen.incidents.lines import Line
 from poimen.incidents.times import clock_of, line_clocks
 from poimen.text.log_lines import is_log_line

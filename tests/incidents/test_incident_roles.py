@@ -176,6 +176,13 @@ def test_what_will_be_done_is_still_no_action_beside_what_was():
     assert pick(score("We restarted it. We will raise the pool size next week.", kind="comment")) == "action"
 
 
+def test_cleared_is_done_and_still_at_a_figure_did_not_help():
+    from poimen.incidents.roles import ineffective
+
+    assert pick(score("Cleared the 2.1M keys without a TTL from ratelimit-redis.", kind="reply")) == "action"
+    assert ineffective("rollback is out but 5xx are still ~30%, memory is still pinned at 8gb")
+
+
 def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
     records = (rec("payments-api 503s since 14:00", 1, "message"),
                rec("the culprit is the new rate limiter config on payments-api", 2, "message"),
