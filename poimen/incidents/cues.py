@@ -53,7 +53,7 @@ What makes a line weaker or takes a role away:
   seeing / ~30%, same (handshake) error(s) / problem / issue, persist(s/ed/ing), not fixed, fails the same way
   (bench/incidents7).
 - **hedged** (cause and action ×0.4): maybe, might, could be, possibly, perhaps, not sure, I think, suspect(ed),
-  suspicion, wondering, guess, theory, a question mark; past belief (×0.3): we/I thought, initially, at first,
+  suspicion, wondering, guess, theory, can't tell, unclear, a question mark; past belief (×0.3): we/I thought, initially, at first,
   assumed. Probably, looks like and seems are ×0.7. A hedge followed by but / actually / turned out / in fact /
   instead does not count.
 - **planned** (action and symptom ×0.4, unless another sentence of the line tells what was done): should, will, going
@@ -144,7 +144,7 @@ STEMS = (r"bump", r"rais", r"increas", r"decreas", r"lower", r"reduc", r"pinn?",
           r"remov", r"add", r"chang", r"updat", r"switch", r"migrat", r"kill", r"resiz", r"tun", r"backport",
           r"rebuil", r"reindex", r"fre", r"push", r"releas", r"mark", r"import", r"install", r"grant", r"amend",
           r"clear")
-DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS), r"rolled back",
+DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS if s != r"rebuil"), r"rebuilt", r"rolled back",  # not "rebuild"
              r"turned (?:(?:it|them|this|that|the [\w.-]+) )?(?:off|on)", r"failed over",
                r"cleaned up", r"set (?:the )?[\w.-]+ to", r"shipped", r"pinned", r"applied", r"set", r"built",
                r"r[au]n(?= `)", r"re-?ran")
@@ -248,6 +248,7 @@ INEFFECTIVE = words(
     r"(?:did not|didn't) (?:go away|stop|recover)", r"(?:fail(?:s|ed)?|breaks|broke|crash(?:es|ed)) (?:again )?(?:in )?the same way", r"(?:errors?|failures?|crash(?:es|ing)?|timeouts?|problems?) "
     r"(?:continued|kept (?:coming|happening))", r"reverted? (?:it )?(?:back )?(?:again)?,? (?:but|no)")
 HEDGE = words(r"maybe", r"might", r"could (?:it )?be", r"possibly", r"perhaps", r"not sure", r"i think",
+              r"can'?t tell", r"cannot tell", r"unclear",
                 r"(?:i |we )?(?:don't|do not) think", r"doubt", r"unlikely",
                 r"suspect(?:ed|s)?", r"suspicion", r"wondering", r"guess", r"theory")
 BELIEF = words(r"(?:we|i) thought", r"initially", r"at first", r"assumed")

@@ -183,6 +183,13 @@ def test_cleared_is_done_and_still_at_a_figure_did_not_help():
     assert ineffective("rollback is out but 5xx are still ~30%, memory is still pinned at 8gb")
 
 
+def test_a_rebuild_under_way_is_no_fix_and_who_cannot_tell_gives_no_cause():
+    assert pick(score("WMS-5520, index rebuild on holds, ten slow calls drain the pool", kind="comment")) != "action"
+    assert pick(score("Rebuilt the index on holds.", kind="comment")) == "action"
+    assert pick(score("Errors stopped at 11:09. WMS says their rebuild finished at 11:20, so we can't tell yet which "
+                      "one helped.", kind="comment")) != "cause"
+
+
 def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
     records = (rec("payments-api 503s since 14:00", 1, "message"),
                rec("the culprit is the new rate limiter config on payments-api", 2, "message"),
