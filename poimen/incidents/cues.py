@@ -53,8 +53,8 @@ What makes a line weaker or takes a role away:
   seeing / ~30%, same (handshake) error(s) / problem / issue, persist(s/ed/ing), not fixed, fails the same way
   (bench/incidents7).
 - **hedged** (cause and action ×0.4): maybe, might, could be, possibly, perhaps, not sure, I think, suspect(ed),
-  suspicion, wondering, guess, theory, can't tell, unclear, a question mark; past belief (×0.3): we/I thought, initially, at first,
-  assumed. Probably, looks like and seems are ×0.7. A hedge followed by but / actually / turned out / in fact /
+  suspicion, wondering, guess, theory, can't tell, unclear, a question mark; past belief (×0.3): we/I thought,
+  initially, at first, assumed. Probably, looks like and seems are ×0.7. A hedge followed by but / actually / turned out / in fact /
   instead does not count.
 - **planned** (action and symptom ×0.4, unless another sentence of the line tells what was done): should, will, going
   to, plan(ning) to, need(s) to, todo, next step, follow-up, let's, we could, consider, propose; a negation just
