@@ -23,6 +23,7 @@ from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SE
                                    says_more, suspects)
 from poimen.incidents.lines import Line
 from poimen.incidents.times import clock_of, line_clocks
+from poimen.inputs.readers.shell import PROMPT
 from poimen.text.log_lines import is_log_line
 from poimen.text.line_levels import first_failure_level, line_levels
 
@@ -255,9 +256,11 @@ def _content(text: str) -> frozenset[str]:
 def _overlap(line: Line, earlier: Line) -> int:
     """How strongly a ruling-out ``line`` names what ``earlier`` says: content words in common, a specific entity in
     common counting two; below 2, it does not name it."""
-    words = len(_content(body(line.text)) & _content(body(earlier.text)))
-    mine = {(e.kind, e.value) for e in entities(body(line.text)) if e.weight >= 0.6}
-    shared = mine & {(e.kind, e.value) for e in entities(body(earlier.text))}
+    said, told = (m.group("cmd") if (m := PROMPT.match(t := body(x.text))) else t for x in (line, earlier))
+    # (a shell prompt names nothing: every command of the session has it)
+    words = len(_content(said) & _content(told))
+    mine = {(e.kind, e.value) for e in entities(said) if e.weight >= 0.6}
+    shared = mine & {(e.kind, e.value) for e in entities(told)}
     return words + 2 * len(shared)
 
 
@@ -273,7 +276,8 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
     - A line that rules a suspect out demotes the one earlier line it names best (the most content words and
       specific entities in common: two words or one entity, or one word in the ``LOOKBACK`` lines before it),
       whatever role that line had but a printed error (symptom ≥ 2): the suspect, not what was seen.
-    - A line that says an attempt did not help demotes the nearest action among the ``LOOKBACK`` lines before it.
+    - A line that says an attempt did not help demotes the nearest earlier action it names (as a ruling-out line
+      names one), else the nearest action among the ``LOOKBACK`` lines before it.
     - Nothing is verified before something was done: a verification before the incident's first action is read
       again without that role (a symptom if it reports one, else none).
     - A change a timeline logs before the first symptom it logs triggered the failure; it fixed nothing.
@@ -294,10 +298,11 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
             if named:
                 roles[max(named)[1]] = "none"
         elif s.ineffective:
-            for j in range(i - 1, max(-1, i - 1 - LOOKBACK), -1):
-                if roles[j] == "action":
-                    roles[j] = "none"
-                    break
+            # "rollback changed nothing": the action it names, however much output came between; else the nearest
+            named = [j for j in range(i - 1, -1, -1) if roles[j] == "action" and _overlap(line, lines[j]) >= 1]
+            near = [j for j in range(i - 1, max(-1, i - 1 - LOOKBACK), -1) if roles[j] == "action"]
+            for j in (named or near)[:1]:
+                roles[j] = "none"
     # A change logged before the failure began is what triggered it, not what fixed it ("09:50 8.14.0 deployed"
     # above "10:14 every gateway panics"): by the times the lines give where they give one.
     clocks = line_clocks(lines)

@@ -190,6 +190,19 @@ def test_a_rebuild_under_way_is_no_fix_and_who_cannot_tell_gives_no_cause():
                       "one helped.", kind="comment")) != "cause"
 
 
+def test_a_rollback_said_to_change_nothing_is_no_fix_however_much_output_came_between():
+    rollback = "ana@bastion-2:~/deploy/search$ helm -n search rollback search-indexer 41 --wait --timeout 5m"
+    records = [rec(rollback, 1, "command")]
+    records += [rec(f"search-indexer-5f8c7d9b6d-x{n}   0/1   ImagePullBackOff   0   2m", 2 + n, "output")
+                for n in range(6)]
+    records += [rec("ana@bastion-2:~/deploy/search$ # rollback changed nothing: 5.1.4 gets the same 401", 9, "note"),
+                rec("ana@bastion-2:~/deploy/search$ kubectl -n search patch sa default -p pull-q4", 10,
+                    "command")]
+    lines = [line for r in records for line in record_lines(r)]
+    roles = {line.text: r.role for line, r in zip(lines, assign(lines))}
+    assert roles[rollback] == "none" and roles[records[-1].text] == "action"
+
+
 def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
     records = (rec("payments-api 503s since 14:00", 1, "message"),
                rec("the culprit is the new rate limiter config on payments-api", 2, "message"),
