@@ -54,8 +54,8 @@ What makes a line weaker or takes a role away:
   (bench/incidents7).
 - **hedged** (cause and action ×0.4): maybe, might, could be, possibly, perhaps, not sure, I think, suspect(ed),
   suspicion, wondering, guess, theory, can't tell, unclear, a question mark; past belief (×0.3): we/I thought,
-  initially, at first, assumed. Probably, looks like and seems are ×0.7. A hedge followed by but / actually / turned out / in fact /
-  instead does not count.
+  initially, at first, assumed. Probably, looks like and seems are ×0.7. A hedge followed by but / actually /
+  turned out / in fact / instead does not count.
 - **planned** (action and symptom ×0.4, unless another sentence of the line tells what was done): should, will, going
   to, plan(ning) to, need(s) to, todo, next step, follow-up, let's, we could, consider, propose; a negation just
   before the action verb (didn't, did not, never, no, without, not) ×0.3.
@@ -262,7 +262,9 @@ FIX_SECTION = re.compile(r"resolution|remediation|mitigation|\bfix\b|workaround|
                          r"what was done|how (?:it was|we) fixed", re.I)
 # A write-up that says it tells of more than one problem ("two unrelated faults", "both problems").
 SEVERAL = re.compile(r"\b(?:two|three|four|both|several|multiple)\b(?:\s+[\w-]+){0,2}?\s+(?:problems|faults|issues|"
-                     r"incidents|failures|outages)\b", re.I)
+                     r"incidents|failures|outages)\b|\ba (?:second|separate|another)\b(?:,?\s+[\w-]+){0,2}?\s+"
+                     r"(?:problem|fault|issue|incident|failure|outage)\b|^\W*separately,|\bboth (?:were|are) "
+                     r"(?:handled|described|covered|resolved|fixed|mitigated)\b", re.I)
 TODO_SECTION = re.compile(r"action items?|follow[- ]?ups?|next steps|lessons", re.I)
 FRAME = re.compile(r"^(?:at [\w$.<>/@-]+\(|\.\.\. \d+ (?:more|common)|File \"|Caused by:\s*$)")
 STOP = frozenset("""the a an and or of to in on at for with from by is was were are be been it this that these

@@ -208,9 +208,13 @@ def _structure(records: Sequence[Record]) -> list[tuple[str, list[Record]]]:
 def episodes(records: Sequence[Record], stream: str = "", *, gap_seconds: float = GAP_SECONDS) -> list[Episode]:
     """The episodes of one stream's records, in order of their first record."""
     out: list[Episode] = []
+    # a write-up that gives each problem a heading of its own ("SECOND PROBLEM: …") has told them apart already
+    apart = {r.headings[0] for r in records if any(i and names_problem(h) for i, h in enumerate(r.headings))}
     for key, group in _structure(records):
         if key == "flow":
             out.extend(Episode(stream, f"flow:{n}", tuple(piece)) for n, piece in enumerate(cut(group, gap_seconds)))
+        elif group[0].headings[:1] and group[0].headings[0] in apart:
+            out.append(Episode(stream, key, tuple(group)))
         else:
             out.extend(_problems_of(Episode(stream, key, tuple(group))))
     order = {id(r): i for i, r in enumerate(records)}

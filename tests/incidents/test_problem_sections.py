@@ -156,5 +156,23 @@ def test_two_problems_in_shared_parts_are_two_incidents_each_with_its_own_fix(tm
 
 def test_a_trigger_and_a_contributing_factor_in_words_of_their_own_stay_one_incident(tmp_path):
     """Without the write-up saying it tells of several problems, two cause paragraphs are one problem's."""
-    one = SHARED.replace("Two unrelated faults overlapped in the region.", "One outage hit the region.")
+    one = SHARED.replace("Two unrelated faults overlapped in the region.", "One outage hit the region.") \
+        .replace("The first problem was", "The trigger was").replace("Separately, the", "It lasted because the")
     assert len(_cards(tmp_path, "one.txt", one)) == 1
+
+
+def test_a_review_that_never_says_two_problems_but_tells_them_separately_is_two_incidents(tmp_path):
+    """"Separately, …" in the Summary says there are two; a line that introduces a pasted error (":") takes it
+    along to its problem, and one host that only one problem names says whose a remediation line is."""
+    review = SHARED.replace("Two unrelated faults overlapped in the region. Block storage stopped accepting writes, "
+                            "and at the same time\nevery service lost internal name resolution.",
+                            "Block storage stopped accepting writes.\nSeparately, every service lost internal name "
+                            "resolution.").replace(
+        '  06:03  Resolvers log "validation failure <orders-db.int.quillfield.net. A IN>: signature expired".',
+        "  06:03  Resolvers on ns-hidden-1 log, every few seconds:\n"
+        "         2024-07-30T06:03:11Z named[812]: error (no valid RRSIG) resolving 'orders-db/A/IN': 10.0.0.53#53")
+    assert "Two unrelated" not in review and "no valid RRSIG" in review
+    cards = _cards(tmp_path, "review.txt", review)
+    storage, names = _holding(cards, "ceph balancer on"), _holding(cards, "chown -R bind:bind")
+    assert len(storage) == 1 and len(names) == 1 and storage != names
+    assert any("no valid RRSIG" in line.text for line in names[0].symptoms)
