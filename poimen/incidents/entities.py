@@ -48,7 +48,8 @@ _GENERIC_VALUES = frozenset("""
     ::1 api app web server service worker db database cache cluster node pod host primary replica
     kube-system kube-proxy coredns ingress-nginx default-scheduler kube-scheduler kube-controller-manager
     kube-apiserver horizontal-pod-autoscaler cluster-autoscaler kube-dns
-""".split())
+    xterm-256color screen-256color tmux-256color xterm-color
+""".split())  # (and a terminal's type, from a `script` capture's header)
 # Hyphenated English that is no service name.
 # (and systemd's results: "Failed with result 'exit-code'")
 _HYPHENATED_WORDS = frozenset("""

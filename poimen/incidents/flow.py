@@ -256,7 +256,9 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
             # (OutOfMemoryError)" after the OutOfMemoryError.)
             gap = elapsed(last_failure[0], t) if last_failure else None
             echo = failure and gap is not None and gap <= BURST_SECONDS and bool(_raised(record) & last_failure[1])
-            topic = failed and bool(said) and bool(named) and not _known(mine, named) and not echo
+            # ("# restart didn't help. fictpay can't change their TLS before Q1": the story goes on, whatever it names)
+            topic = failed and bool(said) and bool(named) and not _known(mine, named) and not echo \
+                and not ineffective(record.text)
             # A failure of another kind after the story so far was acted on (a failure, then a fix) is the next
             # incident of a session: it starts at the note that turned to it, else at the command that printed it.
             back = _turn(current, done, record) if failure and record.kind in _MACHINE_KINDS and done and not echo \

@@ -169,9 +169,12 @@ QUOTED = 1.5  # an error quoted as printed outranks prose that names a failure (
 
 
 def body(text: str) -> str:
-    """A line without the chat rendering's stamp and speaker (the line itself when it has none)."""
+    """A line without the chat rendering's stamp and speaker, and without a shell prompt and the ``#`` of a note
+    typed at one ("root@edge-lb-01:~# # lower the level only for that location"); the line itself when it has none."""
     m = SPEAKER.match(text)
-    return text[m.end():] if m and not COMMAND.match(text) else text
+    text = text[m.end():] if m and not COMMAND.match(text) else text
+    p = PROMPT.match(text)
+    return re.sub(r"^#+\s*", "", p.group("cmd")) if p else text
 
 
 def _quoted_error(text: str) -> float:
@@ -256,8 +259,7 @@ def _content(text: str) -> frozenset[str]:
 def _overlap(line: Line, earlier: Line) -> int:
     """How strongly a ruling-out ``line`` names what ``earlier`` says: content words in common, a specific entity in
     common counting two; below 2, it does not name it."""
-    said, told = (m.group("cmd") if (m := PROMPT.match(t := body(x.text))) else t for x in (line, earlier))
-    # (a shell prompt names nothing: every command of the session has it)
+    said, told = body(line.text), body(earlier.text)  # (no shell prompt: every command of a session has its words)
     words = len(_content(said) & _content(told))
     mine = {(e.kind, e.value) for e in entities(said) if e.weight >= 0.6}
     shared = mine & {(e.kind, e.value) for e in entities(told)}

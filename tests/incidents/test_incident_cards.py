@@ -100,6 +100,8 @@ def test_a_write_up_part_that_tells_its_failure_as_a_cause_still_says_what_was_s
      "HikariPool-1 - Connection is not available", "HikariPool-1 - Connection is not available"),
     ("2024-06-02 12:58:02.466 ERROR [sync-worker-1] c.f.ledger.sync.NordfinClient - Request to bank-nordfin failed",
      "request to bank-nordfin failed"),
+    ("2024/11/08 01:37:41 [crit] 2415#2415: *1904417 connect() to 10.20.4.17:8080 failed (99: Cannot assign "
+     "requested address)", "connect() to 10.20.4.17:8080 failed (99: Cannot assign requested address)"),
     ("org.apache.kafka.common.errors.RecordTooLargeException: The message is 1458221 bytes",
      "org.apache.kafka.common.errors.RecordTooLargeException: The message is 1458221 bytes")])
 def test_a_title_says_what_a_log_line_says_not_its_pid_thread_or_logger(line, said):

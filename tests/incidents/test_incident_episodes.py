@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from incident_fixtures import PAGERDUTY, SHELL, SLACK, rec
 
+from poimen import incidents as inc
+from poimen.incidents.card import build_card
 from poimen.incidents.episodes import episodes, section_path
 from poimen.incidents.times import seconds
 from poimen.inputs.chunking import records
@@ -151,3 +153,26 @@ def test_a_failure_of_another_kind_after_a_fix_is_the_next_incident_from_the_not
 def test_a_fix_said_to_change_nothing_leaves_the_story_open(tmp_path):
     text = _TWO_PAGES.format(between="that changed nothing, still refused")
     assert _cut_lines(tmp_path, text) == [1]
+
+
+def test_a_note_that_an_attempt_did_not_help_goes_on_with_the_story_whatever_it_names(tmp_path):
+    """'# restart didn't help. fictpay can't change their TLS before Q1' names a partner the session never named,
+    but says the story goes on: no new incident starts there."""
+    session = """Script started on 2024-11-07 21:02:10+00:00 [TERM="xterm-256color" TTY="/dev/pts/0"]
+root@edge-lb-01:~# # OPS-2270: webhooks relay returning 502 since the reimage
+root@edge-lb-01:~# tail -n 1 /var/log/nginx/error.log
+2024/11/07 21:03:51 [crit] 1190#1190: *88213 SSL_do_handshake() failed (SSL routines::dh key too small)
+root@edge-lb-01:~# systemctl restart nginx
+root@edge-lb-01:~# tail -n 1 /var/log/nginx/error.log
+2024/11/07 21:11:40 [crit] 2411#2411: *17 SSL_do_handshake() failed (SSL routines::dh key too small)
+root@edge-lb-01:~# # restart didn't help. fictpay-hooks says they can't change their TLS setup before Q1
+root@edge-lb-01:~# sed -i 's/^proxy_ssl_ciphers .*/proxy_ssl_ciphers DEFAULT:@SECLEVEL=1;/' /etc/nginx/relay.conf
+root@edge-lb-01:~# nginx -t && systemctl reload nginx
+"""
+    f = tmp_path / "edge.txt"
+    f.write_text(session, encoding="utf-8")
+    found = inc.incidents({"edge.txt": list(records(f))})
+    assert len(found) == 1
+    card = build_card(found[0])
+    assert not any("xterm" in e.value for e in found[0].entities)
+    assert any("SECLEVEL=1" in line.text for line in card.actions)

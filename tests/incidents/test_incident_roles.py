@@ -203,6 +203,11 @@ def test_a_rollback_said_to_change_nothing_is_no_fix_however_much_output_came_be
     assert roles[rollback] == "none" and roles[records[-1].text] == "action"
 
 
+def test_a_note_typed_at_a_prompt_is_read_without_the_prompt():
+    assert pick(score("root@edge-lb-01:~# # lower the level only for that one location, not globally:",
+                      kind="note")) == "action"
+
+
 def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
     records = (rec("payments-api 503s since 14:00", 1, "message"),
                rec("the culprit is the new rate limiter config on payments-api", 2, "message"),
