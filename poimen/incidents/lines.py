@@ -40,6 +40,8 @@ class Line:
     def is_heading(self) -> bool:
         """A Markdown heading line, or a bold line its record stands under ("**2. Kafka lag on orders**")."""
         bold = _BOLD.match(self.text)
+        if self.record.kind in ("note", "log", "output", "command", "code"):
+            return False  # an operator's "# 03:39 shipped 4.12.3" note, a shell comment: no Markdown
         return bool(_MD_HEADING.match(self.text)) or \
             bool(bold and bold.group(1).strip().rstrip(":") in self.record.headings)
 

@@ -110,6 +110,19 @@ def test_a_title_says_what_a_log_line_says_not_its_pid_thread_or_logger(line, sa
     assert clause(line) == said
 
 
+def test_an_operators_note_is_no_markdown_heading_and_its_fix_reaches_the_card(tmp_path):
+    log = ("2024-10-21 02:00:01,048 ERROR [billing_sync.scheduler] run=hourly-0200 batch aborted\n"
+           "psycopg2.OperationalError: SSL SYSCALL error: EOF detected\n"
+           "# 02:48  the pool keeps its connections idle for an hour; the NLB drops idle flows after 350 s.\n"
+           "# 03:39  shipped 4.12.3: engine now created with pool_recycle=280 and pool_pre_ping=True\n")
+    f = tmp_path / "billing.log"
+    f.write_text(log, encoding="utf-8")
+    from poimen.inputs.chunking import records as read
+
+    card = build_card(incidents({"billing.log": list(read(f))})[0])
+    assert any("pool_recycle=280" in line.text for line in card.actions)
+
+
 def test_the_title_names_the_strongest_symptom_not_the_first():
     from poimen.incidents.card import CardLine, Evidence, title_of
 

@@ -111,6 +111,22 @@ def test_a_java_trace_joins_its_log_line_and_keeps_its_lines(tmp_path):
     assert [r.line_start for r in recs[1:]] == [7, 9] and recs[1].level == "INFO"
 
 
+def test_an_operators_notes_under_a_log_are_notes_at_the_logs_date(tmp_path):
+    """'# 02:48  the pool keeps ...' and its indented '#   ...' lines are one note, at 02:48 on the log's date."""
+    p = tmp_path / "billing-sync.log"
+    p.write_text("2024-10-21 02:00:01,048 ERROR [billing_sync.scheduler] run=hourly-0200 batch aborted\n"
+                 "\n"
+                 "# on-call notes, billing-sync\n"
+                 "# 02:48  the pool keeps its 5 connections idle for ~56 min between runs. since last Thursday\n"
+                 "#        the NLB drops idle TCP flows after 350 s.\n"
+                 "# 03:39  shipped 4.12.3: engine now created with pool_recycle=280\n", encoding="utf-8")
+    recs = list(records(p))
+    assert [r.kind for r in recs] == ["log", "note", "note", "note"]
+    pool, fix = recs[2], recs[3]
+    assert (pool.line_start, pool.line_end, pool.time) == (4, 5, "2024-10-21T02:48:00")
+    assert fix.time == "2024-10-21T03:39:00" and recs[1].time == ""
+
+
 def test_a_shell_session_with_notes_as_a_txt(tmp_path):
     p = fixture(tmp_path, "kubectl-session.txt")
     assert detect(p) == "shell"

@@ -12,7 +12,9 @@ other line is a record, as every line of a .log always was.
 A JSON object on a line of its own that is a log event (pino, bunyan, zap, logstash …) is read by ``jsonlog``. A
 person speaking (``speakers``) — the comments of a ticket pasted under the log they are about — is a ``comment``
 with its time and author, its words running to the next blank line, so what people said about an error reads as
-their words, not as one more log line. A tracker export's ticket header ("INV-2231  Reservations timing out")
+their words, not as one more log line. An operator's ``# …`` note under the log is a ``note`` (its indented
+``#   …`` lines carry it on), at the clock it opens with on the date of the last log line read, so the flow can
+place it beside what the log printed then. A tracker export's ticket header ("INV-2231  Reservations timing out")
 files what follows it, up to the next header or log line, under its ticket (``attrs`` "ticket").
 """
 
@@ -55,6 +57,13 @@ def _source(line: str) -> tuple[str, str, int] | None:
     return m.group("source"), body.strip(), len(body) - len(body.lstrip())
 
 
+# An operator's note written under a log ("# 02:48  the pool keeps its 5 connections idle"), and the indented
+# "#        after 350 s without telling either side." lines that carry it on.
+NOTE = re.compile(r"^#+(?:\s+\S.*)?$")
+NOTE_MORE = re.compile(r"^#(?:\s{2,}|\t)(?!\d{1,2}:\d{2}\b)\S")
+NOTE_CLOCK = re.compile(r"^#+\s*(\d{1,2}:\d{2})\b")
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
 JOIN, HOLD, APART = "join", "hold", "apart"
 
 
@@ -65,6 +74,8 @@ class _Reader:
         self.lines: list[str] = []
         self.start = self.end = 0
         self.said: tuple[str, str] | None = None  # (time, author) of a comment
+        self.note = False  # an operator's "# …" note under the log, its indented "#   …" lines joined
+        self.day = ""  # the date of the last log line read: a note's "02:04" is a time on it
         self.last_indent = 0
         self.held: list[Piece] = []  # stamped lines with nothing written: kept if the trace goes on after them
 
@@ -72,6 +83,8 @@ class _Reader:
         if not self.lines or len(self.lines) + len(self.held) >= MAX_TRACE_LINES:
             return APART
         line = p.text
+        if self.note:
+            return JOIN if p.line_start == self.end + 1 and NOTE_MORE.match(line) else APART
         if self.said:  # a comment runs to the next blank line, log line or speaker
             fits = p.line_start == self.end + 1 and not LOG_START.match(line) and not speaker(line)
             return JOIN if fits else APART
@@ -102,13 +115,19 @@ class _Reader:
             text = "\n".join(self.lines)
             if self.said:
                 yield Record(text, self.start, self.end, kind="comment", time=self.said[0], author=self.said[1])
+            elif self.note:
+                clock = NOTE_CLOCK.match(self.lines[0])
+                yield Record(text, self.start, self.end, kind="note",
+                             time=f"{self.day}T{clock.group(1).zfill(5)}:00" if clock and self.day else "")
             else:
-                yield Record(text, self.start, self.end, kind="log", time=time_of(self.lines[0]),
-                             level=level_of(self.lines[0]))
-        self.lines, self.held, self.said = [], [], None
+                when = time_of(self.lines[0])
+                self.day = day.group(0) if (day := _DAY.match(when)) else self.day
+                yield Record(text, self.start, self.end, kind="log", time=when, level=level_of(self.lines[0]))
+        self.lines, self.held, self.said, self.note = [], [], None, False
 
     def begin(self, p: Piece) -> None:
         self.lines, self.start, self.end, self.said = [p.text], p.line_start, p.line_end, speaker(p.text)
+        self.note = not self.said and NOTE.match(p.text) is not None
         self.last_indent = p.indent
 
 
