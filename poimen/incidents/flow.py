@@ -24,6 +24,10 @@ a *new* failure starts or time runs out:
   header and description go with it, and every later comment of the ticket follows (from bench/incidents7: a
   ticket's "Closing." written the morning the next failure began).
 
+When two incidents are worked at once in one channel, a chat message that names what only an earlier stretch has
+named (the current one not), within ``GAP_SECONDS`` of that stretch's last time, goes back to it (from
+bench/incidents8: a fix for the first incident told after the second one's alert).
+
 What a service's quiet log lines name sets no topic ("Starting run sources=[a, b, c]" names them all), and a
 failure that names the error of the one just before it ("worker died (OutOfMemoryError)") is its echo, no new
 failure. An operator's separator note ("# ----", "# ===== 14:00 disk alert =====") always starts a new one.
@@ -201,6 +205,8 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
     seen: set[str] = set()  # the failure signatures of the current piece
     times = [record_seconds(r.time, r.text, r.kind) for r in flow]
     placed: dict[str, int] = {}  # the piece each ticket's comments go to (the first comment's)
+    said_by: list[set[tuple[str, str]]] = []  # what each finished piece named
+    lasts: list[float | None] = []  # each finished piece's last time
     held: dict[str, list[Record]] = {}  # a ticket's header and description, till its first comment is placed
     for i, record in enumerate(flow):
         t = times[i]
@@ -237,6 +243,17 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
                     placed[ticket] = home
                 continue
         mine = names(record)
+        # Two incidents worked at once in one channel: a message that names what only an earlier stretch, still
+        # open, has named (and the current one has not) goes back to it ("recon change is in: DATABASE_URL now
+        # points at pgbouncer-orders" while the channel has moved on to a broker alarm).
+        back_to = [n for n, seen_names in enumerate(said_by) if record.kind == "message" and mine and current
+                   and fails[n] and mine & seen_names and not mine & named and not _known(mine, named)
+                   and (d := elapsed(lasts[n], t)) is not None and 0 <= d <= gap_seconds]
+        if len(back_to) == 1:
+            pieces[back_to[0]].append(record)
+            said_by[back_to[0]] |= mine
+            lasts[back_to[0]] = t
+            continue
         new = False
         if current:
             late = since is not None and since > gap_seconds
@@ -271,6 +288,8 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
             pieces.append(current)
             starts.append(start)
             fails.append(failed)
+            said_by.append(set(named))
+            lasts.append(last_time)
             current, named, failed, start, done, seen = [], set(), False, None, [], set()
             if after and not late and not topic:
                 for r in carried:

@@ -47,6 +47,19 @@ def test_a_flow_splits_on_a_topic_shift_but_not_without_names():
     assert [len(ep.records) for ep in episodes(flow)] == [3, 2]
 
 
+def test_a_message_about_the_incident_before_goes_back_to_it_while_both_are_worked():
+    """Two incidents worked at once in one channel: the fix of the first, told after the second began, goes with
+    the first while it is still open (within the gap), not with the second."""
+    t = "2024-09-12T14:{}:00Z"
+    flow = (rec("orders-api 5xx: remaining connection slots are reserved", 1, "message", time=t.format("02")),
+            rec("orders-api pods opening 40 connections each to pg-orders-1", 2, "message", time=t.format("05")),
+            rec("RabbitMQMemoryAlarm firing on rabbit-eu-2", 3, "message", time=t.format("15")),
+            rec("rabbit-eu-2 memory held by the notifications.retry queue", 4, "message", time=t.format("17")),
+            rec("orders-api now goes through pgbouncer-orders, PR #4471 merged", 5, "message", time=t.format("20")))
+    eps = episodes(flow)
+    assert [[r.line_start for r in ep.records] for ep in eps] == [[1, 2, 5], [3, 4]]
+
+
 def test_a_shell_session_without_times_is_cut_by_structure_only():
     assert len(episodes(SHELL, "shell")) == 1
 
