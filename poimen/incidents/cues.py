@@ -155,10 +155,12 @@ FIX_WORDS = words(r"workaround", r"fix:", r"the fix (?:was|is)", r"fixed (?:by|w
                   r"(?:proper|real|permanent|app|code|config) fix", r"released \S+ with", r"mitigation:",
                     r"resolved (?:by|with|via)", r"mitigated (?:by|with|via)", r"hot-?fix(?:ed)?", r"rollback",
                   r"v?\d+(?:\.\d+)+\S* (?:is|was) (?:out|live|released|deployed|rolled out)")
-# Running the incident, not fixing the system: "Incident upgraded to P1", "severity raised to SEV-2", "escalated"
+# Running the incident, not fixing the system: "Incident upgraded to P1", "severity raised to SEV-2", "escalated",
+# and what an alarm is doing: "memory resource limit alarm set on node rabbit@rabbit-eu-2" (bench/incidents8)
 INCIDENT_ADMIN = re.compile(r"\b(?:incident|severity|sev|priority)\b[^.;]{0,20}?\b(?:upgraded|downgraded|raised|escalated|"
                             r"lowered|changed|bumped)\b|\b(?:upgraded|downgraded|raised|escalated|lowered|bumped)\b[^.;]{0,15}?"
-                            r"\bto (?:P|SEV-?|sev-?)[0-5]\b", re.I)
+                            r"\bto (?:P|SEV-?|sev-?)[0-5]\b"
+                            r"|\balarms?\s+(?:was\s+|is\s+)?(?:set|cleared|raised)\b", re.I)  # an alarm's state
 # What a thing does since the fix: "purge-orphans now deletes in chunks", "the controller now sets X" (+1.0)
 NOW_DOES = re.compile(r"\bnow (?:also |only |always |correctly )?(?:uses|sets|sorts|deletes|retries|reads|loads|ships|"
                       r"defaults|raises|caps|limits|batches|checks|skips|handles|validates|falls back|pins|points|"

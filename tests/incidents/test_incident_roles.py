@@ -208,6 +208,13 @@ def test_a_note_typed_at_a_prompt_is_read_without_the_prompt():
                       kind="note")) == "action"
 
 
+def test_an_alarm_set_or_cleared_is_the_alarms_state_not_a_change():
+    alert = "*Alert:* memory resource limit alarm set on node rabbit@rabbit-eu-2."
+    assert pick(score(alert, kind="message")) != "action"
+    assert pick(score("memory alarm cleared on rabbit-eu-2, 1.1 GiB used", kind="message")) != "action"
+    assert pick(score("set the alarm threshold to 80% on rabbit-eu-2", kind="message")) == "action"
+
+
 def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
     records = (rec("payments-api 503s since 14:00", 1, "message"),
                rec("the culprit is the new rate limiter config on payments-api", 2, "message"),
