@@ -193,7 +193,7 @@ def _turn(current: Sequence[Record], done: Sequence[int], failure: Record) -> in
 def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
     pieces: list[list[Record]] = []
     starts: list[float | None] = []  # each piece's first time
-    fails: list[bool] = []  # whether each piece holds a failure
+    failing: list[bool] = []  # whether each piece holds a failure
     current: list[Record] = []
     start: float | None = None
     named: set[tuple[str, str]] = set()  # what the current piece has named
@@ -230,11 +230,12 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
             # stream it was written during, the latest that had begun by then and holds a failure (not a quiet
             # stretch of the service starting up again after the fix).
             begun = elapsed(start, t)
-            homes = [n for n, s0 in enumerate(starts) if fails[n] and (d := elapsed(s0, t)) is not None and d >= 0]
+            homes = [n for n, s0 in enumerate(starts) if failing[n] and (d := elapsed(s0, t)) is not None and d >= 0]
             home = None
             if begun is None or begun < 0 or not failed:
                 home = max(homes, default=None)
-            elif homes and not ticket:  # two failures had begun by then: the comment goes with the one it speaks of, if it says
+            elif homes and not ticket:  # two failures had begun by then: the comment goes with the one it speaks
+                # of, if it says (a ticket's first comment: by its time alone)
                 home = _spoken_of(record, [pieces[n] for n in homes] + [current])
                 home = homes[home] if home is not None and home < len(homes) else None
             if home is not None:
@@ -246,9 +247,9 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
         # Two incidents worked at once in one channel: a message that names what only an earlier stretch, still
         # open, has named (and the current one has not) goes back to it ("recon change is in: DATABASE_URL now
         # points at pgbouncer-orders" while the channel has moved on to a broker alarm).
-        back_to = [n for n, seen_names in enumerate(said_by) if record.kind == "message" and mine and current
-                   and fails[n] and mine & seen_names and not mine & named and not _known(mine, named)
-                   and (d := elapsed(lasts[n], t)) is not None and 0 <= d <= gap_seconds]
+        back_to = [n for n, seen_names in enumerate(said_by) if failing[n] and mine & seen_names
+                   and (d := elapsed(lasts[n], t)) is not None and 0 <= d <= gap_seconds] \
+            if record.kind == "message" and mine and current and not mine & named and not _known(mine, named) else []
         if len(back_to) == 1:
             pieces[back_to[0]].append(record)
             said_by[back_to[0]] |= mine
@@ -287,7 +288,7 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
         if new:
             pieces.append(current)
             starts.append(start)
-            fails.append(failed)
+            failing.append(failed)
             said_by.append(set(named))
             lasts.append(last_time)
             current, named, failed, start, done, seen = [], set(), False, None, [], set()

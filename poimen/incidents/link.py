@@ -128,6 +128,7 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
     acting = [has_action(ep) for ep in episodes]
     complete = [failing[i] and acting[i] for i in range(len(episodes))]
     told = [_told(ep) for ep in episodes]
+    filed = [_filed(ep) for ep in episodes]
     sets = _Sets(len(episodes))
     pairs = {(i, j) for held in holders.values() for i in held for j in held if i < j}
     quiet: dict[int, tuple[float, int]] = {}  # an episode that is no whole story: its best partner
@@ -141,7 +142,7 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
         weight = shared_weight(a, b, common)
         if weight < threshold:
             continue
-        if _siblings(a, b):
+        if _siblings(a, b, filed[i], filed[j]):
             continue
         if complete[i] and complete[j]:
             sets.union(i, j)
@@ -173,17 +174,19 @@ def _told(episode: Episode) -> frozenset[str]:
                      for e in entities(line.text) if e.kind == "ticket" and e.weight >= 1)
 
 
-def _siblings(a: Episode, b: Episode) -> bool:
+def _siblings(a: Episode, b: Episode, a_filed: str, b_filed: str) -> bool:
     """Two problems of one write-up (``poimen.incidents.shared``), or the comments of two tickets of one tracker
-    export (the ticket each stands under, ``poimen.inputs.readers.log``): told apart on purpose, never joined."""
-    if a.stream == b.stream and len({_filed(a), _filed(b)} - {""}) == 2:
+    export (``_filed``): told apart on purpose, never joined."""
+    if a.stream != b.stream:
+        return False
+    if a_filed and b_filed and a_filed != b_filed:
         return True
-    return a.stream == b.stream and "#p" in a.key and "#p" in b.key and \
-        a.key.rsplit("#", 1)[0] == b.key.rsplit("#", 1)[0]
+    return "#p" in a.key and "#p" in b.key and a.key.rsplit("#", 1)[0] == b.key.rsplit("#", 1)[0]
 
 
 def _filed(episode: Episode) -> str:
-    """The ticket an episode's comments were filed under, when they all were under one ("" if none)."""
+    """The ticket an episode's comments were filed under (the ticket each stands under, ``poimen.inputs.readers.log``),
+    when they all were under one ("" if none)."""
     filed = {dict(r.attrs).get("ticket", "") for r in episode.records if r.kind == "comment"} - {""}
     return next(iter(filed)) if len(filed) == 1 else ""
 
