@@ -146,7 +146,8 @@ def _diagnosis(roles: tuple[Role, ...], chosen: dict[int, str]) -> int | None:
         r = roles[i]
         text, s = r.line.text, r.scores
         if i in chosen or r.role not in ("none", "cause") or s.ruled_out or s.ineffective \
-                or r.line.record.kind in _MACHINE_KINDS or r.line.is_heading or len(text.split()) < DIAGNOSIS_WORDS \
+                or r.line.record.kind in _MACHINE_KINDS or r.line.is_heading or r.line.is_frame \
+                or len(text.split()) < DIAGNOSIS_WORDS \
                 or hedge_factor(text) < 1.0 or is_planned(text):
             continue
         key = (len(_words_of(text) & fix_words), s.cause, i)

@@ -16,6 +16,8 @@ from poimen.relevance.units import split_units
 
 VERBATIM_KINDS = frozenset({"log", "output", "command", "code", "table_row"})  # lines as written, never re-cut
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
+_WORD = re.compile(r"[A-Za-z]{4,}")
+_MONTHS = frozenset("jan feb mar apr may jun jul aug sep oct nov dec".split())
 _BOLD = re.compile(r"^(?:\*\*|__)(.+?)(?:\*\*|__)\s*:?\s*$")
 
 
@@ -44,6 +46,16 @@ class Line:
             return False  # an operator's "# 03:39 shipped 4.12.3" note, a shell comment: no Markdown
         return bool(_MD_HEADING.match(self.text)) or \
             bool(bold and bold.group(1).strip().rstrip(":") in self.record.headings)
+
+    @property
+    def is_frame(self) -> bool:
+        """A comment's header line: its author and time, and a word or two of the tracker's ("2024-03-02 11:52:10 -
+        Jane Doe (Work notes)"). It says nothing; what the author wrote is the lines under it."""
+        author = self.record.author
+        if self.offset != 0 or self.record.kind != "comment" or not author or author not in self.text:
+            return False
+        words = [w for w in _WORD.findall(self.text.replace(author, " ")) if w.lower()[:3] not in _MONTHS]
+        return len(words) <= 2
 
     @property
     def indent(self) -> int:

@@ -269,6 +269,8 @@ def _overlap(line: Line, earlier: Line) -> int:
 def line_scores(line: Line) -> Scores:
     """The scores of one incident line, with its record's kind, level and headings."""
     first = line.offset == 0
+    if line.is_frame:
+        return Scores()
     return score(line.text, line.record.kind, line.record.level if first else "", line.record.headings)
 
 

@@ -131,3 +131,22 @@ def test_the_title_names_the_strongest_symptom_not_the_first():
     title = title_of("payments-worker", [line("webhooks: signature mismatch for event evt_01", 2.0),
                                          line("settle_capture raised TimeoutError: QueuePool limit reached", 3.9)])
     assert title.startswith("payments-worker: settle_capture raised TimeoutError")
+
+
+def test_a_work_notes_header_says_nothing_and_the_finding_under_it_is_the_cause(tmp_path):
+    finding = "Bank API p99 went from 800ms to 31s after their maintenance window."
+    log = ("2024-03-02 11:04:17,221 ERROR [pool-3-thread-7] c.a.pay.SettleJob - settlement batch failed\n"
+           "java.net.SocketTimeoutException: Read timed out\n"
+           "\tat com.acme.pay.BankClient.post(BankClient.java:88)\n"
+           "\n"
+           "2024-03-02 11:52:10 - Jane Doe (Work notes)\n"
+           f"{finding}\n"
+           "2024-03-02 13:20:44 - Raj Patel (Work notes)\n"
+           "Raised bank.client.read-timeout-ms from 5000 to 45000 and redeployed; batches settle again.\n")
+    f = tmp_path / "settle.log"
+    f.write_text(log, encoding="utf-8")
+    from poimen.inputs.chunking import records as read
+
+    card = build_card(incidents({"settle.log": list(read(f))})[0])
+    assert _texts(card.causes) == [finding]
+    assert not any("(Work notes)" in text for text in _texts(card.lines))
