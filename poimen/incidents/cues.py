@@ -26,7 +26,10 @@ as a whole word or phrase, case-insensitive. In words:
   patched, scaled, upgraded, downgraded, applied, merged, shipped, hotfixed, flushed, purged, drained, cordoned,
   rotated, renewed, replaced, removed, added, changed, updated, switched, migrated, failed over, killed, resized,
   tuned, backported, rebuilt, reindexed, freed, pushed, released, marked, imported, installed, granted, built, cleared,
-  amended, turned (it) on/off, cleaned up, ran `a command`, re-ran (and their -ing forms after by, after or with);
+  amended, turned (it) on/off, cleaned up, ran `a command`, re-ran; extended, capped, recreated, excluded, vacuumed,
+  reassigned, pruned, regenerated, reissued, wrapped (added as generic fix verbs; neutral on dev suites 1-8;
+  moved, pointed, routed, configured and deleted were tried and dropped: narrative passives on dev, "the crawler was
+  moved to the batch pool", cost ask -2 / lookup -2) (and their -ing forms after by, after or with);
   workaround, fix:, the fix (was|is), what fixed it, fixed (by|with|in), resolved (by|with), mitigated (by|with),
   hotfix, "2.9.1 is out|live|released|deployed". (+1.0): an imperative opening a line (Raise, Bump, Restart, Set, …),
   or what a thing now does since ("now uses|sets|sorts|retries|ships|sends …"; such a line is no plan even under
@@ -45,7 +48,8 @@ What makes a line weaker or takes a role away:
   added a comment - 02/Apr/24 2:14 PM"), a stack frame or a code fence has no role.
 - **ruled out** (cause and action become 0, and the line is no symptom either): not the cause / culprit / issue /
   problem, not related, unrelated, ruled out, red herring, wasn't it / was not it, nothing to do with, a coincidence,
-  false alarm / positive, is fine, looks fine, not it. The same line also demotes the earlier lines of its incident
+  false alarm / positive, is fine, looks fine, not it, not the / our deploy, db, network, dns … ("our": a
+  ServiceNow work note, "Not our DB, its CPU is flat"). The same line also demotes the earlier lines of its incident
   that it names (two content words or one specific entity in common) to none.
 - **ineffective** (action and verification become 0; the nearest action line among the ``LOOKBACK`` before it becomes
   none): didn't / did not / doesn't help, didn't / did not fix / work, no change, no effect, changed nothing, made no
@@ -143,7 +147,8 @@ STEMS = (r"bump", r"rais", r"increas", r"decreas", r"lower", r"reduc", r"pinn?",
           r"merg", r"ship", r"hotfix", r"flush", r"purg", r"drain", r"cordon", r"rotat", r"renew", r"replac",
           r"remov", r"add", r"chang", r"updat", r"switch", r"migrat", r"kill", r"resiz", r"tun", r"backport",
           r"rebuil", r"reindex", r"fre", r"push", r"releas", r"mark", r"import", r"install", r"grant", r"amend",
-          r"clear")
+          r"clear", r"extend", r"capp", r"recreat", r"exclud",
+          r"vacuum", r"reassign", r"prun", r"regenerat", r"reissu", r"wrapp")
 DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS if s != r"rebuil"), r"rebuilt", r"rolled back",  # not "rebuild"
              r"turned (?:(?:it|them|this|that|the [\w.-]+) )?(?:off|on)", r"failed over",
                r"cleaned up", r"set (?:the )?[\w.-]+ to", r"shipped", r"pinned", r"applied", r"set", r"built",
@@ -236,7 +241,7 @@ RULED_OUT = words(
     r"not (?:the )?(?:cause|culprit|issue|problem)", r"not related", r"unrelated", r"ruled (?:it |this )?out",
     r"rule (?:it |this )?out", r"red[ -]herring", r"(?:wasn't|was not|isn't|is not) it", r"nothing to do with",
     r"(?:a )?coincidence", r"coincidental", r"false (?:alarm|positive)", r"(?:is|was|looks|looked) fine",
-    r"not it", r"(?:so|then|it's|its|it is|that's|thats) not the \w+", r"not the (?:deploy|release|rollout|chart|"
+    r"not it", r"(?:so|then|it's|its|it is|that's|thats) not the \w+", r"not (?:the|our) (?:deploy|release|rollout|chart|"
     r"change|network|database|db|cdn|dns|load balancer|lb|broker|disk)\b", r"ignore it", r"is (?:a |just )?noise",
     r"are (?:normal|expected)", r"is (?:normal|expected)", r"(?:normal|expected) for this")
 INEFFECTIVE = words(

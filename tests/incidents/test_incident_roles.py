@@ -24,6 +24,8 @@ from poimen.incidents.roles import pick
     ("grabbing coffee, back in 5", "none"),
     ("Nordfin fixed: imported the new root and intermediate into the truststore", "action"),
     ("Turned it on with STREAMING_PARSER=true in the deployment env.", "action"),
+    ("Recreated the consumer group with max.poll.records=50.", "action"),
+    ("Vacuumed the events table and reassigned the partitions to the new brokers.", "action"),
 ])
 def test_each_role_from_its_cues(text, role):
     assert pick(score(text)) == role
@@ -315,3 +317,7 @@ def test_a_change_told_under_root_cause_is_the_cause_not_the_fix():
     assert pick(told) == "cause"
     both = ("Postmortem: writes blocked", "Root cause and fix")
     assert pick(score("We switched the balancer back on with ceph balancer on.", headings=both)) == "action"
+
+
+def test_not_our_database_rules_the_database_out():
+    assert score("Not our DB, its CPU is flat and it has 12 connections.").ruled_out
