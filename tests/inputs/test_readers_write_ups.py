@@ -43,6 +43,21 @@ def test_boxed_and_dated_headings_and_a_title_over_its_fields(tmp_path):
     assert heads[-1] == (title, "2024-06-18 -- Billing exports stuck")
 
 
+def test_a_second_underline_style_heads_the_parts_of_a_section(tmp_path):
+    # A wiki page exported to text: "===" under each incident, "---" under the parts of one (setext's H1 and H2,
+    # reStructuredText's order of first use), so one incident's "Resolution" never takes the place of the incident.
+    f = tmp_path / "reviews.txt"
+    f.write_text("Incident reviews: August\n========================\n\nIntro.\n\n"
+                 "INC-1187  Partner API unreachable\n=================================\n\n"
+                 "Resolution\n----------\n\nTTL cut to 300.\n\n"
+                 "INC-1203  Ingest refusing connections\n=====================================\n\n"
+                 "Resolution\n----------\n\nLimitNOFILE raised.\n", encoding="utf-8")
+    heads = {t: h for h, _, t in _heads(f)}
+    assert heads["TTL cut to 300."] == ("Incident reviews: August", "INC-1187  Partner API unreachable", "Resolution")
+    assert heads["LimitNOFILE raised."] == ("Incident reviews: August", "INC-1203  Ingest refusing connections",
+                                           "Resolution")
+
+
 def test_an_indented_command_is_code_and_indented_prose_is_not(tmp_path):
     f = tmp_path / "pm.txt"
     f.write_text("Title\n\n08:10  Marked it out so data moves off it:\n\n           ceph osd out osd.17\n\n"

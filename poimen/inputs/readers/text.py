@@ -8,7 +8,10 @@ one ("2. Timeline"), a label ending in a colon ("Resolution:"), or a line that o
 long it runs. A record keeps its text as written and carries
 the headings it stands under (the title, then its section, then the part of the section a weaker heading opens:
 "REMEDIATION" / "For the crash:"), as a Markdown paragraph does, so a postmortem's "Root cause" and "Remediation"
-sections read as parts of one document. A paragraph indented by ``CODE_INDENT`` blanks or more is a code block
+sections read as parts of one document. The first underline character a document uses opens sections and a second
+one opens parts of them, as setext ("===" over "---") and reStructuredText (levels by order of first use) read
+them: a wiki page with "===" under each incident and "---" under its "Resolution" keeps the incident in each
+part's headings (from bench/incidents10). A paragraph indented by ``CODE_INDENT`` blanks or more is a code block
 (kind ``code``), as Markdown reads it: "Marked it out:" over "           ceph osd out osd.17"; unless a line
 of it ends a sentence (a timeline entry's indented second paragraph is prose).
 """
@@ -59,6 +62,13 @@ def _heading(line: str, words: int, boxed: bool = False) -> str | None:
     return label
 
 
+def rule(lines: list[str]) -> str:
+    """The character a paragraph's heading is underlined (or boxed) with, "" when it has none."""
+    if len(lines) >= 3 and _UNDERLINE.match(lines[0]) and _UNDERLINE.match(lines[2]):
+        return lines[2].strip()[0]
+    return lines[1].strip()[0] if len(lines) >= 2 and _UNDERLINE.match(lines[1]) else ""
+
+
 def _head(lines: list[str], first: bool, block_follows: bool) -> tuple[str | None, bool]:
     """(the heading a paragraph opens with, whether it opens a section rather than a part of one).
 
@@ -93,12 +103,19 @@ def read(path: Path, options) -> Iterator[Record]:
     part: str | None = None
     strong = False  # whether ``section`` was opened by a section heading, so a weak one is a part of it
     first = True
+    rules: list[str] = []  # the underline characters in the order first seen: the first opens sections
     heads: tuple[str, ...] = ()  # (title, section, part) without the ones not seen: rebuilt only when one changes
     stream = pieces(path, "\n\n", options.max_chars)
     p = next(stream, None)
     while p is not None:
         nxt = next(stream, None)
-        name, opens = _head(p.text.split("\n"), first, nxt is not None and nxt.indent > 0)
+        lines = p.text.split("\n")
+        name, opens = _head(lines, first, nxt is not None and nxt.indent > 0)
+        underline = rule(lines) if name else ""
+        if underline and underline not in rules:
+            rules.append(underline)
+        if underline and rules.index(underline) > 0 and section and strong:
+            opens = False  # a second underline style heads the parts of a section (setext's "---" under "===")
         if name:
             if first:
                 title = name
