@@ -49,7 +49,8 @@ What makes a line weaker or takes a role away:
 - **ruled out** (cause and action become 0, and the line is no symptom either): not the cause / culprit / issue /
   problem, not related, unrelated, ruled out, red herring, wasn't it / was not it, nothing to do with, a coincidence,
   false alarm / positive, is fine, looks fine, not it, not the / our deploy, db, network, dns … ("our": a
-  ServiceNow work note, "Not our DB, its CPU is flat"). The same line also demotes the earlier lines of its incident
+  ServiceNow work note, "Not our DB, its CPU is flat"). A line in a part of a write-up whose heading rules out or
+  says did not help ("Things we ruled out", "Things that did not help"; bench/incidents10) is at most a symptom. The same line also demotes the earlier lines of its incident
   that it names (two content words or one specific entity in common) to none.
 - **ineffective** (action and verification become 0; the nearest action line among the ``LOOKBACK`` before it becomes
   none): didn't / did not / doesn't help, didn't / did not fix / work, no change, no effect, changed nothing, made no

@@ -199,6 +199,13 @@ def _section(headings: Sequence[str]) -> str:
     return ""
 
 
+def _set_aside(headings: Sequence[str]) -> bool:
+    """Whether a line stands in a part of a write-up that names what was ruled out or did not help ("Things we ruled
+    out", "What did not help"; from bench/incidents10): its innermost heading, a short one under the document's."""
+    part = headings[-1] if len(headings) > 1 else ""
+    return len(part.split()) <= 8 and bool(RULED_OUT.search(part) or ineffective(part))
+
+
 def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = ()) -> Scores:
     """The role scores of one line of text, from the cues in the module docstring."""
     if FRAME.match(text) or FENCE.match(text) or is_part_line(text) or is_label(text, headings) or \
@@ -206,6 +213,8 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
         return Scores()  # a frame, a fence, a heading, a label, a tracker's line about a post: no claim
     text = body(text)
     symptom = max(_symptom(text, level), _quoted_error(text))
+    if _set_aside(headings):
+        return Scores(symptom=symptom)  # "Things we ruled out", "What did not help": no cause, no fix in that part
     if kind in ("log", "output") or (kind == "code" and is_log_line(text)):  # a log excerpt pasted in a fence
         return Scores(symptom=symptom, action=1.0 if kind == "output" and CHANGED_OBJECT.match(text) else 0.0)
     action = _action(text)

@@ -321,3 +321,12 @@ def test_a_change_told_under_root_cause_is_the_cause_not_the_fix():
 
 def test_not_our_database_rules_the_database_out():
     assert score("Not our DB, its CPU is flat and it has 12 connections.").ruled_out
+
+
+def test_a_part_headed_what_did_not_help_holds_no_fix_and_no_cause():
+    tried = "We restarted tracker-ingest on all four hosts."
+    assert pick(score(tried)) == "action"
+    for part in ("Things that did not help", "Things we ruled out", "What didn't work"):
+        assert pick(score(tried, headings=("INC-1203 ingest refusing connections", part))) == "none"
+    # a document titled so is not a part of one
+    assert pick(score(tried, headings=("Ingest review: the restart did not help",))) == "action"
