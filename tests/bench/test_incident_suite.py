@@ -45,9 +45,10 @@ def test_every_suite_has_unique_ids_and_streams_that_exist(folder):
     if folder.name in ("incidents5", "incidents6"):  # the supplements of multi-incident files: 12 incidents each
         streams = {i.stream for i in incidents}
         assert all(sum(i.stream == s for i in incidents) >= 2 for s in streams)  # each holds several
-    else:  # incidents7 and incidents8, the held-out streams' formats again, are supplements of 17
-        assert len(incidents) >= (15 if folder.name in ("incidents7", "incidents8") else 20)
-        assert len({i.format for i in incidents}) >= 5
+    else:  # incidents7 to incidents10, the held-out streams' formats again, are supplements of 17 or 18
+        assert len(incidents) >= (15 if folder.name in ("incidents7", "incidents8", "incidents9", "incidents10")
+                                  else 20)
+        assert len({i.format for i in incidents}) >= (2 if folder.name in ("incidents9", "incidents10") else 5)
 
 
 def test_a_recurrence_names_its_twin_and_the_twins_fix_differently():
