@@ -170,7 +170,17 @@ _ABOUT_INCIDENT = re.compile(
     # what did it: "what freed the disk", "what was eating the space", "what was behind the 503s"
     r"|what (?:actually |finally |eventually |really )?\w+ed (?:the|it|them|this|that)|what (?:was|were) (?:\w+ing|behind|wrong)"
     # the change itself: "which settings made them go through", "what change let it finish"
-    r"|(?:what|which) (?:changes?|settings?|config\w*|fix(?:es)?|limits?|flags?|patch(?:es)?|workarounds?))\b", re.I)
+    r"|(?:what|which) (?:changes?|settings?|config\w*|fix(?:es)?|limits?|flags?|patch(?:es)?|workarounds?)"
+    # what got it back, and what keeps it from coming back: "what got writes flowing again", "what brought it back",
+    # "which option or release stops the duplicates", "what caps it now", "what turned a slowdown into an outage"
+    # (bench/incidents5-10)
+    r"|(?:what|which)\b(?: \w+){0,3}? (?:\w+ly )?(?:got|brought) (?:\w+ ){1,3}?"
+    r"(?:working|back|down|flowing|going|running|fixed|through|again|up)\b"
+    r"|(?:what|which)\b(?: \w+){0,3}? (?:turned|ran out|stops?|prevents?|caps?)\b"
+    # "what did the follow-up release change", "what were the new subnets missing", "why, and what ..."
+    r"|(?:what|which)\b[^?.;]{0,60}?\b(?:did|do|does)\b[^?.;]{0,40}?\b(?:change|fix|add|remove|set|stop)\b"
+    r"|(?:what|which) (?:\w+ ){0,3}?(?:was|were) [^?.;]{0,40}?\b(?:missing|lacking)\b|\bwhy\s*(?:[,;?]|and\b|$)"
+    r"|how (?:was|were|is|are|got) (?:\w+ ){1,4}?\w+(?:ed|en)\b)\b", re.I)
 CARD_RANK = 10  # a card answers when lookup ranks it among the top this many hits for the question
 
 

@@ -20,6 +20,15 @@ from poimen.read.incidents import asks_about_incident
     "what was behind the 502s from the edge?",
     "which settings let the big messages through?",  # the change itself
     "what change stopped the pods from restarting?",
+    "the gateway threw 5xx because its redis was full; what got memory down?",  # what got it back
+    "what finally got it working?",
+    "the partner API answered 503 in the night; what brought it back?",
+    "which option or release stops the duplicates?",  # what keeps it from coming back
+    "what turned a slowdown into an outage and what caps it now?",
+    "what ran out and what did the follow-up release change?",
+    "carriers could not connect hours later; why, and what got them working again?",
+    "how were writes restored and kept from happening again?",
+    "what network pieces were the new subnets missing?",
 ])
 def test_questions_about_what_was_done_or_why(question):
     assert asks_about_incident(question)
@@ -32,6 +41,10 @@ def test_questions_about_what_was_done_or_why(question):
     "How long has Mel been married?",
     "what is the on-call rotation for the payments team?",
     "which dashboards show the checkout latency?",
+    "What did Caroline do after the race?",
+    "What keeps Melanie busy?",
+    "What got Caroline interested in art?",
+    "What is John missing most?",
 ])
 def test_other_questions(question):
     assert not asks_about_incident(question)
