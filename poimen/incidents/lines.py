@@ -81,5 +81,12 @@ def record_lines(record: Record, stream: str = "") -> tuple[Line, ...]:
     if record.kind in VERBATIM_KINDS:
         spans = _physical(record)
     else:
-        spans = [(u.text, u.start, u.end) for u in split_units(record.text)]
+        text, at = record.text, 0
+        head = text.split("\n", 1)[0]
+        spans = []
+        if record.kind == "comment" and record.author and record.author in head and "\n" in text:
+            # a comment's header line ("Sunniva Holt added a comment - 02/Mar/24 12:31 PM") is never the first line
+            # of a wrapped sentence, whatever case the comment's first word has
+            spans, at = [(head.strip(), len(head) - len(head.lstrip()), len(head.rstrip()))], len(head) + 1
+        spans += [(u.text, at + u.start, at + u.end) for u in split_units(text[at:])]
     return tuple(Line(text, record, stream, i, start, end) for i, (text, start, end) in enumerate(spans) if text)

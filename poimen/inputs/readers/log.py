@@ -143,7 +143,10 @@ def _event(p: Piece) -> Record | None:
 
 
 # A ticket's header in a tracker's text export pasted under the log: "INV-2231  Reservations timing out", "OPS-7: …"
-TICKET_HEAD = re.compile(r"^(?P<key>[A-Z][A-Z0-9]{1,9}-\d{1,7})(?::|\s+[-–—|]|\s{2,}|\t)\s*\S")
+# A line that is the key alone, bracketed or not ("[PAY-4417]" over each comment of an export of two tickets),
+# files what follows under it the same way (from bench/incidents9).
+TICKET_HEAD = re.compile(r"^(?:(?P<key>[A-Z][A-Z0-9]{1,9}-\d{1,7})(?::|\s+[-–—|]|\s{2,}|\t)\s*\S"
+                         r"|\[(?P<bracketed>[A-Z][A-Z0-9]{1,9}-\d{1,7})\]\s*$|(?P<bare>[A-Z][A-Z0-9]{1,9}-\d{1,7})\s*$)")
 
 
 def _on_tickets(records: Iterator[Record]) -> Iterator[Record]:
@@ -154,7 +157,7 @@ def _on_tickets(records: Iterator[Record]) -> Iterator[Record]:
     for record in records:
         head = TICKET_HEAD.match(record.text) if record.kind == "log" and not record.time else None
         if head:
-            ticket = head.group("key")
+            ticket = head.group("key") or head.group("bracketed") or head.group("bare")
             record = replace(record, kind="ticket", level="")  # the ticket's key and summary, as its filer wrote them
         elif record.kind == "log" and LOG_START.match(record.text) and record.time:
             ticket = ""
