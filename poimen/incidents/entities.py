@@ -86,7 +86,7 @@ _FILE_EXTENSIONS = frozenset("""
 
 _IPV4 = re.compile(r"(?<![\w.])(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}(?![\w.]*\d)")
 _EC2 = re.compile(r"\bip-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}\b|\blocalhost\b")
-_FQDN = re.compile(rf"\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:{_TLDS})\b(?![.\w-]*[a-z0-9_]\()", re.I)
+_FQDN = re.compile(rf"\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:{_TLDS})\b(?![.\w-]*[a-z0-9_]\()(?!\.[A-Za-z_])", re.I)
 # not inside a longer token: "FW-OPS-01" in "stmt_2024-05_FW-OPS-01.csv" is a file's name
 _TICKET = re.compile(r"(?<![\w./-])([A-Z][A-Z0-9]{1,9})-(\d{1,6})(?![\w-]|\.\w)")
 # Shapes of a ticket id that name something else: encodings, standards, ciphers, and an incident's severity or
@@ -150,11 +150,30 @@ def _weight(kind: str, value: str) -> float:
     return WEIGHTS[kind]
 
 
+# The JVM's own classes: an exception of the platform thrown in the platform ("java.net.SocketTimeoutException:
+# Read timed out", at "sun.nio.ch.NioSocketImpl.timedFinishRead") is what any service's client prints; two incidents
+# of one log share it (bench/incidents9), so it names a family, like a bare class.
+_PLATFORM = re.compile(r"^(?:java|javax|jdk|sun|com\.sun)\.")
+_PLAIN_MESSAGE = re.compile(r"^[A-Za-z][a-z]*(?: [a-z]+)*$")
+
+
+def _platform_family(key: str) -> bool:
+    """Whether an exception key is the platform's own: its class and its frame in the JVM, or its class there and
+    a message of plain words the JVM writes ("Read timed out", "Connection reset")."""
+    body = key.split(":", 1)[1] if ":" in key else key
+    cls, _, frame = body.partition("@")
+    cls, _, message = cls.partition(": ")
+    if not _PLATFORM.match(cls):
+        return False
+    return bool(_PLATFORM.match(frame)) if frame else bool(_PLAIN_MESSAGE.match(message))
+
+
 def _signature_entities(text: str) -> list[Entity]:
     out = []
     for sig in signatures.extract_signatures(text):
         family = sig.kind in ("http", "exit", "signal", "errno", "k8s") or not has_shape(sig.key, sig.kind)
-        out.append(Entity("signature", sig.key, FAMILY_SIGNATURE if family else SHAPED_SIGNATURE))
+        if not (sig.kind == "exception" and _platform_family(sig.key)):  # else its class alone, below
+            out.append(Entity("signature", sig.key, FAMILY_SIGNATURE if family else SHAPED_SIGNATURE))
         if sig.kind == "exception" and ":" in sig.key:
             # The class alone too: a ticket retells a trace's message in its own words, and the class is what
             # both keep (it links with one more thing, such as the service).

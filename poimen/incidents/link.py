@@ -153,11 +153,16 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
         for q, other in ((i, j), (j, i)):
             if not complete[q] and (weight, -other) > quiet.get(q, (0.0, 0)):
                 quiet[q] = (weight, -other)
+    # The first half of a story joins its second half, and so no other incident: it would bridge the two.
+    halves = [(i, j) for i, j in _story_halves(episodes, failing, acting)
+              if shared_weight(episodes[i], episodes[j], common) >= threshold * FOLLOW_FACTOR
+              and not _siblings(episodes[i], episodes[j], filed[i], filed[j])]
+    for i, j in halves:
+        sets.union(i, j)
+    first_halves = {i for i, _ in halves}
     for q, (_, other) in quiet.items():
-        sets.union(q, -other)
-    for i, j in _story_halves(episodes, failing, acting):
-        if shared_weight(episodes[i], episodes[j], common) >= threshold * FOLLOW_FACTOR:
-            sets.union(i, j)
+        if q not in first_halves:
+            sets.union(q, -other)
     groups: dict[int, list[int]] = defaultdict(list)
     for i in range(len(episodes)):
         groups[sets.find(i)].append(i)

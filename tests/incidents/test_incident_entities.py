@@ -41,6 +41,22 @@ def test_hosts():
     assert found == {"db-1.prod.internal", "10.0.3.4", "ip-10-0-1-2"}
 
 
+def test_a_java_package_is_no_host():
+    assert _values("java.net.SocketTimeoutException: Read timed out at org.example.Client", "host") == set()
+    assert _values("GET http://fx-rates.pay.svc.cluster.local/v1/rates and api.example.com. Then", "host") == {
+        "fx-rates.pay.svc.cluster.local", "api.example.com"}
+
+
+def test_the_jvms_own_exception_names_a_family_and_an_apps_stays_shaped():
+    trace = ("java.net.SocketTimeoutException: Read timed out\n"
+             "\tat java.base/sun.nio.ch.NioSocketImpl.timedFinishRead(NioSocketImpl.java:288)")
+    signatures = {e.value: e.weight for e in entities(trace) if e.kind == "signature"}
+    assert signatures == {"java:java.net.SocketTimeoutException": 0.4}  # what any client of any service prints
+    app = {e.value: e.weight for e in entities("org.postgresql.util.PSQLException: ERROR: column \"x\" does not exist")
+           if e.kind == "signature"}
+    assert max(app.values()) == 1.0
+
+
 def test_config_keys_and_not_code_paths():
     text = ("set client_max_body_size 50m, spark.executor.memory=4g, max_connections and JAVA_OPTS; "
             "--max-old-space-size=4096; proxy-body-size: 0; java.lang.OutOfMemoryError at os.path.join(x)")
@@ -57,8 +73,10 @@ def test_signatures_come_from_poimen_signatures_and_weigh_by_shape():
     found = {e.value: e.weight for e in entities("java.lang.OutOfMemoryError: Java heap space\n"
                                                  "\tat com.acme.Exporter.render(Exporter.java:212)\nHTTP 502")
              if e.kind == "signature"}
-    assert found["java:java.lang.OutOfMemoryError: Java heap space"] == 1.0
-    assert found["http:502"] < 1.0
+    # the JVM's own message names a family (any heap fills); the app's frame says where it filled
+    assert "java:java.lang.OutOfMemoryError: Java heap space" not in found
+    assert found["java:java.lang.OutOfMemoryError@com.acme.Exporter.render"] == 1.0
+    assert found["java:java.lang.OutOfMemoryError"] < 1.0 and found["http:502"] < 1.0
 
 
 def test_generic_names_link_weakly():
