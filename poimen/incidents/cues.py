@@ -18,7 +18,7 @@ as a whole word or phrase, case-insensitive. In words:
   in, stopped doing, no longer, ", so ".
 - **action** (+1.5): a command that changes state (``kubectl patch|scale|set|apply|edit|delete|drain|cordon|rollout
   undo|rollout restart``, ``helm upgrade|rollback|install``, ``terraform apply``, ``ALTER …``, ``UPDATE … SET``,
-  ``SET GLOBAL``, ``systemctl restart|reload|stop|start|edit``, ``apt-get|yum|pip install``, ``git revert``, ``sysctl
+  ``ANALYZE|VACUUM|REINDEX a_table`` (bench/incidents9), ``SET GLOBAL``, ``systemctl restart|reload|stop|start|edit``, ``apt-get|yum|pip install``, ``git revert``, ``sysctl
   -w|-p``, ``docker restart``, ``redis-cli config set``; and, from bench/incidents6, a write into /etc by redirect or
   tee, ``sed -i``, ``rm /etc/…``, chmod/chown, ``systemctl revert``, ``journalctl --vacuum-…``, SELinux and volume
   resizes, certbot, keytool -import, rndc, ceph set, iptables); a done verb: bumped, raised, increased, decreased,
@@ -27,7 +27,7 @@ as a whole word or phrase, case-insensitive. In words:
   rotated, renewed, replaced, removed, added, changed, updated, switched, migrated, failed over, killed, resized,
   tuned, backported, rebuilt, reindexed, freed, pushed, released, marked, imported, installed, granted, built, cleared,
   amended, turned (it) on/off, cleaned up, ran `a command`, re-ran; extended, capped, recreated, excluded, vacuumed,
-  reassigned, pruned, regenerated, reissued, wrapped (added as generic fix verbs; neutral on dev suites 1-8;
+  reassigned, pruned, regenerated, reissued, wrapped, flipped, toggled (added as generic fix verbs; neutral on dev suites 1-8;
   moved, pointed, routed, configured and deleted were tried and dropped: narrative passives on dev, "the crawler was
   moved to the batch pool", cost ask -2 / lookup -2) (and their -ing forms after by, after or with);
   workaround, fix:, the fix (was|is), what fixed it, fixed (by|with|in), resolved (by|with), mitigated (by|with),
@@ -56,7 +56,8 @@ What makes a line weaker or takes a role away:
   none): didn't / did not / doesn't help, didn't / did not fix / work, no change, no effect, changed nothing, made no
   difference, no improvement, no luck, unchanged, still failing / erroring / broken / down / happening / the same /
   seeing / ~30%, same (handshake) error(s) / problem / issue, persist(s/ed/ing), not fixed, fails the same way
-  (bench/incidents7).
+  (bench/incidents7); a stopgap that wore off: only helped, helped for an hour / a while, bought us an hour
+  (bench/incidents9).
 - **hedged** (cause and action ×0.4): maybe, might, could be, possibly, perhaps, not sure, I think, suspect(ed),
   suspicion, wondering, guess, theory, can't tell, unclear, a question mark; past belief (×0.3): we/I thought,
   initially, at first, assumed. Probably, looks like and seems are ×0.7. A hedge followed by but / actually /
@@ -123,6 +124,7 @@ COMMAND = re.compile(
     r"\bkubectl\b.*?\b(?:patch|scale|set|apply|edit|delete|drain|cordon|uncordon|replace|annotate|label|"
     r"rollout\s+(?:undo|restart))\b|\bhelm\b(?:\s+-{1,2}[\w-]+(?:[= ](?!-)\S+)?)*\s+(?:upgrade|rollback|install|uninstall)\b|\bterraform\s+apply\b"
     r"|\bALTER\s+(?:TABLE|SYSTEM|DATABASE|USER|ROLE|INDEX)\b|\bUPDATE\s+\w+\s+SET\b|\bSET\s+GLOBAL\b"
+    r"|\b(?:ANALYZE|VACUUM(?:\s+FULL)?|REINDEX(?:\s+(?:TABLE|INDEX|DATABASE))?)\s+[a-z_]\w*(?:[_.\d][\w.]*|\s*;)"
     r"|\bsystemctl\s+(?:restart|reload|stop|start|enable|disable)\b|\bservice\s+\S+\s+restart\b"
     r"|\b(?:apt-get|apt|yum|dnf|apk|zypper|brew)\s+(?:-\S+\s+)*(?:install|upgrade|remove|add|del)\b|\bpip3?\s+install\b"
     r"|\bsystemctl\s+(?:edit|daemon-reload|mask|unmask)\b"
@@ -149,7 +151,7 @@ STEMS = (r"bump", r"rais", r"increas", r"decreas", r"lower", r"reduc", r"pinn?",
           r"remov", r"add", r"chang", r"updat", r"switch", r"migrat", r"kill", r"resiz", r"tun", r"backport",
           r"rebuil", r"reindex", r"fre", r"push", r"releas", r"mark", r"import", r"install", r"grant", r"amend",
           r"clear", r"extend", r"capp", r"recreat", r"exclud",
-          r"vacuum", r"reassign", r"prun", r"regenerat", r"reissu", r"wrapp")
+          r"vacuum", r"reassign", r"prun", r"regenerat", r"reissu", r"wrapp", r"flipp", r"toggl")
 DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS if s != r"rebuil"), r"rebuilt", r"rolled back",  # not "rebuild"
              r"turned (?:(?:it|them|this|that|the [\w.-]+) )?(?:off|on)", r"failed over",
                r"cleaned up", r"set (?:the )?[\w.-]+ to", r"shipped", r"pinned", r"applied", r"set", r"built",
@@ -254,7 +256,10 @@ INEFFECTIVE = words(
     r"changed nothing", r"nothing changed", r"no better", r"didn't work", r"did not work", r"dead end",
     r"(?:didn't|did not|doesn't|does not) (?:make|change) (?:a|any) difference", r"to no avail", r"in vain",
     r"(?:did not|didn't) (?:go away|stop|recover)", r"(?:fail(?:s|ed)?|breaks|broke|crash(?:es|ed)) (?:again )?(?:in )?the same way", r"(?:errors?|failures?|crash(?:es|ing)?|timeouts?|problems?) "
-    r"(?:continued|kept (?:coming|happening))", r"reverted? (?:it )?(?:back )?(?:again)?,? (?:but|no)")
+    r"(?:continued|kept (?:coming|happening))", r"reverted? (?:it )?(?:back )?(?:again)?,? (?:but|no)",
+    # a stopgap that wore off: "Restart only helped for an hour", "helped for a while", "bought us an hour"
+    r"only (?:helped|worked|fixed it)", r"(?:helped|worked) only", r"(?:helped|worked) for (?:about |roughly |~)?"
+    r"(?:an?|one|\d+) (?:hour|minutes?|while)", r"bought (?:us )?(?:an?|some|\d+) (?:hour|minutes?|time)")
 HEDGE = words(r"maybe", r"might", r"could (?:it )?be", r"possibly", r"perhaps", r"not sure", r"i think",
               r"can'?t tell", r"cannot tell", r"unclear",
                 r"(?:i |we )?(?:don't|do not) think", r"doubt", r"unlikely",

@@ -1,0 +1,79 @@
+"""A Java log with two incidents that print the same JVM exception, under a tracker export whose comments on two
+tickets interleave, each comment under its bracketed key (the shape of bench/incidents9's ledger log)."""
+
+from __future__ import annotations
+
+from poimen.incidents import build_card, incidents, score
+from poimen.incidents.roles import pick
+from poimen.inputs.chunking import records
+
+LOG = """\
+2024-03-02 02:01:00,139 ERROR [recon-worker-2] c.v.l.recon.ReconciliationJob - chunk failed period=2024-02
+java.net.SocketTimeoutException: Read timed out
+\tat java.base/sun.nio.ch.NioSocketImpl.timedFinishRead(NioSocketImpl.java:288)
+2024-03-02 02:31:58,770 ERROR [recon-scheduler-1] c.v.l.recon.ReconciliationJob - reconciliation finished with errors
+2024-03-02 10:00:04,532 ERROR [http-nio-8080-exec-41] c.v.l.posting.FxConversionService - FX lookup failed on fx-rates
+java.net.SocketTimeoutException: Read timed out
+\tat java.base/sun.nio.ch.NioSocketImpl.timedFinishRead(NioSocketImpl.java:288)
+2024-03-02 11:00:03,215 ERROR [http-nio-8080-exec-22] c.v.l.posting.FxConversionService - FX lookup failed on fx-rates
+java.net.SocketTimeoutException: Read timed out
+
+Jira comments export - PAY-4417, PAY-4420
+
+[PAY-4417]
+Ines Calloway added a comment - 02/Mar/24 08:31 AM
+Recon for February came back partial, six chunks gave up on read timeouts of the totals query.
+
+[PAY-4420]
+Dario Fenn added a comment - 02/Mar/24 10:09 AM
+paged: 503s on postings at 10:00 from fx-rates lookups, same SocketTimeoutException as PAY-4417.
+
+[PAY-4420]
+Dario Fenn added a comment - 02/Mar/24 10:24 AM
+Rolled ledger-service (kubectl rollout restart) at 10:21 for fresh pools to fx-rates.
+
+[PAY-4420]
+Dario Fenn added a comment - 02/Mar/24 11:03 AM
+Restart only helped for an hour. Same burst at 11:00.
+
+[PAY-4417]
+Mireille Otsu added a comment - 02/Mar/24 11:20 AM
+Root cause: the backfill bulk-loaded the partition and it was never analyzed, so the plan is garbage.
+
+[PAY-4420]
+Sunniva Holt added a comment - 02/Mar/24 12:31 PM
+fx-rates rebuilds its table under a write lock every hour. Flipped fx-rates.cache.swap-on-rebuild to true at 12:29.
+
+[PAY-4417]
+Mireille Otsu added a comment - 02/Mar/24 01:07 PM
+Ran ANALYZE ledger_entries_2024_02 on the primary at 13:05, chunks take 5s now.
+"""
+
+
+def _cards(tmp_path):
+    f = tmp_path / "ledger.log"
+    f.write_text(LOG, encoding="utf-8")
+    recs = list(records(f))
+    return recs, [build_card(i) for i in incidents({"ledger.log": recs})]
+
+
+def test_a_bracketed_key_files_the_comment_under_it(tmp_path):
+    recs, _ = _cards(tmp_path)
+    filed = [dict(r.attrs).get("ticket") for r in recs if r.kind == "comment"]
+    assert filed == ["PAY-4417", "PAY-4420", "PAY-4420", "PAY-4420", "PAY-4417", "PAY-4420", "PAY-4417"]
+
+
+def test_two_incidents_that_print_one_jvm_exception_keep_their_own_fixes(tmp_path):
+    _, cards = _cards(tmp_path)
+    fixes = {c.title: " ".join(line.text for line in c.actions) for c in cards if c.actions}
+    analyze = [t for t, a in fixes.items() if "ANALYZE" in a]
+    flag = [t for t, a in fixes.items() if "swap-on-rebuild" in a]
+    assert len(analyze) == len(flag) == 1 and analyze != flag
+    assert "swap-on-rebuild" not in fixes[analyze[0]] and "ANALYZE" not in fixes[flag[0]]
+    # the restart that only helped for an hour is no fix
+    assert not any("rollout restart" in a for a in fixes.values())
+
+
+def test_a_comments_header_is_a_line_of_its_own():
+    assert pick(score("Flipped fx-rates.cache.swap-on-rebuild to true for prod at 12:29.")) == "action"
+    assert score("Restart only helped for an hour. Same burst at 11:00.").ineffective
