@@ -64,6 +64,15 @@ def test_a_comment_header_with_the_name_first_is_a_speaker():
     assert speaker("Step 3 - see the runbook") is None
 
 
+def test_a_helpdesk_header_with_the_posts_kind_first_is_a_speaker():
+    # Freshdesk and Zendesk: the post's kind, the name, the date as the helpdesk prints it
+    assert speaker("[Private note] Hamid Serrano - Mon, 8 Jul 2024 at 09:38 AM") == (
+        "Mon, 8 Jul 2024 at 09:38 AM", "Hamid Serrano")
+    assert speaker("[Customer] Lise Moreau (Support) - Tue, 9 Jul 2024 at 07:58 AM") == (
+        "Tue, 9 Jul 2024 at 07:58 AM", "Lise Moreau")
+    assert speaker("[Private note] see the runbook - step 3") is None
+
+
 def test_a_comment_header_drawn_between_rules_is_a_speaker():
     assert speaker("--- comment by Dami Okafor (2024-07-21 09:21) ---") == ("2024-07-21 09:21", "Dami Okafor")
     assert speaker("=== Jana Novak - 2024-06-02 13:20 ===") == ("2024-06-02 13:20", "Jana Novak")

@@ -8,7 +8,8 @@ the lines below it:
 - "2024-08-14 09:58:40 - Lucia Romero (Work notes)" (ServiceNow's journal);
 - "Jana Novák added a comment - 02/Apr/24 2:14 PM" (Jira's issue view and e-mails);
 - "Comment by Noor Haddad [ 06/May/24 7:50 AM ]" (Jira's printable view and Word/XML exports);
-- "Jana Novak - 2024-06-02 13:20:" (a name, then the time, as plain-text exports and e-mails write a header);
+- "Jana Novak - 2024-06-02 13:20:" (a name, then the time, as plain-text exports and e-mails write a header), and
+  after the post's kind: "[Private note] Hamid Serrano - Mon, 8 Jul 2024 at 09:38 AM" (Freshdesk, Zendesk);
 - any of these drawn between rules: "--- comment by Dami Okafor (2024-07-21 09:21) ---".
 
 A name is a handle ("priya.n") or up to four capitalised words ("Camille Dubois"); a level word before it makes
@@ -35,7 +36,12 @@ _BY = re.compile(rf"^(?:Comment|Note|Work note|Update|Reply) by (?P<who>{_NAME})
 
 
 # "Jana Novak - 2024-06-02 13:20:", "Marco Bellini, 2 Jun 2024 14:06", "ops-bot (2024-06-02 14:40):" (a header alone)
-_NAME_TIME = re.compile(rf"^(?P<who>{_NAME}){_ROLE}\s*(?:[-–—,]\s*|\(\s*)(?P<time>[^()]*\d[^()]*?)\)?\s*:?\s*$")
+# Freshdesk and Zendesk put the post's kind first: "[Private note] Hamid Serrano - Mon, 8 Jul 2024 at 09:38 AM"
+_NAME_TIME = re.compile(rf"^(?:\[[A-Za-z][A-Za-z ]{{1,20}}\]\s+)?(?P<who>{_NAME}){_ROLE}\s*(?:[-–—,]\s*|\(\s*)(?P<time>[^()]*\d[^()]*?)\)?\s*:?\s*$")
+
+
+# A header's date as trackers print it, not as logs do: "Mon, 8 Jul 2024 at 09:38 AM"
+_DATE = re.compile(r"\b\d{1,2}\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?,?\s+\d{4}\b\D{0,8}\d{1,2}:\d{2}")
 
 
 # A header drawn between rules: "--- comment by Dami Okafor (2024-07-21 09:21) ---", "=== Jana Novak, 2 Jun ==="
@@ -53,7 +59,7 @@ def speaker(line: str) -> tuple[str, str] | None:
     if m:
         return m.group("time").strip(), m.group("who")
     m = _NAME_TIME.match(line)
-    if m and time_of(m.group("time")) and not level_of(m.group("who")):
+    if m and (time_of(m.group("time")) or _DATE.search(m.group("time"))) and not level_of(m.group("who")):
         return m.group("time").strip(), m.group("who")
     time = time_of(line)
     if not time:
