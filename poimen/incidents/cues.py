@@ -113,7 +113,8 @@ CAUSE = words(
     r"the cause (?:was|is)", r"the (?:problem|issue|bug) (?:was|is)", r"the underlying (?:problem|issue|cause)",
     r"underlying (?:problem|issue|cause)", r"the reason (?:was|is)", r"happens when", r"triggered by",
     r"traced (?:it |this )?(?:back )?to", r"found (?:it|the (?:issue|problem|cause|bug))", r"regression",
-    r"introduced (?:in|by)", r"found that", r"(?:that's|that is|which is|this is) why", r"hence", r"cause:")
+    r"introduced (?:in|by)", r"found that", r"(?:that's|that is|which is|this is) why", r"hence", r"cause:",
+    r"why (?:the |it |this |that |they |we )?[\w -]{3,50}:")  # "Why the column is missing: …" (bench/incidents9)
 MECHANISM = words(
     r"exhaust(?:ed|ion)", r"leak(?:s|ed|ing)?", r"misconfigur(?:ed|ation)", r"r[au]n out of", r"filled up",
     r"(?:disk|volume|partition) (?:is |was )?full", r"too (?:low|small|high|many|few|short|aggressive)",
@@ -159,7 +160,7 @@ DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS if s != r"rebuil"), r"rebuilt", 
 BY_DOING = re.compile(r"\b(?:by|after|with|via)\s+(?:" + "|".join(STEMS) + r")\w*ing\b|\b(?:by|after) "
                        r"(?:rolling back|turning (?:off|on)|failing over|setting)\b", re.I)
 FIX_WORDS = words(r"workaround", r"fix:", r"the fix (?:was|is)", r"fixed (?:by|with|in|via)", r"what fixed it",
-                  r"(?:hot)?fix (?:is |was )?(?:out|live|in|deployed|shipped|merged|released|rolled out)",
+                  r"(?:hot)?fix (?:is |was )?(?:out|live|in|deployed|shipped|merged|released|rolled out|done|applied)",
                   r"(?:proper|real|permanent|app|code|config) fix", r"released \S+ with", r"mitigation:",
                     r"resolved (?:by|with|via)", r"mitigated (?:by|with|via)", r"hot-?fix(?:ed)?", r"rollback",
                   r"v?\d+(?:\.\d+)+\S* (?:is|was) (?:out|live|released|deployed|rolled out)")

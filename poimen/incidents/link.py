@@ -35,11 +35,12 @@ role threshold. Episodes link within their stream unless ``across_streams`` is s
 from __future__ import annotations
 
 import functools
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from poimen.incidents.entities import Entity, entities
+from poimen.incidents.entities import SHAPED_SIGNATURE, Entity, entities
 from poimen.incidents.episodes import Episode, Line
 from poimen.incidents.flow import GAP_SECONDS, acts, elapsed, fails
 
@@ -131,6 +132,8 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
     filed = [_filed(ep) for ep in episodes]
     sets = _Sets(len(episodes))
     pairs = {(i, j) for held in holders.values() for i in held for j in held if i < j}
+    quoted = _quoted_in(episodes)  # a comment that quotes what a log printed: as a shaped signature shared
+    pairs |= set(quoted)
     quiet: dict[int, tuple[float, int]] = {}  # an episode that is no whole story: its best partner
     for i, j in sorted(pairs):
         a, b = episodes[i], episodes[j]
@@ -139,7 +142,7 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
         tickets = (told[i] & told[j]) - {value for kind, value in common if kind == "ticket"}
         if not tickets and (_far_apart(a, b, horizon_seconds) or (complete[i] and complete[j])):
             continue
-        weight = shared_weight(a, b, common)
+        weight = shared_weight(a, b, common) + quoted.get((i, j), 0.0)
         if weight < threshold:
             continue
         if _siblings(a, b, filed[i], filed[j]):
@@ -155,7 +158,8 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
                 quiet[q] = (weight, -other)
     # The first half of a story joins its second half, and so no other incident: it would bridge the two.
     halves = [(i, j) for i, j in _story_halves(episodes, failing, acting)
-              if shared_weight(episodes[i], episodes[j], common) >= threshold * FOLLOW_FACTOR
+              if shared_weight(episodes[i], episodes[j], common) + quoted.get((min(i, j), max(i, j)), 0.0)
+              >= threshold * FOLLOW_FACTOR
               and not _siblings(episodes[i], episodes[j], filed[i], filed[j])]
     for i, j in halves:
         sets.union(i, j)
@@ -170,6 +174,31 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
     # retells it), else in the order given.
     return [Incident(tuple(episodes[i] for i in sorted(group, key=lambda i: _when(episodes[i], i))))
             for _, group in sorted(groups.items()) if any(failing[i] for i in group)]
+
+
+_QUOTE = re.compile(r"\"([^\"]{20,200})\"|`([^`]{20,200})`")
+_MACHINE = ("log", "output", "code")
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"\d+", "0", text.lower()).split())
+
+
+def _quoted_in(episodes: Sequence[Episode]) -> dict[tuple[int, int], float]:
+    """Pairs of episodes of one stream where a person's line in one quotes, in quotes or backticks, four words or more
+    that a machine printed in the other ("same PSQLException class though: \"An I/O error occurred while sending to
+    the backend\"" under the log that printed it; bench/incidents9): ``SHAPED_SIGNATURE`` for the pair, numbers
+    aside. A quote names the failure as precisely as the signature it copies."""
+    printed = [_norm(" ".join(line.text for line in ep.lines if line.record.kind in _MACHINE)) for ep in episodes]
+    out: dict[tuple[int, int], float] = {}
+    for i, ep in enumerate(episodes):
+        quotes = {_norm(m.group(1) or m.group(2)) for line in ep.lines if line.record.kind not in _MACHINE
+                  for m in _QUOTE.finditer(line.text)}
+        quotes = {q for q in quotes if len(q.split()) >= 4}
+        for j, text in enumerate(printed):
+            if j != i and episodes[j].stream == ep.stream and text and any(q in text for q in quotes):
+                out[(min(i, j), max(i, j))] = SHAPED_SIGNATURE
+    return out
 
 
 def _told(episode: Episode) -> frozenset[str]:

@@ -77,3 +77,35 @@ def test_two_incidents_that_print_one_jvm_exception_keep_their_own_fixes(tmp_pat
 def test_a_comments_header_is_a_line_of_its_own():
     assert pick(score("Flipped fx-rates.cache.swap-on-rebuild to true for prod at 12:29.")) == "action"
     assert score("Restart only helped for an hour. Same burst at 11:00.").ineffective
+
+
+HELPDESK = """\
+2024-07-09 02:11:38.907  WARN 1 --- [nio-8080-exec-5] com.zaxxer.hikari.pool.PoolBase : HikariPool-1 - Failed to validate connection (This connection has been closed.)
+2024-07-09 04:05:51.870 ERROR 1 --- [nio-8080-exec-1] o.h.engine.jdbc.spi.SqlExceptionHelper : An I/O error occurred while sending to the backend.
+2024-07-09 06:30:00.001 ERROR 1 --- [   scheduling-1] c.q.accounts.jobs.ExportJob : export upload failed: bucket quota exceeded
+
+Ticket #31877  |  random 500s at night  |  Status: Closed
+
+[Customer] Lise Moreau (Support) - Tue, 9 Jul 2024 at 07:58 AM
+Night shift says the app threw random 500s between 2 and 5am.
+
+[Private note] Yusuf Demir - Tue, 9 Jul 2024 at 08:12 AM
+Same PSQLException class as yesterday though: "An I/O error occurred while sending to the backend", only at night.
+
+[Private note] Hamid Serrano - Tue, 9 Jul 2024 at 09:40 AM
+Found it: the NAT gateway drops flows idle for 350 seconds and the pool keeps connections idle for minutes.
+
+[Private note] Yusuf Demir - Tue, 9 Jul 2024 at 10:15 AM
+Set SPRING_DATASOURCE_HIKARI_KEEPALIVETIME=60000 in the accounts-api configmap and restarted.
+"""
+
+
+def test_a_helpdesk_conversation_under_the_log_is_comments_and_its_fix_joins_the_errors_it_quotes(tmp_path):
+    f = tmp_path / "accounts.log"
+    f.write_text(HELPDESK, encoding="utf-8")
+    recs = list(records(f))
+    assert [r.author for r in recs if r.kind == "comment"] == ["Lise Moreau", "Yusuf Demir", "Hamid Serrano",
+                                                               "Yusuf Demir"]
+    found = incidents({"accounts.log": recs})
+    card = next(build_card(i) for i in found if any("I/O error" in line.text for line in i.lines))
+    assert any("KEEPALIVETIME=60000" in line.text for line in card.actions)
