@@ -173,8 +173,16 @@ def _known(mine: frozenset[tuple[str, str]], named: set[tuple[str, str]]) -> boo
         for k, v in mine for j, w in named)
 
 
+# An error's name as programs print it ("CannotPullContainerError", "SocketTimeoutException"): two failures that name
+# the same one are one kind, whatever else their lines say (bench/incidents9: an ECS task's stop reason, then the
+# service event that retells it after a redeploy that changed nothing).
+_ERROR_NAME = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+(?:Error|Exception|Fault)\b")
+
+
 def _signatures(record: Record) -> frozenset[str]:
-    return frozenset(sig.key for sig in extract_signatures(record.text))
+    """What kind of failure a record prints: its failure signatures and the error names it prints."""
+    return frozenset(sig.key for sig in extract_signatures(record.text)) | \
+        frozenset(m.group(0) for m in _ERROR_NAME.finditer(record.text))
 
 
 def _turn(current: Sequence[Record], done: Sequence[int], failure: Record) -> int | None:

@@ -109,3 +109,32 @@ def test_a_helpdesk_conversation_under_the_log_is_comments_and_its_fix_joins_the
     found = incidents({"accounts.log": recs})
     card = next(build_card(i) for i in found if any("I/O error" in line.text for line in i.lines))
     assert any("KEEPALIVETIME=60000" in line.text for line in card.actions)
+
+
+SESSION = """\
+% date
+Tue Jul 23 11:02:40 BST 2024
+% aws ecs describe-tasks --cluster reports-prod --tasks 4f0b2e6a --query 'tasks[0].stoppedReason' --output text
+CannotPullContainerError: pull image manifest has been retried 5 time(s): dial tcp 10.30.2.41:443: i/o timeout
+% aws ecs update-service --cluster reports-prod --service reports-worker --force-new-deployment
+PRIMARY	IN_PROGRESS
+% aws ecs describe-services --cluster reports-prod --services reports-worker --query 'services[0].events[0].message'
+(service reports-worker) was unable to place a task. Reason: CannotPullContainerError: dial tcp 10.30.2.70:443: i/o timeout
+% # the redeploy changed nothing. the endpoint security group only lets 443 in from the old range
+% aws ssm start-session --target i-0e4c19a7b2d58f036
+sh-5.2$ exit
+% aws ec2 authorize-security-group-ingress --group-id sg-0c2f5e9a --protocol tcp --port 443 --cidr 10.30.48.0/20
+sgr-04b7e2d91c6a3f058
+% # 6/6 running 11:56
+"""
+
+
+def test_one_error_retold_after_a_redeploy_that_changed_nothing_is_one_incident(tmp_path):
+    # The task's stop reason, then the service event that retells it: one kind of failure (the same error name),
+    # not the next incident of the session; an interactive session is no change, a security group rule is.
+    f = tmp_path / "session.txt"
+    f.write_text(SESSION, encoding="utf-8")
+    found = incidents({"session.txt": list(records(f))})
+    assert len(found) == 1
+    actions = " ".join(line.text for line in build_card(found[0]).actions)
+    assert "authorize-security-group-ingress" in actions and "start-session" not in actions
