@@ -188,17 +188,31 @@ def _quoted_in(episodes: Sequence[Episode]) -> dict[tuple[int, int], float]:
     """Pairs of episodes of one stream where a person's line in one quotes, in quotes or backticks, four words or more
     that a machine printed in the other ("same PSQLException class though: \"An I/O error occurred while sending to
     the backend\"" under the log that printed it; bench/incidents9): ``SHAPED_SIGNATURE`` for the pair, numbers
-    aside. A quote names the failure as precisely as the signature it copies."""
+    aside; of several that printed them, the latest before it (``_latest_before``). A quote names the failure as
+    precisely as the signature it copies."""
     printed = [_norm(" ".join(line.text for line in ep.lines if line.record.kind in _MACHINE)) for ep in episodes]
     out: dict[tuple[int, int], float] = {}
     for i, ep in enumerate(episodes):
         quotes = {_norm(m.group(1) or m.group(2)) for line in ep.lines if line.record.kind not in _MACHINE
                   for m in _QUOTE.finditer(line.text)}
         quotes = {q for q in quotes if len(q.split()) >= 4}
-        for j, text in enumerate(printed):
-            if j != i and episodes[j].stream == ep.stream and text and any(q in text for q in quotes):
+        for q in quotes:
+            found = [j for j, text in enumerate(printed) if j != i and episodes[j].stream == ep.stream and q in text]
+            j = _latest_before(episodes, found, i)
+            if j is not None:
                 out[(min(i, j), max(i, j))] = SHAPED_SIGNATURE
     return out
+
+
+def _latest_before(episodes: Sequence[Episode], found: Sequence[int], i: int) -> int | None:
+    """Of the episodes that printed what episode ``i`` quotes, the one it quotes: the latest to begin before it
+    ends (a person quotes the error in front of them), by time where all have one, else by order; None when none
+    came before. A quote printed twice joins one of them, never both: it would bridge two incidents."""
+    if any(episodes[j].start is None for j in (*found, i)):
+        before = [j for j in found if j < i]
+        return max(before, default=None)
+    before = [j for j in found if episodes[j].start <= episodes[i].end]
+    return max(before, key=lambda j: (episodes[j].start, j), default=None)
 
 
 def _told(episode: Episode) -> frozenset[str]:

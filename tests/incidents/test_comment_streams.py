@@ -138,3 +138,19 @@ def test_one_error_retold_after_a_redeploy_that_changed_nothing_is_one_incident(
     assert len(found) == 1
     actions = " ".join(line.text for line in build_card(found[0]).actions)
     assert "authorize-security-group-ingress" in actions and "start-session" not in actions
+
+
+def test_a_quote_printed_twice_joins_the_latest_print_before_it_never_both():
+    from types import SimpleNamespace
+
+    from poimen.incidents.link import _latest_before
+
+    def ep(start, end):
+        return SimpleNamespace(start=start, end=end)
+
+    episodes = [ep(100.0, 200.0), ep(5000.0, 5100.0), ep(5200.0, 5300.0), ep(9000.0, 9100.0)]
+    # episode 2 quotes an error that episodes 0, 1 and 3 printed: it means the one in front of it
+    assert _latest_before(episodes, [0, 1, 3], 2) == 1
+    assert _latest_before(episodes, [3], 2) is None  # printed only later: not what it quoted
+    untimed = [SimpleNamespace(start=None, end=None)] * 4
+    assert _latest_before(untimed, [0, 1, 3], 2) == 1
