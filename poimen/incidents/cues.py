@@ -52,9 +52,11 @@ What makes a line weaker or takes a role away:
   ServiceNow work note, "Not our DB, its CPU is flat"). A line in a part of a write-up whose heading rules out or
   says did not help ("Things we ruled out", "Things that did not help"; bench/incidents10) is at most a symptom. The same line also demotes the earlier lines of its incident
   that it names (two content words or one specific entity in common) to none.
-- **ineffective** (action and verification become 0; the nearest action line among the ``LOOKBACK`` before it becomes
-  none): didn't / did not / doesn't help, didn't / did not fix / work, no change, no effect, changed nothing, made no
-  difference, no improvement, no luck, unchanged, still failing / erroring / broken / down / happening / the same /
+- **ineffective** (action and verification become 0; the nearest earlier action it names becomes none, "rollback"
+  naming ``rollout undo`` and "restart" or "redeploy" theirs, and with what a command printed that it changed, the
+  command too; else the nearest action line among the ``LOOKBACK`` before it; a line can rule out and say this at
+  once: "changed nothing, not the release"; bench/incidents9): didn't / did not / doesn't help, didn't / did not
+  fix / work, no change, no effect, changed nothing, made no difference, no improvement, no luck, unchanged, still failing / erroring / broken / down / happening / the same /
   seeing / ~30%, same (handshake) error(s) / problem / issue, persist(s/ed/ing), not fixed, fails the same way
   (bench/incidents7); a stopgap that wore off: only helped, helped for an hour / a while, bought us an hour
   (bench/incidents9).

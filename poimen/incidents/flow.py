@@ -6,9 +6,12 @@ a *new* failure starts or time runs out:
 - a new failure is a failure line that names a service or a ticket, where the episode so far has named some
   and none of these (a host, an address or a registry on an error line is no new topic: each error names its
   own);
-- a failure of another kind (no failure signature in common) printed after the story so far was acted on (a
-  failure, then a fix not said to have changed nothing) is the next incident of a session, from the operator's
-  note that turned to it, else from the command that printed it;
+- a failure of another kind (no failure signature or error name in common) printed after the story so far was
+  acted on (a failure, then a fix not said to have changed nothing) is the next incident of a session, from the
+  operator's note that turned to it, else from the command that printed it; unless the next person's line, before
+  anything else is done, says that attempt changed nothing: then it was the first story going on, and the piece
+  goes back to it (bench/incidents9: probe events printed another way after a rollback, "# rollback changed
+  nothing");
 - time runs out after ``GAP_SECONDS`` of silence, for the machine's records (log lines, output, commands) and for
   chat messages (linking joins a later message that names the same things). People's comments and ``#`` notes that
   follow an episode belong to it for up to ``PATIENCE_SECONDS``: a ticket's comment stream under the log it is
@@ -216,6 +219,7 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
     said_by: list[set[tuple[str, str]]] = []  # what each finished piece named
     lasts: list[float | None] = []  # each finished piece's last time
     held: dict[str, list[Record]] = {}  # a ticket's header and description, till its first comment is placed
+    reopen = False  # the current piece was cut off as the next incident after an action, and nothing acted since
     for i, record in enumerate(flow):
         t = times[i]
         ticket = dict(record.attrs).get("ticket", "")
@@ -293,6 +297,17 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
             new = late or topic or after or _ruled(record)
             if after and not late and not topic:
                 carried, current = current[back:], current[:back]
+        if not new and reopen and record.kind in _SPEAKING_KINDS and ineffective(record.text) and not done:
+            # "# rollback to 4.11.2 changed nothing, same probe failures": what the cut took for the next incident
+            # was the first one going on; the piece goes back to it
+            current = pieces.pop() + current
+            starts.pop(), failing.pop(), lasts.pop()
+            named |= said_by.pop()
+            failed, seen = True, seen | {key for r in current for key in _signatures(r) if is_failure(r)}
+            start = min((x for x in (record_seconds(r.time, r.text, r.kind) for r in current) if x is not None),
+                        default=None)
+        if new or done:
+            reopen = False
         if new:
             pieces.append(current)
             starts.append(start)
@@ -300,6 +315,7 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
             said_by.append(set(named))
             lasts.append(last_time)
             current, named, failed, start, done, seen = [], set(), False, None, [], set()
+            reopen = after and not late and not topic
             if after and not late and not topic:
                 for r in carried:
                     current.append(r)

@@ -240,7 +240,7 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
     # "#499 bumps jinja2 (sphinx 7 is fine with it). docs green.": an aside clears a thing beside the line's own claim
     aside = not RULED_OUT.search(ASIDE.sub(" ", text)) and max(action, verification) >= THRESHOLD
     if RULED_OUT.search(text) and not aside:
-        return Scores(ruled_out=True)
+        return Scores(ruled_out=True, ineffective=ineffective(text))  # "changed nothing. not the release."
     if ineffective(text):
         return Scores(symptom=symptom, cause=cause, ineffective=True)
     return Scores(symptom, cause, action, verification)
@@ -259,8 +259,15 @@ def pick(scores: Scores) -> str:
     return next(role for role in _PRIORITY if scores.of(role) >= max(THRESHOLD, best - TIE))  # a role needs it
 
 
+# One attempt, however it is written: "rollback to 4.11.2 changed nothing" names "kubectl rollout undo".
+_ATTEMPTS = (("rollback", re.compile(r"\broll(?:ed|ing)?[ -]?back\b|\brollout\s+undo\b", re.I)),
+             ("restart", re.compile(r"\brestart\w*|\brollout\s+restart\b|\bbounc(?:e|ed|ing)\b", re.I)),
+             ("redeploy", re.compile(r"\bre-?deploy\w*|--force-new-deployment\b", re.I)))
+
+
 def _content(text: str) -> frozenset[str]:
     words = {w.lower() for w in re.findall(r"[A-Za-z][\w-]{2,}", text)}
+    words |= {name for name, attempt in _ATTEMPTS if attempt.search(text)}
     return frozenset(w for w in words if w not in STOP and not SYMPTOM.fullmatch(w)
                      and not RULED_OUT.fullmatch(w) and not INEFFECTIVE.fullmatch(w))
 
@@ -290,7 +297,8 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
       specific entities in common: two words or one entity, or one word in the ``LOOKBACK`` lines before it),
       whatever role that line had but a printed error (symptom ≥ 2): the suspect, not what was seen.
     - A line that says an attempt did not help demotes the nearest earlier action it names (as a ruling-out line
-      names one), else the nearest action among the ``LOOKBACK`` lines before it.
+      names one; "rollback" names ``rollout undo``), with the command that printed it when that action is output
+      ("deployment.apps/x rolled back"), else the nearest action among the ``LOOKBACK`` lines before it.
     - Nothing is verified before something was done: a verification before the incident's first action is read
       again without that role (a symptom if it reports one, else none).
     - A change a timeline logs before the first symptom it logs triggered the failure; it fixed nothing.
@@ -310,12 +318,17 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
             named = named or [(0, j) for j in range(max(0, i - LOOKBACK), i) if suspects(lines[j].text)][-1:]
             if named:
                 roles[max(named)[1]] = "none"
-        elif s.ineffective:
+        if s.ineffective:
             # "rollback changed nothing": the action it names, however much output came between; else the nearest
             named = [j for j in range(i - 1, -1, -1) if roles[j] == "action" and _overlap(line, lines[j]) >= 1]
             near = [j for j in range(i - 1, max(-1, i - 1 - LOOKBACK), -1) if roles[j] == "action"]
             for j in (named or near)[:1]:
                 roles[j] = "none"
+                # what a command printed that it changed ("deployment.apps/x rolled back"): the command too
+                cmd = next((k for k in range(j - 1, max(-1, j - LOOKBACK), -1) if lines[k].record.kind == "command"),
+                           None) if lines[j].record.kind == "output" else None
+                if cmd is not None and roles[cmd] == "action":
+                    roles[cmd] = "none"
     # A change logged before the failure began is what triggered it, not what fixed it ("09:50 8.14.0 deployed"
     # above "10:14 every gateway panics"): by the times the lines give where they give one.
     clocks = line_clocks(lines)

@@ -154,3 +154,36 @@ def test_a_quote_printed_twice_joins_the_latest_print_before_it_never_both():
     assert _latest_before(episodes, [3], 2) is None  # printed only later: not what it quoted
     untimed = [SimpleNamespace(start=None, end=None)] * 4
     assert _latest_before(untimed, [0, 1, 3], 2) == 1
+
+
+ROLLBACK = """\
+(prod:payments) $ # paged 08:54: PaymentsApiAvailability below 99%, ingress 503s
+(prod:payments) $ kubectl describe pod payments-api-5c7b4d8f6a-g9xwr | tail -n 1
+  Warning  Unhealthy  71s (x58 over 39m)   kubelet  Readiness probe failed: Get "http://10.42.7.31:8080/actuator/health/readiness": context deadline exceeded
+(prod:payments) $ # 4.11.3 went out at 08:15 - rolling back first
+(prod:payments) $ kubectl rollout undo deploy/payments-api
+deployment.apps/payments-api rolled back
+(prod:payments) $ kubectl rollout status deploy/payments-api --timeout=10m
+deployment "payments-api" successfully rolled out
+(prod:payments) $ kubectl get events --field-selector reason=Unhealthy | tail -n 1
+2m4s        Warning   Unhealthy   pod/payments-api-7d9f8b6c4-x2k9p   Readiness probe failed: Get "http://10.42.9.201:8080/actuator/health/readiness": context deadline exceeded
+(prod:payments) $ # rollback to 4.11.2 changed nothing, same probe failures on the old image. not the release.
+(prod:payments) $ kubectl logs payments-api-7d9f8b6c4-x2k9p --since=10m | grep WARN | tail -n 1
+2024-03-19T09:12:05.118Z  WARN 1 --- [payments-api] o.s.b.a.data.redis.RedisReactiveHealthIndicator : Redis health check failed
+(prod:payments) $ # the readiness group includes redis, and redis stalls on every BGSAVE fork
+(prod:payments) $ kubectl set env deploy/payments-api MANAGEMENT_ENDPOINT_HEALTH_GROUP_READINESS_INCLUDE=readinessState,db
+deployment.apps/payments-api env updated
+"""
+
+
+def test_a_rollback_that_changed_nothing_is_no_fix_and_the_story_goes_on(tmp_path):
+    # The events printed after the rollback looked like the next incident (an action, then a failure printed
+    # another way); the note under them says the rollback changed nothing: one incident, and the rollback
+    # (the command and what it printed) is off the card.
+    f = tmp_path / "bastion.txt"
+    f.write_text(ROLLBACK, encoding="utf-8")
+    found = incidents({"bastion.txt": list(records(f))})
+    assert len(found) == 1
+    actions = [line.text for line in build_card(found[0]).actions]
+    assert any("READINESS_INCLUDE=readinessState,db" in a for a in actions)
+    assert not any("rollout undo" in a or "rolled back" in a for a in actions)
