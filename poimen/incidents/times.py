@@ -20,7 +20,7 @@ _EPOCH = re.compile(r"^\s*(\d{10}|\d{13})(?:\.\d+)?\s*$")
 _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?(?:[.,]\d+)?\s*(Z|[+-]\d{2}:?\d{2})?")
 _DATE = re.compile(r"^\s*(\d{4})-(\d{2})-(\d{2})\s*$")
 _APACHE = re.compile(r"(\d{2})/([A-Z][a-z]{2})/(\d{4}):(\d{2}):(\d{2}):(\d{2})(?:\s*([+-]\d{4}))?")
-_JIRA = re.compile(r"\b(\d{1,2})/([A-Z][a-z]{2})/(\d{2}|\d{4})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*([AaPp][Mm]))?")
+_JIRA = re.compile(r"\b(\d{1,2})[/-]([A-Z][a-z]{2})[/-](\d{2}|\d{4})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*([AaPp][Mm]))?")
 # "04 Jun 2024 03:31", "4 June 2024, 3:31 PM", and "Sep 3, 2024 1:55 PM", "June 3 2024 13:55": a day, a month by
 # name and a year, then a time of day with its AM/PM.
 _DAY_MONTH = re.compile(r"\b(\d{1,2})\s+([A-Z][a-z]{2})[a-z]*\.?,?\s+(\d{4}),?\s+(?:at\s+)?(\d{1,2}):(\d{2})(?::(\d{2}))?"

@@ -8,7 +8,9 @@ import re
 
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
 TIMESTAMP = (rf"(?:\[?\d{{8}}[-T_ ]?\d{{2}}:?\d{{2}}:?\d{{2}}|\[?\d{{2,4}}[-/.]\d{{1,2}}[-/.]\d{{1,4}}(?:[T _-]+\d{{1,2}}[:.]\d{{2}}(?:[:.]\d{{2}})?(?:[.,]\d+)?)?"
-             rf"|\[?(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),? )?{_MONTH} +\d{{1,2}},? (?:\d{{4}} )?\d{{1,2}}:\d{{2}}(?::\d{{2}})?|\[?\d{{1,2}}:\d{{2}}:\d{{2}}(?:[.,]\d+)?)")
+             rf"|\[?(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),? )?{_MONTH} +\d{{1,2}},? (?:\d{{4}} )?\d{{1,2}}:\d{{2}}(?::\d{{2}})?"
+             rf"|\[?\d{{1,2}}-{_MONTH}-\d{{4}}[ T:]\d{{1,2}}:\d{{2}}(?::\d{{2}})?(?:[.,]\d+)?"  # Tomcat's "20-May-2024 12:31:02.771"
+             rf"|\[?\d{{1,2}}:\d{{2}}:\d{{2}}(?:[.,]\d+)?)")
 LEVELS = r"(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|SEVERE|FATAL|CRITICAL|CRIT|ALERT|EMERG|PANIC)"
 # Timestamp, level or a numeric id (5+ digits: an epoch, a sequence number), after at most one leading token. The
 # leading token is a mark, an id or a file name ("-", "R34", "nova-api.log.1"), never a word of prose: "On

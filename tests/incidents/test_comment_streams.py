@@ -187,3 +187,48 @@ def test_a_rollback_that_changed_nothing_is_no_fix_and_the_story_goes_on(tmp_pat
     actions = [line.text for line in build_card(found[0]).actions]
     assert any("READINESS_INCLUDE=readinessState,db" in a for a in actions)
     assert not any("rollout undo" in a or "rolled back" in a for a in actions)
+
+
+ZENDESK = """\
+==> /opt/tomcat/logs/catalina.out on billing-app-02 <==
+20-May-2024 06:00:00.918 SEVERE [pool-4-thread-2] c.h.billing.tax.LevyHubClient.quote tax quote failed
+javax.net.ssl.SSLHandshakeException: PKIX path building failed
+\tat sun.security.ssl.Alert.createSSLException(Alert.java:131)
+20-May-2024 12:31:02.771 SEVERE [http-nio-8443-exec-14] org.apache.catalina.core.StandardWrapperValve.invoke failed
+\tjava.lang.OutOfMemoryError: Metaspace
+
+==================== Zendesk export: tickets #48213, #48240 ====================
+
+Ticket #48213  "Invoices stuck in TAX PENDING"
+
+--- Rafael Quint, May 20, 2024, 08:05 (internal note) ---
+Every call to the tax provider fails the TLS handshake: PKIX path building failed.
+
+--- Rafael Quint, May 20, 2024, 13:55 (internal note) ---
+Imported the provider's new root with keytool -importcert into billing-truststore.jks and restarted Tomcat.
+
+Ticket #48240  "Billing portal throws 500 for everyone"
+
+--- Anneliese Brook, May 20, 2024, 12:44 (internal note) ---
+catalina.out: OutOfMemoryError: Metaspace on every request.
+
+--- Anneliese Brook, May 20, 2024, 15:30 (internal note) ---
+Removed the manager webapp from prod so nobody hot-reloads the app any more.
+"""
+
+
+def test_a_catalina_log_in_a_txt_under_a_zendesk_export_of_two_tickets(tmp_path):
+    # A .txt that opens with tail's banner and a Tomcat log is a log; each ticket's comments stay on their ticket
+    # and go with the failure that had begun by their time (Tomcat's "20-May-2024 12:31:02.771" is a date).
+    f = tmp_path / "catalina.txt"
+    f.write_text(ZENDESK, encoding="utf-8")
+    recs = list(records(f))
+    assert recs[0].kind == "log" or recs[1].kind == "log"
+    filed = {dict(r.attrs).get("ticket") for r in recs if r.kind == "comment"}
+    assert filed == {"#48213", "#48240"}
+    cards = [build_card(i) for i in incidents({"catalina.txt": recs})]
+    fixes = {" ".join(line.text for line in c.actions): " ".join(line.text for line in c.symptoms) for c in cards}
+    keytool = next(s for a, s in fixes.items() if "keytool" in a)
+    manager = next(s for a, s in fixes.items() if "manager webapp" in a)
+    assert "PKIX" in keytool and "Metaspace" not in keytool
+    assert "Metaspace" in manager and "PKIX" not in manager

@@ -71,6 +71,9 @@ def test_a_helpdesk_header_with_the_posts_kind_first_is_a_speaker():
     assert speaker("[Customer] Lise Moreau (Support) - Tue, 9 Jul 2024 at 07:58 AM") == (
         "Tue, 9 Jul 2024 at 07:58 AM", "Lise Moreau")
     assert speaker("[Private note] see the runbook - step 3") is None
+    # Zendesk's export: drawn between rules, the month first, the post's kind after the time
+    assert speaker("--- Rafael Quint, May 20, 2024, 08:05 (internal note) ---") == ("May 20, 2024, 08:05",
+                                                                                 "Rafael Quint")
 
 
 def test_a_comment_header_drawn_between_rules_is_a_speaker():

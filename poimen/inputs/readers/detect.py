@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 from poimen.inputs.readers.formats import FORMATS, SUFFIXES, UnknownFormat, known_formats
@@ -21,7 +22,7 @@ from poimen.inputs.readers.jsonlog import is_log_event
 from poimen.inputs.readers.jsonpos import depth_ok
 from poimen.inputs.readers.chat import is_mattermost, is_slack
 from poimen.inputs.readers.mattermost import is_bulk_head
-from poimen.text.log_lines import is_log_line
+from poimen.text.log_lines import is_log_line, level_of
 from poimen.text.terminal import shown
 from poimen.inputs.readers.shell import is_prompt
 from poimen.inputs.readers.tickets import is_ticket_header
@@ -29,6 +30,10 @@ from poimen.inputs.readers.tickets import is_ticket_header
 HEAD = 1 << 16
 LOG_SHARE = 0.8  # of a head's non-blank lines, for a .txt to read as a log
 PROMPT_SHARE = 0.1  # of a head's non-blank lines, prompts, for a session (commands print many lines each)
+OPENING = 40  # the non-blank lines a file opens with: a log with a comment thread after it is a log by these
+_BANNER = re.compile(r"^==> .+ <==$")
+_TRACE = re.compile(r"^\s+(?:at |\.\.\. \d+ (?:more|common))|^(?:Caused by|Suppressed): |^\s+\S"
+                    r"|^[\w$.]+(?:Exception|Error|Throwable)\b")  # the exception a trace opens with
 
 
 def _head(path: Path) -> str:
@@ -100,8 +105,19 @@ def _line_kind(head: str) -> str | None:
     if sum(is_prompt(x) for x in lines) >= max(1, PROMPT_SHARE * len(lines)):
         return "shell"
     # A log from its first line on: a report whose title heads a pasted log (a ticket, an e-mail) stays prose, so
-    # its title still stands over its body.
-    if len(lines) >= 3 and is_log_line(lines[0]) and sum(is_log_line(x) for x in lines) >= LOG_SHARE * len(lines):
+    # its title still stands over its body. What ``tail`` and ``head`` print over a file ("==> catalina.out <==")
+    # is no title, and a trace's frames are the log's lines: a Java log whose comment thread follows it (from
+    # bench/incidents9) is a log by its opening lines.
+    if lines and _BANNER.match(lines[0]):
+        lines = lines[1:]
+    opening = lines[:OPENING]
+    logged = [is_log_line(x) or bool(_TRACE.match(x)) for x in opening]
+    if len(lines) >= 3 and is_log_line(lines[0]) and (
+            sum(is_log_line(x) for x in lines) >= LOG_SHARE * len(lines)
+            or sum(logged) >= LOG_SHARE * len(opening)
+            # (a short log over a long thread: its first lines are a program's, the first with its level; a
+            # plain-text timeline's stamped lines have none)
+            or (all(logged[:3]) and bool(level_of(lines[0])))):
         return "log"
     return None
 

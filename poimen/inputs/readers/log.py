@@ -149,19 +149,46 @@ TICKET_HEAD = re.compile(r"^(?:(?P<key>[A-Z][A-Z0-9]{1,9}-\d{1,7})(?::|\s+[-–�
                          r"|\[(?P<bracketed>[A-Z][A-Z0-9]{1,9}-\d{1,7})\]\s*$|(?P<bare>[A-Z][A-Z0-9]{1,9}-\d{1,7})\s*$)")
 
 
+# A helpdesk's ticket header: 'Ticket #48213  "Invoices stuck in TAX PENDING"' (Zendesk, Freshdesk). Only an export
+# of two tickets or more files comments by it: one ticket's thread can hold two incidents (reopened the next day),
+# and filing it under its one number would hold them together (bench/incidents9).
+NUMBERED_HEAD = re.compile(r"^(?:Ticket|Issue|Case|Request)\s+(?P<number>#\d{2,9})(?=\s{2,}|\s*[:|\"“-]|\s*$)")
+
+
 def _on_tickets(records: Iterator[Record]) -> Iterator[Record]:
     """``records`` with the ticket each stands under (``attrs`` "ticket"): from a ticket's header line to the next
     header or the next line the log itself wrote, so a comment stream of several tickets keeps each comment on its
-    ticket (``poimen.incidents.flow`` keeps a ticket's comments together)."""
+    ticket (``poimen.incidents.flow`` keeps a ticket's comments together). A helpdesk's numbered header counts once
+    a second one is seen: the records from the first are held till then, or till the end (streamed otherwise)."""
+    numbers: set[str] = set()
+    held: list[Record] = []
     ticket = ""
-    for record in records:
+
+    def filed(record: Record, count: bool) -> Record:
+        nonlocal ticket
         head = TICKET_HEAD.match(record.text) if record.kind == "log" and not record.time else None
-        if head:
-            ticket = head.group("key") or head.group("bracketed") or head.group("bare")
+        number = NUMBERED_HEAD.match(record.text) if count and record.kind == "log" and not record.time else None
+        if head or number:
+            ticket = number.group("number") if number else \
+                head.group("key") or head.group("bracketed") or head.group("bare")
             record = replace(record, kind="ticket", level="")  # the ticket's key and summary, as its filer wrote them
         elif record.kind == "log" and LOG_START.match(record.text) and record.time:
             ticket = ""
-        yield replace(record, attrs=tuple(sorted(record.attrs + (("ticket", ticket),)))) if ticket else record
+        return replace(record, attrs=tuple(sorted(record.attrs + (("ticket", ticket),)))) if ticket else record
+
+    for record in records:
+        number = NUMBERED_HEAD.match(record.text) if record.kind == "log" and not record.time else None
+        if number:
+            numbers.add(number.group("number"))
+        if len(numbers) == 1:
+            held.append(record)
+            continue
+        for earlier in held:
+            yield filed(earlier, True)
+        held = []
+        yield filed(record, len(numbers) > 1)
+    for earlier in held:  # one numbered ticket: one thread, filed under nothing (it may hold two incidents)
+        yield filed(earlier, False)
 
 
 def read(path: Path, options) -> Iterator[Record]:

@@ -37,11 +37,13 @@ _BY = re.compile(rf"^(?:Comment|Note|Work note|Update|Reply) by (?P<who>{_NAME})
 
 # "Jana Novak - 2024-06-02 13:20:", "Marco Bellini, 2 Jun 2024 14:06", "ops-bot (2024-06-02 14:40):" (a header alone)
 # Freshdesk and Zendesk put the post's kind first: "[Private note] Hamid Serrano - Mon, 8 Jul 2024 at 09:38 AM"
-_NAME_TIME = re.compile(rf"^(?:\[[A-Za-z][A-Za-z ]{{1,20}}\]\s+)?(?P<who>{_NAME}){_ROLE}\s*(?:[-–—,]\s*|\(\s*)(?P<time>[^()]*\d[^()]*?)\)?\s*:?\s*$")
+_NAME_TIME = re.compile(rf"^(?:\[[A-Za-z][A-Za-z ]{{1,20}}\]\s+)?(?P<who>{_NAME}){_ROLE}\s*(?:[-–—,]\s*|\(\s*)(?P<time>[^()]*\d[^()]*?)\)?"
+                        r"(?:\s*\([^()]{1,30}\))?\s*:?\s*$")  # "…, 08:05 (internal note)": Zendesk's kind after the time
 
 
 # A header's date as trackers print it, not as logs do: "Mon, 8 Jul 2024 at 09:38 AM"
-_DATE = re.compile(r"\b\d{1,2}\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?,?\s+\d{4}\b\D{0,8}\d{1,2}:\d{2}")
+_DATE = re.compile(r"(?:\b\d{1,2}\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?,?|"
+                   r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2},?)\s+\d{4}\b\D{0,8}\d{1,2}:\d{2}")
 
 
 # A header drawn between rules: "--- comment by Dami Okafor (2024-07-21 09:21) ---", "=== Jana Novak, 2 Jun ==="
