@@ -60,7 +60,8 @@ _HYPHENATED_WORDS = frozenset("""
     ad-hoc one-off day-to-day back-end front-end rate-limit rate-limited rate-limiting high-cpu low-memory
     hot-fix post-mortem pre-existing cross-region multi-region
     exit-code start-limit-hit core-dump oom-kill
-""".split())
+    pending-upgrade pending-install pending-rollback oom-killed mid-upgrade
+""".split())  # (and helm's release states, from bench/incidents9: "revision 42 is stuck in pending-upgrade")
 _PROGRAM = re.compile(r"^(?:sudo\s+(?:-\S+\s+)*)?[\w.-]+")
 # A hyphenated word that ends with a particle is English ("drop-in", "add-on", "clean-up", "warm-up").
 _PARTICLES = frozenset("in on off up out over back down through away".split())

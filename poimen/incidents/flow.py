@@ -331,6 +331,9 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
             done = []  # "the rollback changed nothing": the story goes on
         elif failed and not failure and acts(record_lines(record)):
             done.append(len(current))
+        elif failure and record.kind == "output" and done and done[-1] == len(current) - 1 \
+                and current[-2].kind == "command":
+            done.pop()  # "Error: UPGRADE FAILED" under the helm upgrade: the command changed nothing
         if failure or record.kind not in QUIET_KINDS:  # a quiet log line ("Starting run sources=[…]") sets no topic
             named |= mine
         ever |= mine

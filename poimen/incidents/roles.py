@@ -299,6 +299,7 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
     - A line that says an attempt did not help demotes the nearest earlier action it names (as a ruling-out line
       names one; "rollback" names ``rollout undo``), with the command that printed it when that action is output
       ("deployment.apps/x rolled back"), else the nearest action among the ``LOOKBACK`` lines before it.
+    - A command whose own output opens with an error ("Error: UPGRADE FAILED") changed nothing: it is no action.
     - Nothing is verified before something was done: a verification before the incident's first action is read
       again without that role (a symptom if it reports one, else none).
     - A change a timeline logs before the first symptom it logs triggered the failure; it fixed nothing.
@@ -329,6 +330,13 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
                            None) if lines[j].record.kind == "output" else None
                 if cmd is not None and roles[cmd] == "action":
                     roles[cmd] = "none"
+    # A command that printed an error changed nothing ("helm upgrade …" over "Error: UPGRADE FAILED: …").
+    for i, line in enumerate(lines):
+        if roles[i] == "action" and line.record.kind == "command":
+            printed = lines[i + 1:i + 3]  # the first lines it printed
+            if any(p.record.kind == "output" and scored[j].symptom >= 2 * THRESHOLD and first_failure_level(p.text)
+                   for j, p in enumerate(printed, i + 1)):
+                roles[i] = "none"
     # A change logged before the failure began is what triggered it, not what fixed it ("09:50 8.14.0 deployed"
     # above "10:14 every gateway panics"): by the times the lines give where they give one.
     clocks = line_clocks(lines)

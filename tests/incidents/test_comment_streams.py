@@ -232,3 +232,27 @@ def test_a_catalina_log_in_a_txt_under_a_zendesk_export_of_two_tickets(tmp_path)
     manager = next(s for a, s in fixes.items() if "manager webapp" in a)
     assert "PKIX" in keytool and "Metaspace" not in keytool
     assert "Metaspace" in manager and "PKIX" not in manager
+
+
+FAILED_UPGRADE = """\
+$ # checkout-web 2.40.0 deploy job failed in CI, taking it by hand
+$ helm -n checkout upgrade --install checkout-web charts/checkout-web --wait
+Error: UPGRADE FAILED: another operation (install/upgrade/rollback) is in progress
+$ kubectl -n gitlab-runner get events --field-selector reason=OOMKilling
+27m   Warning   OOMKilling   node/ip-10-12-44-8   Memory cgroup out of memory: Killed process 31877 (helm)
+$ # the CI job got OOM-killed mid-upgrade, so revision 42 is stuck in pending-upgrade
+$ helm -n checkout rollback checkout-web 41
+Rollback was a success! Happy Helming!
+"""
+
+
+def test_a_command_that_printed_an_error_is_no_fix_and_cuts_no_story(tmp_path):
+    # The upgrade printed "Error: UPGRADE FAILED": it changed nothing, so the OOM event after it is the same story
+    # going on (not the next incident after an action), and the card's fix is the rollback alone.
+    f = tmp_path / "session.txt"
+    f.write_text(FAILED_UPGRADE, encoding="utf-8")
+    found = incidents({"session.txt": list(records(f))})
+    assert len(found) == 1
+    actions = [line.text for line in build_card(found[0]).actions]
+    assert any("rollback checkout-web 41" in a for a in actions)
+    assert not any("upgrade --install" in a for a in actions)
