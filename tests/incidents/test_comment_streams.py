@@ -50,6 +50,15 @@ Ran ANALYZE ledger_entries_2024_02 on the primary at 13:05, chunks take 5s now.
 """
 
 
+def _one_incidents_actions(tmp_path, name: str, text: str) -> list[str]:
+    """The fix lines of the one incident ``text`` holds (asserting it is one)."""
+    f = tmp_path / name
+    f.write_text(text, encoding="utf-8")
+    found = incidents({name: list(records(f))})
+    assert len(found) == 1
+    return [line.text for line in build_card(found[0]).actions]
+
+
 def _cards(tmp_path):
     f = tmp_path / "ledger.log"
     f.write_text(LOG, encoding="utf-8")
@@ -132,11 +141,7 @@ sgr-04b7e2d91c6a3f058
 def test_one_error_retold_after_a_redeploy_that_changed_nothing_is_one_incident(tmp_path):
     # The task's stop reason, then the service event that retells it: one kind of failure (the same error name),
     # not the next incident of the session; an interactive session is no change, a security group rule is.
-    f = tmp_path / "session.txt"
-    f.write_text(SESSION, encoding="utf-8")
-    found = incidents({"session.txt": list(records(f))})
-    assert len(found) == 1
-    actions = " ".join(line.text for line in build_card(found[0]).actions)
+    actions = " ".join(_one_incidents_actions(tmp_path, "session.txt", SESSION))
     assert "authorize-security-group-ingress" in actions and "start-session" not in actions
 
 
@@ -180,11 +185,7 @@ def test_a_rollback_that_changed_nothing_is_no_fix_and_the_story_goes_on(tmp_pat
     # The events printed after the rollback looked like the next incident (an action, then a failure printed
     # another way); the note under them says the rollback changed nothing: one incident, and the rollback
     # (the command and what it printed) is off the card.
-    f = tmp_path / "bastion.txt"
-    f.write_text(ROLLBACK, encoding="utf-8")
-    found = incidents({"bastion.txt": list(records(f))})
-    assert len(found) == 1
-    actions = [line.text for line in build_card(found[0]).actions]
+    actions = _one_incidents_actions(tmp_path, "bastion.txt", ROLLBACK)
     assert any("READINESS_INCLUDE=readinessState,db" in a for a in actions)
     assert not any("rollout undo" in a or "rolled back" in a for a in actions)
 
@@ -249,10 +250,6 @@ Rollback was a success! Happy Helming!
 def test_a_command_that_printed_an_error_is_no_fix_and_cuts_no_story(tmp_path):
     # The upgrade printed "Error: UPGRADE FAILED": it changed nothing, so the OOM event after it is the same story
     # going on (not the next incident after an action), and the card's fix is the rollback alone.
-    f = tmp_path / "session.txt"
-    f.write_text(FAILED_UPGRADE, encoding="utf-8")
-    found = incidents({"session.txt": list(records(f))})
-    assert len(found) == 1
-    actions = [line.text for line in build_card(found[0]).actions]
+    actions = _one_incidents_actions(tmp_path, "session.txt", FAILED_UPGRADE)
     assert any("rollback checkout-web 41" in a for a in actions)
     assert not any("upgrade --install" in a for a in actions)
