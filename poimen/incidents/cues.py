@@ -18,26 +18,27 @@ as a whole word or phrase, case-insensitive. In words:
   in, stopped doing, no longer, ", so ".
 - **action** (+1.5): a command that changes state (``kubectl patch|scale|set|apply|edit|delete|drain|cordon|rollout
   undo|rollout restart``, ``helm upgrade|rollback|install``, ``terraform apply``, ``ALTER …``, ``UPDATE … SET``,
-  ``ANALYZE|VACUUM|REINDEX a_table`` (bench/incidents9), ``SET GLOBAL``, ``systemctl restart|reload|stop|start|edit``, ``apt-get|yum|pip install``, ``git revert``, ``sysctl
-  -w|-p``, ``docker restart``, ``redis-cli config set``; and, from bench/incidents6, a write into /etc by redirect or
-  tee, ``sed -i``, ``rm /etc/…``, chmod/chown, ``systemctl revert``, ``journalctl --vacuum-…``, SELinux and volume
-  resizes, certbot, keytool -import, rndc, ceph set, iptables); a done verb: bumped, raised, increased, decreased,
-  lowered, reduced, pinned, disabled, enabled, turned off/on, reverted, rolled back, restarted, redeployed, deployed,
-  patched, scaled, upgraded, downgraded, applied, merged, shipped, hotfixed, flushed, purged, drained, cordoned,
-  rotated, renewed, replaced, removed, added, changed, updated, switched, migrated, failed over, killed, resized,
-  tuned, backported, rebuilt, reindexed, freed, pushed, released, marked, imported, installed, granted, built, cleared,
-  amended, turned (it) on/off, cleaned up, ran `a command`, re-ran; extended, capped, recreated, excluded, vacuumed,
-  reassigned, pruned, regenerated, reissued, wrapped, flipped, toggled (added as generic fix verbs; neutral on dev suites 1-8;
-  moved, pointed, routed, configured and deleted were tried and dropped: narrative passives on dev, "the crawler was
-  moved to the batch pool", cost ask -2 / lookup -2) (and their -ing forms after by, after or with);
-  workaround, fix:, the fix (was|is), what fixed it, fixed (by|with|in), resolved (by|with), mitigated (by|with),
-  hotfix, "2.9.1 is out|live|released|deployed". (+1.0): an imperative opening a line (Raise, Bump, Restart, Set, …),
-  or what a thing now does since ("now uses|sets|sorts|retries|ships|sends …"; such a line is no plan even under
-  "Follow-up"), or what a fix's PR does, in the present ("#1453 restores `platforms:` on the build step";
-  bench/incidents7). (+0.8): a config key given a value (``key=value``, ``key: 5``, "key to 5"); (+0.4): a version;
-  (+0.3): a ticket or PR id; (+1.0) in a command's output, the object it says it changed (``kind/name
-  created|configured``, from bench/incidents6). A done verb counts only when someone did it: no doer, a person, a
-  name, a passive, or a headline's passive ("Hotfix 5.2.2 deployed."); "PR #1834 raised the batch size" is a cause.
+  ``ANALYZE|VACUUM|REINDEX a_table`` (bench/incidents9), ``SET GLOBAL``, ``systemctl restart|reload|stop|start|edit``,
+  ``apt-get|yum|pip install``, ``git revert``, ``sysctl -w|-p``, ``docker restart``, ``redis-cli config set``; and,
+  from bench/incidents6, a write into /etc by redirect or tee, ``sed -i``, ``rm /etc/…``, chmod/chown, ``systemctl
+  revert``, ``journalctl --vacuum-…``, SELinux and volume resizes, certbot, keytool -import, rndc, ceph set,
+  iptables); a done verb: bumped, raised, increased, decreased, lowered, reduced, pinned, disabled, enabled, turned
+  off/on, reverted, rolled back, restarted, redeployed, deployed, patched, scaled, upgraded, downgraded, applied,
+  merged, shipped, hotfixed, flushed, purged, drained, cordoned, rotated, renewed, replaced, removed, added, changed,
+  updated, switched, migrated, failed over, killed, resized, tuned, backported, rebuilt, reindexed, freed, pushed,
+  released, marked, imported, installed, granted, built, cleared, amended, turned (it) on/off, cleaned up, ran `a
+  command`, re-ran; extended, capped, recreated, excluded, vacuumed, reassigned, pruned, regenerated, reissued,
+  wrapped, flipped, toggled (added as generic fix verbs; neutral on dev suites 1-8; moved, pointed, routed, configured
+  and deleted were tried and dropped: narrative passives on dev, "the crawler was moved to the batch pool", cost ask
+  -2 / lookup -2) (and their -ing forms after by, after or with); workaround, fix:, the fix (was|is), what fixed it,
+  fixed (by|with|in), resolved (by|with), mitigated (by|with), hotfix, "2.9.1 is out|live|released|deployed". (+1.0):
+  an imperative opening a line (Raise, Bump, Restart, Set, …), or what a thing now does since ("now
+  uses|sets|sorts|retries|ships|sends …"; such a line is no plan even under "Follow-up"), or what a fix's PR does, in
+  the present ("#1453 restores `platforms:` on the build step"; bench/incidents7). (+0.8): a config key given a value
+  (``key=value``, ``key: 5``, "key to 5"); (+0.4): a version; (+0.3): a ticket or PR id; (+1.0) in a command's output,
+  the object it says it changed (``kind/name created|configured``, from bench/incidents6). A done verb counts only
+  when someone did it: no doer, a person, a name, a passive, or a headline's passive ("Hotfix 5.2.2 deployed."); "PR
+  #1834 raised the batch size" is a cause.
 - **verification** (+1.5): confirmed, resolved, recovered / recovering, back to normal, back up, back online, error
   rate (back|down) to, no more, no new/further errors/alerts, stable / stabilised, healthy, green, all good, looks
   good, working again, works again, (is|are) fixed, succeeded / succeeding, passing, closing.
@@ -48,18 +49,19 @@ What makes a line weaker or takes a role away:
   added a comment - 02/Apr/24 2:14 PM"), a stack frame or a code fence has no role.
 - **ruled out** (cause and action become 0, and the line is no symptom either): not the cause / culprit / issue /
   problem, not related, unrelated, ruled out, red herring, wasn't it / was not it, nothing to do with, a coincidence,
-  false alarm / positive, is fine, looks fine, not it, not the / our deploy, db, network, dns … ("our": a
-  ServiceNow work note, "Not our DB, its CPU is flat"). A line in a part of a write-up whose heading rules out or
-  says did not help ("Things we ruled out", "Things that did not help"; bench/incidents10) is at most a symptom. The same line also demotes the earlier lines of its incident
-  that it names (two content words or one specific entity in common) to none.
+  false alarm / positive, is fine, looks fine, not it, not the / our deploy, db, network, dns … ("our": a ServiceNow
+  work note, "Not our DB, its CPU is flat"). A line in a part of a write-up whose heading rules out or says did not
+  help ("Things we ruled out", "Things that did not help"; bench/incidents10) is at most a symptom. The same line also
+  demotes the earlier lines of its incident that it names (two content words or one specific entity in common) to
+  none.
 - **ineffective** (action and verification become 0; the nearest earlier action it names becomes none, "rollback"
   naming ``rollout undo`` and "restart" or "redeploy" theirs, and with what a command printed that it changed, the
   command too; else the nearest action line among the ``LOOKBACK`` before it; a line can rule out and say this at
-  once: "changed nothing, not the release"; bench/incidents9): didn't / did not / doesn't help, didn't / did not
-  fix / work, no change, no effect, changed nothing, made no difference, no improvement, no luck, unchanged, still failing / erroring / broken / down / happening / the same /
-  seeing / ~30%, same (handshake) error(s) / problem / issue, persist(s/ed/ing), not fixed, fails the same way
-  (bench/incidents7); a stopgap that wore off: only helped, helped for an hour / a while, bought us an hour
-  (bench/incidents9).
+  once: "changed nothing, not the release"; bench/incidents9): didn't / did not / doesn't help, didn't / did not fix /
+  work, no change, no effect, changed nothing, made no difference, no improvement, no luck, unchanged, still failing /
+  erroring / broken / down / happening / the same / seeing / ~30%, same (handshake) error(s) / problem / issue,
+  persist(s/ed/ing), not fixed, fails the same way (bench/incidents7); a stopgap that wore off: only helped, helped
+  for an hour / a while, bought us an hour (bench/incidents9).
 - **hedged** (cause and action ×0.4): maybe, might, could be, possibly, perhaps, not sure, I think, suspect(ed),
   suspicion, wondering, guess, theory, can't tell, unclear, a question mark; past belief (×0.3): we/I thought,
   initially, at first, assumed. Probably, looks like and seems are ×0.7. A hedge followed by but / actually /
