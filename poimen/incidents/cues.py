@@ -3,12 +3,12 @@ as a whole word or phrase, case-insensitive. In words:
 
 - **symptom**: a failure level (WARN 1, ERROR 1.5, FATAL 2, as ``poimen.text.line_levels`` reads it) and a failure
   signature (+1); words, +0.6 each up to 1.8: error(s), fail/failed/failing/failure, exception, timeout / timed out,
-  refused, unreachable, unavailable, is down / went down, outage, alert, firing / fired, paged, degraded, latency,
-  spike(s/d), elevated, 5xx / 4xx / 502s / "returned|returning|throwing|seeing|getting 502", OOM, crash(ed/ing/es),
-  hang(s/ing), stuck, slow, broken, not working, can't / cannot / unable to, complain(ts/ing), users/customers (are)
-  report(ed/ing), dropped / dropping, backlog, lag, evicted, panic, saturated. The first word found counts 1.0 and
-  each other +0.4, up to 1.8; a word that is the key of a ``key=value`` setting ("#failure=3", "timeout=2s") does not
-  count.
+  refused, unreachable, unavailable, is down / went down, outage, alert, alarm, threshold crossed / breached, firing /
+  fired, paged, degraded, latency, spike(s/d), elevated, 5xx / 4xx / 502s / "returned|returning|throwing|seeing|getting
+  502", OOM, crash(ed/ing/es), hang(s/ing), stuck, slow, broken, not working, can't / cannot / unable to,
+  complain(ts/ing), users/customers (are) report(ed/ing), dropped / dropping, backlog, lag, evicted, panic, saturated.
+  The first word found counts 1.0 and each other +0.4, up to 1.8; a word that is the key of a ``key=value`` setting
+  ("#failure=3", "timeout=2s") does not count.
 - **cause** (+1.5): because, due to, caused by, root cause, turned out / turns out, the culprit, the cause (was|is),
   the problem/issue (was|is), the underlying problem/issue/cause, the reason (was|is), happens when, triggered by,
   traced (it|this) (back) to, found (it|the issue|the problem|the cause|the bug), found that, that's / which is /
@@ -100,6 +100,7 @@ def words(*phrases: str) -> re.Pattern:
 SYMPTOM = words(
     r"errors?", r"fail(?:s|ed|ing|ure|ures)?", r"exceptions?", r"time[ds]?[ -]?outs?", r"timed out", r"refused",
     r"unreachable", r"unavailable", r"(?:is|was|are|were|went) down", r"outage", r"alerts?", r"alerting",
+    r"alarm(?:s|ing)?", r"threshold (?:crossed|breached)",
     r"firing", r"fired", r"paged", r"degraded", r"latency", r"spik(?:e|es|ed|ing)", r"elevated", r"[45]xx",
     r"(?:returned|returning|returns|throwing|seeing|getting|got) (?:an? )?(?:http )?[45]\d\ds?", r"[45]\d\ds",
     r"oom\w*",

@@ -149,6 +149,13 @@ def test_a_log_line_pasted_in_a_fence_is_a_symptom_whatever_verb_it_prints():
     assert pick(score("kubectl -n billing set image deploy/exporter exporter=exporter:6.2.1", kind="code")) != "symptom"
 
 
+@pytest.mark.parametrize("text", ["CloudWatch alarm nat-prod-b-port-alloc is in ALARM",
+                                  "Threshold Crossed: 1 out of the last 1 datapoints was greater than the threshold"])
+def test_an_alarm_is_a_symptom_as_an_alert_is(text):
+    assert pick(score(text)) == "symptom"
+    assert pick(score("it was a false alarm, the probe itself was down")) != "symptom"
+
+
 @pytest.mark.parametrize("text", ["- **15:34** — `billing-exporter` 6.2.1 built: the zero-amount path acks too.",
                                   "What fixed it was the `billing-exporter` 6.2.1 hot fix."])
 def test_a_release_built_and_what_fixed_it_are_actions(text):
