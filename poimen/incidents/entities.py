@@ -193,7 +193,10 @@ def _add(found: dict[tuple[str, str], Entity], kind: str, value: str, weight: fl
 # What a login prints on every host, the same for every ssh of a session: the banner, the last login's address
 _BANNER = re.compile(r"^\s*(?:Welcome to |Last (?:failed )?login:|Linux \S+ \d+\.\d+\.\d+|System information as of"
                      r"|Connection to \S+ closed|\* (?:Documentation|Management|Support):)", re.M)
-_THREAD = re.compile(r"\[[A-Za-z][\w.-]*-\d+\]")  # "[sync-worker-3]", "[http-nio-8080-exec-7]": a thread
+# "[sync-worker-3]", "[http-nio-8080-exec-7]", Kafka's "[kafka-producer-network-thread | ledger-events]": a thread;
+# and the Kafka client's own prefix, "[Producer clientId=ledger-events]": which client of the process logged it
+_THREAD = re.compile(r"\[[A-Za-z][\w.-]*-\d+\]|\[[A-Za-z][\w.-]*-thread(?:-\d+)?(?:\s*\|\s*[^\]\s]+)?\]"
+                     r"|\[(?:Producer|Consumer|AdminClient) clientId=[^\]]*\]")
 _ARCHES = frozenset({"x86_64", "aarch64", "amd64", "arm64", "i686", "ppc64le", "s390x"})  # a machine, not a key
 
 

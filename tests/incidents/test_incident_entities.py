@@ -91,6 +91,14 @@ def test_generic_names_link_weakly():
     assert events["pg-analytics"] > GENERIC
 
 
+def test_a_kafka_client_thread_and_its_log_prefix_name_no_service():
+    line = ("2024-03-02 02:17:40,551 WARN  [kafka-producer-network-thread | ledger-events] o.a.k.clients.NetworkClient"
+            " - [Producer clientId=ledger-events] Node 2 disconnected.")
+    assert _values(line, "service") == set()
+    assert _values("[Consumer clientId=consumer-enrich-7, groupId=enrich-geo] then enrich-geo fell behind",
+                   "service") == {"enrich-geo"}  # what the message says outside the prefix still counts
+
+
 def test_thread_names_and_english_are_no_services():
     assert _values("[pool-3-thread-7] a follow-up on the read-only replica", "service") == set()
 
