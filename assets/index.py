@@ -22,7 +22,7 @@ TABLE_GROUPS = {
     "failure_signatures": ("failure_signature",),
     "context_units": ("memory_line", "unit", "unit_vector"),
     "typed_store_index": ("store_block", "store_item"),
-    "incident_index": ("incident", "incident_line"),
+    "incident_index": ("incident", "incident_line", "incident_member"),
 }
 INDEX_SPECS = [
     dg.AssetSpec("memory_index", group_name="index", kinds={"duckdb", "parquet"},

@@ -7,8 +7,11 @@ verbatim from its evidence chunks, and its payload gives each line's role and sp
   summary the model wrote, the first and last record time, how many lines of each role;
 - ``incident_line``: one row per card line: its role, text, the evidence chunk and span it was copied from, and
   the chunk's source and position (the file line is found from there, as for any memory line).
+- ``incident_member``: the chunk lines the card's whole incident stands on (``members``: the lines the card did not
+  keep too), one row per run of consecutive lines: where a raw line of a stream belongs, so a pasted error printed
+  on a line no card kept still finds its incident.
 
-Both are projections like every other table: covered by the manifest, rebuilt byte for byte from the log, and
+All three are projections like every other table: covered by the manifest, rebuilt byte for byte from the log, and
 without the runs a forget retired. ``card_lines`` is what ``memory_line`` and ``failure_signature`` read for a
 card too, so one rule places a card's line.
 """
@@ -96,4 +99,14 @@ def incident_line_rows(ctx: "BuildContext") -> Rows:
                 "position": line.position, "span_start": line.span_start, "span_end": line.span_end,
                 "chunk_line": line.chunk_line,
             })
+    return list(rows.values())
+
+
+def incident_member_rows(ctx: "BuildContext") -> Rows:
+    rows: dict[tuple[str, str, int], dict] = {}
+    for run in card_runs(ctx):
+        card = next(e for e in run.events if e.kind == EventKind.MEMORY and e.sha == run.final_memory_sha)
+        for chunk_sha, first, last in P.Memory.from_event(card).members or ():
+            rows.setdefault((card.sha, chunk_sha, int(first)), {
+                "memory_sha": card.sha, "chunk_sha": chunk_sha, "line_from": int(first), "line_to": int(last)})
     return list(rows.values())

@@ -29,7 +29,7 @@ import pyarrow as pa
 from poimen.domain import EventKind, Level, sha256_text
 from poimen.index.schema import BuildContext, Projection, Rows, fixed, vector
 from poimen.index.stores import STORE_PROJECTIONS
-from poimen.index.incidents import incident_line_rows, incident_rows
+from poimen.index.incidents import incident_line_rows, incident_member_rows, incident_rows
 from poimen.index.tool_context import failure_signature_rows, stream_chunks, symptom_rows, symptom_vector_rows
 from poimen.index.units import memory_line_rows, unit_rows, unit_vector_rows
 from poimen.log import payloads as P
@@ -212,6 +212,10 @@ _FROM_RUNS: list[Projection] = [
                ("memory_sha", "line_no"), incident_line_rows,
                "each line of a current incident card with its role (symptom, cause, action, verification) and "
                "the evidence chunk and span it was copied from"),
+    Projection("incident_member", fixed(("memory_sha", S), ("chunk_sha", S), ("line_from", I), ("line_to", I)),
+               ("memory_sha", "chunk_sha", "line_from"), incident_member_rows,
+               "the chunk lines each current card's whole incident stands on (kept on the card or not), one row per "
+               "run of consecutive lines"),
 ]
 STORE_WRITES = frozenset({EventKind.STORE_WRITE.value})
 

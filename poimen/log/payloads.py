@@ -135,7 +135,8 @@ class Evidence(ChunkPlace):
 class Memory(Payload):
     """A memory version. An incident's card (``poimen.write.incidents``) also carries, line by line of its text, the
     role each line plays and where it was copied from (``spans``: [index into the event's parents, start, end] in
-    that chunk's text), with the title and summary the model wrote. A loop's memory leaves them out."""
+    that chunk's text), with the title and summary the model wrote, and the chunk lines its whole incident stands on
+    (``members``). A loop's memory leaves them out."""
 
     KIND = EventKind.MEMORY
     tokens: int = 0
@@ -145,6 +146,8 @@ class Memory(Payload):
     title: str | None = None
     summary: str | None = None
     times: tuple[str, str] | None = None  # a card's first and last record time, as its source wrote them
+    # the chunk lines all of a card's incident stands on, kept or not: [chunk sha, first line, last line]
+    members: tuple[tuple[str, int, int], ...] | None = None
 
     @property
     def is_card(self) -> bool:

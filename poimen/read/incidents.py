@@ -23,6 +23,8 @@ _CARDS_SQL = ("SELECT i.memory_sha, i.title, i.summary, i.stream_id, i.first_tim
               "LEFT JOIN memory m ON m.sha = i.memory_sha AND m.run_id = i.run_id WHERE i.memory_sha IN ({marks})")
 _LINES_SQL = ("SELECT memory_sha, line_no, role, text, source, position, chunk_line FROM incident_line "
               "WHERE memory_sha IN ({marks}) ORDER BY memory_sha, line_no")
+_MEMBERS_SQL = ("SELECT memory_sha, chunk_sha, line_from, line_to FROM incident_member WHERE memory_sha IN ({marks}) "
+                "ORDER BY memory_sha, chunk_sha, line_from")
 _WORD = re.compile(r"[A-Za-z][A-Za-z_.-]{2,}")
 
 
@@ -47,6 +49,7 @@ class IncidentView:
     first_time: str
     last_time: str
     lines: tuple[IncidentLine, ...]
+    members: tuple[tuple[str, int, int], ...] = ()  # the chunk lines its whole incident stands on (chunk sha, from, to)
 
     @functools.cached_property
     def names(self) -> frozenset[tuple[str, str]]:
@@ -122,6 +125,10 @@ def incident_views(db_path: Path, shas: list[str], con=None) -> dict[str, Incide
         rows = con.execute(_LINES_SQL.format(marks=marks), wanted).fetchall() if cards else []
     except duckdb.CatalogException:
         return {}  # an index built before the incident projections
+    try:
+        spans = con.execute(_MEMBERS_SQL.format(marks=marks), wanted).fetchall() if cards else []
+    except duckdb.CatalogException:
+        spans = []  # an index built before incident_member: the cards' own lines alone
     finally:
         if own:
             con.close()
@@ -131,7 +138,11 @@ def incident_views(db_path: Path, shas: list[str], con=None) -> dict[str, Incide
         query_id, store = meta[sha][6], meta[sha][7]
         origin = Origin("memory", "L1", sha, source, int(position), int(chunk_line), store or "episodic", query_id)
         lines.setdefault(sha, []).append(IncidentLine(role, text, origin))
-    return {sha: IncidentView(sha, title, summary, stream, first, last, tuple(lines.get(sha, ())))
+    members: dict[str, list[tuple[str, int, int]]] = {}
+    for sha, chunk, first, last in spans:
+        members.setdefault(sha, []).append((chunk, int(first), int(last)))
+    return {sha: IncidentView(sha, title, summary, stream, first, last, tuple(lines.get(sha, ())),
+                              tuple(members.get(sha, ())))
             for sha, title, summary, stream, first, last, _, _ in cards}
 
 
@@ -246,14 +257,16 @@ def named(text: str) -> dict[tuple[str, str], float]:
 def rank_cards(engine, question: str, views: dict[str, IncidentView]) -> list[tuple[float, IncidentView]]:
     """Every card, best first, by how well its lines match ``question`` under the context builder's scorer plus
     the phrase it shares with it in a row (``phrase_bonus``): its best symptom line, or ``OTHER_LINE_WEIGHT`` of
-    its best other line, plus ``NAMING_WEIGHT`` for naming what the question names (``named``: the same error on
-    checkout-api and on orders-db is two incidents, and the question says which); ties by sha."""
+    its best other line, or a raw line of its incident that prints the question's message (``_printed_at``), plus
+    ``NAMING_WEIGHT`` for naming what the question names (``named``: the same error on checkout-api and on orders-db
+    is two incidents, and the question says which); ties by sha."""
     scores = engine.scores(question)
     text = question if isinstance(question, str) else question.text
     asked, asked_names = phrase_tokens(text), named(text)
+    printed = _printed_at(engine, scores, asked, views)
     out = []
     for view in views.values():
-        best = 0.0
+        best = printed.get(view.sha, 0.0)
         for line in view.lines:
             i = engine.candidate.get(line.text)
             if i is not None:
@@ -263,6 +276,35 @@ def rank_cards(engine, question: str, views: dict[str, IncidentView]) -> list[tu
             best += NAMING_WEIGHT * min(1.0, sum(w for key, w in asked_names.items() if key in view.names))
         out.append((best, view))
     out.sort(key=lambda sv: (-sv[0], sv[1].sha))
+    return out
+
+
+PRINTED_CANDIDATES = 40  # the raw lines, best first, searched for the question's own message
+
+
+def _printed_at(engine, scores, asked: list[str], views: dict[str, IncidentView]) -> dict[str, float]:
+    """Per card, the score of a raw line of its incident (``IncidentView.members``) that holds the question's message
+    word for word (a run of ``PHRASE_TOKENS`` words), plus ``PHRASE_WEIGHT``, as if it were one of its symptom lines:
+    the line a pasted error was printed as outranks a card that merely shares its exception or errno, though a card
+    keeps only a few of its incident's lines. Among the ``PRINTED_CANDIDATES`` raw lines the scorer ranks first."""
+    import numpy as np
+
+    if len(asked) < PHRASE_TOKENS or not len(scores):
+        return {}
+    where: dict[str, list[tuple[int, int, str]]] = {}
+    for view in views.values():
+        for chunk, first, last in view.members:
+            where.setdefault(chunk, []).append((first, last, view.sha))
+    out: dict[str, float] = {}
+    if not where:
+        return out
+    for i in np.argsort(-scores, kind="stable")[:PRINTED_CANDIDATES]:
+        i = int(i)
+        owners = {view for o in engine.origins[i] if o.kind != "memory" and o.line >= 0
+                  for first, last, view in where.get(o.sha, ()) if first <= o.line <= last}
+        if owners and shared_run(asked, phrase_tokens(engine.texts[i])) >= PHRASE_TOKENS:
+            for sha in owners:
+                out[sha] = max(out.get(sha, 0.0), float(scores[i]) + PHRASE_WEIGHT)
     return out
 
 

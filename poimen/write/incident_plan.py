@@ -60,6 +60,28 @@ class IncidentPlan:
         return "\n".join(out)
 
     @property
+    def members(self) -> tuple[tuple[str, int, int], ...]:
+        """The chunk lines the incident's lines stand on, as (chunk sha, first line, last line): 1-based, inclusive,
+        the consecutive lines of one chunk merged. Where a raw line of the stream belongs to this incident, though
+        its card keeps only a few of its lines (``poimen.read.incidents``: an error pasted as it was printed finds
+        the incident it was printed in)."""
+        spans: dict[int, list[tuple[int, int]]] = {}
+        for p in self.lines:
+            text = self.chunks[p.chunk].text
+            first = text.count("\n", 0, p.start) + 1
+            spans.setdefault(p.chunk, []).append((first, first + text.count("\n", p.start, p.end)))
+        out: list[tuple[str, int, int]] = []
+        for ci in sorted(spans):
+            merged: list[list[int]] = []
+            for first, last in sorted(spans[ci]):
+                if merged and first <= merged[-1][1] + 1:
+                    merged[-1][1] = max(merged[-1][1], last)
+                else:
+                    merged.append([first, last])
+            out += [(self.chunks[ci].sha, a, b) for a, b in merged]
+        return tuple(out)
+
+    @property
     def sha(self) -> str:
         """What the run reads: the stream it is placed in, and the lines with their places."""
         return sha256_json({"stream": self.stream_sha, "key": self.key, "prompt": self.prompt_text,

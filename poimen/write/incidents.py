@@ -10,7 +10,8 @@ says which lines are the symptom, the cause, the fix and the verification. The r
   or ``parse_failed`` after ``MAX_ATTEMPTS`` unparseable replies, which writes no card and is never defaulted;
 - for a card: an ``evidence`` event per L0 chunk holding one of its lines, then the card as an L1 ``memory``: its
   text is the chosen lines, copied verbatim, symptoms first, then causes, actions and verifications; its parents
-  are those chunks; its payload gives each line's role and its span in its chunk, and the title and summary;
+  are those chunks; its payload gives each line's role and its span in its chunk, the title and summary, and the
+  chunk lines the whole incident stands on (``members``: where a raw line the card did not keep belongs);
 - ``run_end``.
 
 The run id hashes what determines the run (the plan's lines and places, the model, the prompt, the reply format):
@@ -126,7 +127,8 @@ def drafts_for(plan: IncidentPlan, query: Query, model_id: str, prompt_sha: str,
                                  tokens, query.id, roles=tuple(role for _, role in card.lines),
                                  spans=tuple((parent[plan.lines[i].chunk], plan.lines[i].start, plan.lines[i].end)
                                              for i, _ in card.lines),
-                                 title=card.title, summary=card.summary, times=_times(plan)).to_attrs()))
+                                 title=card.title, summary=card.summary, times=_times(plan),
+                                 members=plan.members).to_attrs()))
     return drafts + [_end(base, 1, sha, text)]
 
 

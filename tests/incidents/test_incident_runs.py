@@ -95,7 +95,7 @@ def test_incident_tables_rebuild_byte_identically_from_the_log(built, tmp_path):
     root, db, _, _ = built
     again = tmp_path / "again.duckdb"
     build_projections(root, again, default_embedder())
-    tables = ("incident", "incident_line", "memory_line", "failure_signature")
+    tables = ("incident", "incident_line", "incident_member", "memory_line", "failure_signature")
     con_a, con_b = connect_read_only(db), connect_read_only(again)
     for t in tables:
         a = con_a.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall()  # noqa: S608 (a code constant)
@@ -116,6 +116,50 @@ def test_a_raw_error_seen_in_two_sources_returns_both_incidents_each_with_its_ow
         own, other = (SLACK_FIX, LOG_FIX) if card["stream"].startswith("chat") else (LOG_FIX, SLACK_FIX)
         assert any(own in f for f in fixes) and not any(other in f for f in fixes)
         assert all(line["origin"]["sha"] == card["sha"] and line["origin"]["source"] for line in card["lines"])
+
+
+AUDIT = "ERROR [worker-4] payments.Audit - audit sink rejected batch {n}: disk quota exceeded on /var/audit"
+ROUTE_FIX = "restored the route with ip route add default via 10.0.0.1 and pinned the kernel package"
+
+
+def test_an_error_printed_on_a_line_the_card_did_not_keep_finds_its_incident(tmp_path):
+    """A card keeps three symptom shapes; the fifth error of the incident is still its own. Pasted again (new
+    numbers), it brings back that incident, not another stream's card whose kept line shares its words."""
+    (tmp_path / "src").mkdir()
+    payments = tmp_path / "src" / "payments.log"
+    payments.write_text(
+        "2024-06-03 10:00:01,001 INFO  [main] payments.App - started\n"
+        "2024-06-03 10:00:05,101 ERROR [worker-1] payments.Ledger - ledger write failed: timeout after 30s account=881\n"
+        "2024-06-03 10:00:05,202 ERROR [worker-2] payments.Queue - queue publish failed: broker unreachable topic=ledger\n"
+        "2024-06-03 10:00:05,303 ERROR [worker-3] payments.Cache - cache refresh failed: redis connection refused\n"
+        "2024-06-03 10:00:05,404 ERROR [worker-5] payments.Fx - fx lookup failed: certificate expired for rates.example.com\n"
+        f"2024-06-03 10:00:05,505 {AUDIT.format(n=7731)}\n"
+        "[03/Jun/24 10:20] ana: the node lost its network route after the kernel patch, that is why everything failed\n"
+        f"[03/Jun/24 10:40] ana: {ROUTE_FIX}\n"
+        "[03/Jun/24 11:00] ana: all errors gone, resolved.\n")
+    backup = tmp_path / "src" / "backup.log"
+    backup.write_text(
+        "2024-05-20 08:00:00,000 ERROR [uploader] backup.Job - upload rejected: disk quota exceeded on /var/backup\n"
+        "[20/May/24 08:30] raj: raised the quota on /var/backup to 2T\n"
+        "[20/May/24 09:00] raj: backups run again, resolved.\n")
+    root = tmp_path / "log"
+    result = run_loops(RunRequest(root=root, sources=[payments, backup], query=QUERY, sources_root=tmp_path / "src",
+                                  incidents=True))
+    assert result.ok, result.source_errors
+    db = default_db(root)
+    build_projections(root, db, default_embedder())
+    con = connect_read_only(db)
+    kept = [t for (t,) in con.execute("SELECT l.text FROM incident_line l JOIN incident i USING (memory_sha) "
+                                      "WHERE i.stream_id = 'payments.log'").fetchall()]
+    members = con.execute("SELECT count(*) FROM incident_member m JOIN incident i USING (memory_sha) "
+                          "WHERE i.stream_id = 'payments.log'").fetchone()[0]
+    con.close()
+    assert kept and not any("payments.Audit" in t for t in kept)  # the audit error is not on the card
+    assert members >= 1
+    shapes = ReadService(root, db).lookup(f"2024-07-01 09:13:44,918 {AUDIT.format(n=9120)}", k=3)
+    lead = shapes[0].get("incident")
+    assert lead and lead["stream"] == "payments.log"
+    assert any(ROUTE_FIX in line["text"] for line in lead["lines"] if line["role"] == "action")
 
 
 def test_ask_how_it_was_fixed_answers_from_the_card(built):
