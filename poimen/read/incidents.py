@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from poimen.read.context_lines import Origin
@@ -50,6 +50,7 @@ class IncidentView:
     last_time: str
     lines: tuple[IncidentLine, ...]
     members: tuple[tuple[str, int, int], ...] = ()  # the chunk lines its whole incident stands on (chunk sha, from, to)
+    printed: IncidentLine | None = None  # the raw line of its incident that prints a question's message (``rank_cards``)
 
     @functools.cached_property
     def names(self) -> frozenset[tuple[str, str]]:
@@ -73,8 +74,9 @@ class IncidentView:
         return max(symptoms, key=lambda line: (len(asked & set(_words(line.text))), -symptoms.index(line)))
 
     def shown(self, question: str) -> list[IncidentLine]:
-        """What a lookup shows of the card: the matched symptom, then up to ``SHOWN`` causes, fixes, verification."""
-        matched = self.matched_symptom(question)
+        """What a lookup shows of the card: the matched symptom (the raw line that printed the question's message,
+        when that is what matched), then up to ``SHOWN`` causes, fixes, verification."""
+        matched = self.printed or self.matched_symptom(question)
         out = [matched] if matched else []
         for role in ("cause", "action", "verification"):
             out.extend(self.of(role)[:SHOWN[role]])
@@ -266,12 +268,15 @@ def rank_cards(engine, question: str, views: dict[str, IncidentView]) -> list[tu
     printed = _printed_at(engine, scores, asked, views)
     out = []
     for view in views.values():
-        best = printed.get(view.sha, 0.0)
+        best = 0.0
         for line in view.lines:
             i = engine.candidate.get(line.text)
             if i is not None:
                 score = float(scores[i]) + phrase_bonus(asked, line.text)
                 best = max(best, score * (1.0 if line.role == "symptom" else OTHER_LINE_WEIGHT))
+        raw, line_printed = printed.get(view.sha, (0.0, None))
+        if raw > best:  # what matched is a line the card did not keep: the lookup shows it as the symptom
+            best, view = raw, replace(view, printed=line_printed)
         if asked_names and best > 0:
             best += NAMING_WEIGHT * min(1.0, sum(w for key, w in asked_names.items() if key in view.names))
         out.append((best, view))
@@ -282,8 +287,9 @@ def rank_cards(engine, question: str, views: dict[str, IncidentView]) -> list[tu
 PRINTED_CANDIDATES = 40  # the raw lines, best first, searched for the question's own message
 
 
-def _printed_at(engine, scores, asked: list[str], views: dict[str, IncidentView]) -> dict[str, float]:
-    """Per card, the score of a raw line of its incident (``IncidentView.members``) that holds the question's message
+def _printed_at(engine, scores, asked: list[str],
+                views: dict[str, IncidentView]) -> dict[str, tuple[float, IncidentLine]]:
+    """Per card, the score and the line of a raw line of its incident (``IncidentView.members``) that holds the question's message
     word for word (a run of ``PHRASE_TOKENS`` words), plus ``PHRASE_WEIGHT``, as if it were one of its symptom lines:
     the line a pasted error was printed as outranks a card that merely shares its exception or errno, though a card
     keeps only a few of its incident's lines. Among the ``PRINTED_CANDIDATES`` raw lines the scorer ranks first."""
@@ -295,16 +301,18 @@ def _printed_at(engine, scores, asked: list[str], views: dict[str, IncidentView]
     for view in views.values():
         for chunk, first, last in view.members:
             where.setdefault(chunk, []).append((first, last, view.sha))
-    out: dict[str, float] = {}
+    out: dict[str, tuple[float, IncidentLine]] = {}
     if not where:
         return out
     for i in np.argsort(-scores, kind="stable")[:PRINTED_CANDIDATES]:
         i = int(i)
-        owners = {view for o in engine.origins[i] if o.kind != "memory" and o.line >= 0
+        owners = {(view, o) for o in engine.origins[i] if o.kind != "memory" and o.line >= 0
                   for first, last, view in where.get(o.sha, ()) if first <= o.line <= last}
         if owners and shared_run(asked, phrase_tokens(engine.texts[i])) >= PHRASE_TOKENS:
-            for sha in owners:
-                out[sha] = max(out.get(sha, 0.0), float(scores[i]) + PHRASE_WEIGHT)
+            score = float(scores[i]) + PHRASE_WEIGHT
+            for sha, origin in sorted(owners, key=lambda vo: (vo[0], vo[1].position, vo[1].line)):
+                if sha not in out or score > out[sha][0]:
+                    out[sha] = (score, IncidentLine("symptom", engine.texts[i], origin))
     return out
 
 

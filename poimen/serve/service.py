@@ -114,6 +114,7 @@ class ReadService:
         shown = {h.sha for h in first}
         hits = (first + [h for h in hits if h.sha not in shown])[:k]
         views = incident_views(self.db_path, [h.sha for h in hits if h.kind == "memory"])
+        views.update({view.sha: view for _, view in lead})  # as ranked: with the raw line that matched, if one did
         return hits, [incident_shape(views[h.sha], question.text) if h.sha in views else None for h in hits]
 
     def context(self, question: str, budget: int = 2000) -> Shape:

@@ -160,6 +160,9 @@ def test_an_error_printed_on_a_line_the_card_did_not_keep_finds_its_incident(tmp
     lead = shapes[0].get("incident")
     assert lead and lead["stream"] == "payments.log"
     assert any(ROUTE_FIX in line["text"] for line in lead["lines"] if line["role"] == "action")
+    matched = lead["lines"][0]  # what matched is shown as the symptom, with the file line it was printed on
+    assert matched["role"] == "symptom" and AUDIT.format(n=7731) in matched["text"]
+    assert matched["origin"]["kind"] == "evidence" and matched["origin"]["source"] == "payments.log"
 
 
 def test_ask_how_it_was_fixed_answers_from_the_card(built):
