@@ -20,9 +20,11 @@ Two rules keep a busy channel's incidents apart:
   the same service).
 
 An episode without a failure (a quiet stretch of a log, a comment thread that retells), or with a failure that
-nothing in it acts on (an alert, a log's failure whose fix is in a later comment), links to the one episode it
-shares most with, never to two: it would bridge two incidents that share nothing else (a service's first failure
-and the ticket's "second problem" on the same worker).
+nothing in it acts on (an alert, a log's failure whose fix is in a later comment), links to one episode, never to
+two: it would bridge two incidents that share nothing else (a service's first failure and the ticket's "second
+problem" on the same worker). Of those it shares enough with, that is the nearest in time, and where times do not
+tell, the one it shares most with: a service's app versions and its framework's error wrapper are in every one of
+its traces, so the night's failure shares more with the morning's story than with its own (bench/incidents9).
 
 One rule joins what the cut split: a failure nobody acted on, and what follows it and does act (the next stretch
 of the same flow, after a note that named another component; the thread a responder opens right after a bot's
@@ -134,7 +136,7 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
     pairs = {(i, j) for held in holders.values() for i in held for j in held if i < j}
     quoted = _quoted_in(episodes)  # a comment that quotes what a log printed: as a shaped signature shared
     pairs |= set(quoted)
-    quiet: dict[int, tuple[float, int]] = {}  # an episode that is no whole story: its best partner
+    quiet: dict[int, tuple] = {}  # an episode that is no whole story: its best partner (nearest, then most shared)
     for i, j in sorted(pairs):
         a, b = episodes[i], episodes[j]
         if not across_streams and a.stream != b.stream:
@@ -151,11 +153,13 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
             sets.union(i, j)
             continue
         # An episode without a failure (a quiet stretch, a retelling), or with one nobody acts on in it (an alert, a
-        # log's failure whose fix is in a comment), joins the one incident it shares most with: it never bridges
-        # two incidents.
+        # log's failure whose fix is in a comment), joins one incident, the nearest in time it shares enough with
+        # (else the one it shares most with): it never bridges two incidents.
         for q, other in ((i, j), (j, i)):
-            if not complete[q] and (weight, -other) > quiet.get(q, (0.0, 0)):
-                quiet[q] = (weight, -other)
+            apart = _apart(episodes[q], episodes[other])
+            key = (apart is not None, -(apart or 0.0), weight, -other)
+            if not complete[q] and key > quiet.get(q, (False, float("-inf"), 0.0, 0)):
+                quiet[q] = key
     # The first half of a story joins its second half, and so no other incident: it would bridge the two.
     halves = [(i, j) for i, j in _story_halves(episodes, failing, acting)
               if shared_weight(episodes[i], episodes[j], common) + quoted.get((min(i, j), max(i, j)), 0.0)
@@ -164,7 +168,7 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
     for i, j in halves:
         sets.union(i, j)
     first_halves = {i for i, _ in halves}
-    for q, (_, other) in quiet.items():
+    for q, (*_, other) in quiet.items():
         if q not in first_halves:
             sets.union(q, -other)
     groups: dict[int, list[int]] = defaultdict(list)
@@ -275,6 +279,14 @@ def _story_halves(episodes: Sequence[Episode], failing: Sequence[bool],
         nexts = {flow.get((ep.stream, int(ep.key[5:]) + 1)) if ep.key.startswith("flow:") else None, after.get(i)}
         out += [(i, j) for j in sorted(n for n in nexts if n is not None) if acting[j]]
     return out
+
+
+def _apart(a: Episode, b: Episode) -> float | None:
+    """Seconds between two episodes (0 when they overlap), or None when either has no time or they do not compare."""
+    if a.start is None or b.start is None:
+        return None
+    gaps = [g for g in (elapsed(a.end, b.start), elapsed(b.end, a.start)) if g is not None]
+    return max(0.0, max(gaps)) if gaps else None
 
 
 def _when(episode: Episode, index: int) -> tuple[bool, float, int]:

@@ -124,6 +124,26 @@ def test_a_failure_nobody_acts_on_joins_one_story_and_never_bridges_two():
     assert any({first.text, fix1.text} <= _texts(inc) for inc in found)
 
 
+def test_a_failure_nobody_acts_on_joins_the_nearest_story_it_shares_enough_with():
+    """The night's failure shares the service, the host and a setting with the morning's story (a schema fix) and
+    only the service and the host with the story an hour after it (its own fix): it is the later one's."""
+    morning = (rec("accounts-api on db-1.int.example.net failed: column mfa_enrolled_at does not exist "
+                   "(SPRING_DATASOURCE_URL unchanged)", 1, "log", time="2024-07-08T09:29:00Z"),
+               rec("accounts-api fix: ALTER TABLE users ADD COLUMN mfa_enrolled_at timestamptz; logins work again", 2,
+                   "comment",
+                   time="2024-07-08T09:53:00Z"))
+    night = rec("accounts-api on db-1.int.example.net failed: An I/O error occurred while sending to the backend "
+                "(SPRING_DATASOURCE_URL)", 3, "log", time="2024-07-09T02:47:00Z")
+    later = (rec("accounts-api on db-1.int.example.net failed again: connection reset", 4, "log",
+                 time="2024-07-09T04:05:00Z"),
+             rec("accounts-api: set HIKARI_KEEPALIVETIME=60000 in the configmap, no resets since", 5, "comment",
+                 time="2024-07-09T08:10:00Z"))
+    eps = [episodes(morning, "a.log")[0], episodes((night,), "a.log")[0], episodes(later, "a.log")[0]]
+    found = link(eps)
+    assert len(found) == 2
+    assert any({night.text, later[1].text} <= _texts(inc) and morning[1].text not in _texts(inc) for inc in found)
+
+
 def test_an_alert_joins_the_thread_its_responder_opens_right_after_it():
     """The bot posts the alert; two minutes later the responder opens a thread of their own and fixes it there.
     They share one service, half a link; the thread is what follows the alert, so they are one story. An hour
