@@ -68,8 +68,11 @@ def section(result: dict) -> dict:
         ("rebuild from the log (warm embedding cache) / build", "<= 0.2",
          f"{b['rebuild_fraction']:.3f} ({b['rebuild_s']:.2f} s; matches manifest: {b['rebuild_matches']})",
          b["rebuild_fraction"] <= 0.2 and b["rebuild_matches"]),
-        (f"peak RSS reading a {m['tokens'] / 1e6:.2f}M-token source ({m['bytes'] / 1e6:.1f} MB, chunk + L1 loop)",
-         "<= 1 GB", f"{m['peak_rss_mb']:.0f} MB", m["peak_rss_mb"] <= 1024),
+        (f"peak RSS reading a {m['tokens'] / 1e6:.2f}M-token source ({m['bytes'] / 1e6:.1f} MB, chunk + L1 loop; "
+         "empty embedding cache)", "<= 1 GB", f"{m['peak_rss_mb']:.0f} MB ({m['seconds']:.0f} s)",
+         m["peak_rss_mb"] <= 1024),
+        ("peak RSS reading it again, its vectors cached", "",
+         f"{m['warm']['peak_rss_mb']:.0f} MB ({m['warm']['seconds']:.0f} s)", None),
         ("offline engine per gate call: through litellm / in process", "",
          f"{lit['litellm_ms']:.1f} / {lit['in_process_ms']:.1f} ms", None),
     ]
@@ -82,7 +85,9 @@ def section(result: dict) -> dict:
                     r["numpy"]["p95_ms"], r["same_top10"]] for r in result["lookup"]["results"]]
     notes = (f"Load average (1 min) before / after this section: {result['loadavg_before'][0]:.2f} / "
              f"{result['loadavg_after'][0]:.2f} on {os.cpu_count()} cores; absolute times move with it, ratios less. "
-             "Peak RSS is the child's VmHWM (ru_maxrss would include the parent's pages at fork).")
+             "Peak RSS is the child's VmHWM (ru_maxrss would include the parent's pages at fork), with its own "
+             "POIMEN_HOME: the first read starts from an empty embedding cache and loads the embedding model, the "
+             "second reads the vectors the first one cached.")
     return {"title": "Speed", "rows": rows, "notes": notes, "tables": [
         {"title": "build steps (seconds)", "columns": ["step", "seconds"], "rows": steps},
         {"title": "lookup latency (ms)", "columns": ["vectors", "index p50", "index p95", "numpy p50", "numpy p95",
