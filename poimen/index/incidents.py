@@ -66,6 +66,11 @@ def card_lines(run: "Run") -> list[CardLine]:
     return out
 
 
+def _card_event(run: "Run"):
+    """The memory event that is a carded run's card."""
+    return next(e for e in run.events if e.kind == EventKind.MEMORY and e.sha == run.final_memory_sha)
+
+
 def card_runs(ctx: "BuildContext") -> list["Run"]:
     """The current incident runs that carded an incident, in log order."""
     return [r for r in ctx.runs if r.is_loop_run and r.kind == INCIDENT_KIND and r.run_id in ctx.current_runs
@@ -75,7 +80,7 @@ def card_runs(ctx: "BuildContext") -> list["Run"]:
 def incident_rows(ctx: "BuildContext") -> Rows:
     rows: dict[str, dict] = {}
     for run in card_runs(ctx):
-        card = next(e for e in run.events if e.kind == EventKind.MEMORY and e.sha == run.final_memory_sha)
+        card = _card_event(run)
         payload = P.Memory.from_event(card)
         roles = list(payload.roles or ())
         first, last = tuple(payload.times) if payload.times else ("", "")
@@ -105,7 +110,7 @@ def incident_line_rows(ctx: "BuildContext") -> Rows:
 def incident_member_rows(ctx: "BuildContext") -> Rows:
     rows: dict[tuple[str, str, int], dict] = {}
     for run in card_runs(ctx):
-        card = next(e for e in run.events if e.kind == EventKind.MEMORY and e.sha == run.final_memory_sha)
+        card = _card_event(run)
         for chunk_sha, first, last in P.Memory.from_event(card).members or ():
             rows.setdefault((card.sha, chunk_sha, int(first)), {
                 "memory_sha": card.sha, "chunk_sha": chunk_sha, "line_from": int(first), "line_to": int(last)})

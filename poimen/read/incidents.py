@@ -289,10 +289,11 @@ PRINTED_CANDIDATES = 40  # the raw lines, best first, searched for the question'
 
 def _printed_at(engine, scores, asked: list[str],
                 views: dict[str, IncidentView]) -> dict[str, tuple[float, IncidentLine]]:
-    """Per card, the score and the line of a raw line of its incident (``IncidentView.members``) that holds the question's message
-    word for word (a run of ``PHRASE_TOKENS`` words), plus ``PHRASE_WEIGHT``, as if it were one of its symptom lines:
-    the line a pasted error was printed as outranks a card that merely shares its exception or errno, though a card
-    keeps only a few of its incident's lines. Among the ``PRINTED_CANDIDATES`` raw lines the scorer ranks first."""
+    """Per card, a raw line of its incident (``IncidentView.members``) that holds the question's message word for
+    word (a run of ``PHRASE_TOKENS`` words), with its score plus ``PHRASE_WEIGHT``, as if it were one of the card's
+    symptom lines: the line a pasted error was printed as outranks a card that merely shares its exception or errno,
+    though a card keeps only a few of its incident's lines. Among the ``PRINTED_CANDIDATES`` raw lines the scorer
+    ranks first."""
     import numpy as np
 
     if len(asked) < PHRASE_TOKENS or not len(scores):
@@ -306,8 +307,8 @@ def _printed_at(engine, scores, asked: list[str],
         return out
     for i in np.argsort(-scores, kind="stable")[:PRINTED_CANDIDATES]:
         i = int(i)
-        owners = {(view, o) for o in engine.origins[i] if o.kind != "memory" and o.line >= 0
-                  for first, last, view in where.get(o.sha, ()) if first <= o.line <= last}
+        owners = {(sha, o) for o in engine.origins[i] if o.kind != "memory" and o.line >= 0
+                  for first, last, sha in where.get(o.sha, ()) if first <= o.line <= last}
         if owners and shared_run(asked, phrase_tokens(engine.texts[i])) >= PHRASE_TOKENS:
             score = float(scores[i]) + PHRASE_WEIGHT
             for sha, origin in sorted(owners, key=lambda vo: (vo[0], vo[1].position, vo[1].line)):
