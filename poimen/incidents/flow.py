@@ -201,7 +201,9 @@ def _turn(current: Sequence[Record], done: Sequence[int], failure: Record) -> in
     return note[-1] if note else own
 
 
-def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
+def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list[list[Record]]:
+    """``flow`` cut into pieces, in order (the module's docstring says where); ``topics`` False cuts on time alone
+    (a chat conversation ``poimen.incidents.converse`` told apart is about one thing already)."""
     pieces: list[list[Record]] = []
     starts: list[float | None] = []  # each piece's first time
     failing: list[bool] = []  # whether each piece holds a failure
@@ -261,7 +263,8 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
         # points at pgbouncer-orders" while the channel has moved on to a broker alarm).
         back_to = [n for n, seen_names in enumerate(said_by) if failing[n] and mine & seen_names
                    and (d := elapsed(lasts[n], t)) is not None and 0 <= d <= gap_seconds] \
-            if record.kind == "message" and mine and current and not mine & named and not _known(mine, named) else []
+            if topics and record.kind == "message" and mine and current and not mine & named \
+            and not _known(mine, named) else []
         if len(back_to) == 1:
             pieces[back_to[0]].append(record)
             said_by[back_to[0]] |= mine
@@ -287,11 +290,12 @@ def cut(flow: Sequence[Record], gap_seconds: float) -> list[list[Record]]:
             gap = elapsed(last_failure[0], t) if last_failure else None
             echo = failure and gap is not None and gap <= BURST_SECONDS and bool(_raised(record) & last_failure[1])
             # ("# restart didn't help. fictpay can't change their TLS before Q1": the story goes on, whatever it names)
-            topic = failed and bool(said) and bool(named) and not _known(mine, named) and not echo \
+            topic = topics and failed and bool(said) and bool(named) and not _known(mine, named) and not echo \
                 and not ineffective(record.text)
             # A failure of another kind after the story so far was acted on (a failure, then a fix) is the next
             # incident of a session: it starts at the note that turned to it, else at the command that printed it.
-            back = _turn(current, done, record) if failure and record.kind in _MACHINE_KINDS and done and not echo \
+            back = _turn(current, done, record) if topics and failure and record.kind in _MACHINE_KINDS and done \
+                and not echo \
                 and not _signatures(record) & seen else None
             after = back is not None
             new = late or topic or after or _ruled(record)

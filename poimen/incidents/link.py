@@ -184,20 +184,27 @@ _QUOTE = re.compile(r"\"([^\"]{20,200})\"|`([^`]{20,200})`")
 _MACHINE = ("log", "output", "code")
 
 
+def _machine(record) -> bool:
+    """Whether a program printed ``record``: a log line, a command's output, a code block, or a bot's chat message
+    (Slack's ``bot_id``: an alert posted to the channel, whose error a responder then quotes)."""
+    return record.kind in _MACHINE or any(k == "bot_id" or (k, v) == ("subtype", "bot_message")
+                                          for k, v in record.attrs)
+
+
 def _norm(text: str) -> str:
     return " ".join(re.sub(r"\d+", "0", text.lower()).split())
 
 
 def _quoted_in(episodes: Sequence[Episode]) -> dict[tuple[int, int], float]:
     """Pairs of episodes of one stream where a person's line in one quotes, in quotes or backticks, four words or more
-    that a machine printed in the other ("same PSQLException class though: \"An I/O error occurred while sending to
+    that a machine (``_machine``) printed in the other ("same PSQLException class though: \"An I/O error occurred while sending to
     the backend\"" under the log that printed it; bench/incidents9): ``SHAPED_SIGNATURE`` for the pair, numbers
     aside; of several that printed them, the latest before it (``_latest_before``). A quote names the failure as
     precisely as the signature it copies."""
-    printed = [_norm(" ".join(line.text for line in ep.lines if line.record.kind in _MACHINE)) for ep in episodes]
+    printed = [_norm(" ".join(line.text for line in ep.lines if _machine(line.record))) for ep in episodes]
     out: dict[tuple[int, int], float] = {}
     for i, ep in enumerate(episodes):
-        quotes = {_norm(m.group(1) or m.group(2)) for line in ep.lines if line.record.kind not in _MACHINE
+        quotes = {_norm(m.group(1) or m.group(2)) for line in ep.lines if not _machine(line.record)
                   for m in _QUOTE.finditer(line.text)}
         quotes = {q for q in quotes if len(q.split()) >= 4}
         for q in quotes:
