@@ -41,7 +41,9 @@ as a whole word or phrase, case-insensitive. In words:
   #1834 raised the batch size" is a cause.
 - **verification** (+1.5): confirmed, resolved, recovered / recovering, back to normal, back up, back online, error
   rate (back|down) to, no more, no new/further errors/alerts, stable / stabilised, healthy, green, all good, looks
-  good, working again, works again, (is|are) fixed, succeeded / succeeding, passing, closing.
+  good, working again, works again, (is|are) fixed, succeeded / succeeding, passing, closing; and a failure said to
+  recede (``RECEDING``: "memory alarm cleared", "errors dropping, 5xx back under 1%", "lag down to 96k and falling"),
+  which also weighs its symptom words at 0.4: the alarm's name in "alarm cleared" reports no failure (bench/incidents8).
 
 What makes a line weaker or takes a role away:
 
@@ -171,11 +173,15 @@ FIX_WORDS = words(r"workaround", r"fix:", r"the fix (?:was|is)", r"fixed (?:by|w
                     r"resolved (?:by|with|via)", r"mitigated (?:by|with|via)", r"hot-?fix(?:ed)?", r"rollback",
                   r"v?\d+(?:\.\d+)+\S* (?:is|was) (?:out|live|released|deployed|rolled out)")
 # Running the incident, not fixing the system: "Incident upgraded to P1", "severity raised to SEV-2", "escalated",
-# and what an alarm is doing: "memory resource limit alarm set on node rabbit@rabbit-eu-2" (bench/incidents8)
+# and what an alarm is doing: "memory resource limit alarm set on node rabbit@rabbit-eu-2", and the status page the
+# customers read: "status page updated to investigating", "posted to statuspage", "closing the status page incident"
+# (bench/incidents8)
 INCIDENT_ADMIN = re.compile(r"\b(?:incident|severity|sev|priority)\b[^.;]{0,20}?\b(?:upgraded|downgraded|raised|escalated|"
                             r"lowered|changed|bumped)\b|\b(?:upgraded|downgraded|raised|escalated|lowered|bumped)\b[^.;]{0,15}?"
                             r"\bto (?:P|SEV-?|sev-?)[0-5]\b"
-                            r"|\balarms?\s+(?:was\s+|is\s+)?(?:set|cleared|raised)\b", re.I)  # an alarm's state
+                            r"|\balarms?\s+(?:was\s+|is\s+)?(?:set|cleared|raised)\b"  # an alarm's state
+                            r"|\bstatus ?page\b[^.;]{0,40}|\b(?:updated|posted|opened|closed|closing|resolved)\b[^.;]{0,20}?"
+                            r"\bstatus ?page\b[^.;]{0,20}", re.I)
 # What a thing does since the fix: "purge-orphans now deletes in chunks", "the controller now sets X" (+1.0)
 NOW_DOES = re.compile(r"\bnow (?:also |only |always |correctly )?(?:uses|sets|sorts|deletes|retries|reads|loads|ships|"
                       r"defaults|raises|caps|limits|batches|checks|skips|handles|validates|falls back|pins|points|"
@@ -274,6 +280,10 @@ HEDGE = words(r"maybe", r"might", r"could (?:it )?be", r"possibly", r"perhaps", 
 BELIEF = words(r"(?:we|i) thought", r"initially", r"at first", r"assumed")
 SOFT = words(r"probably", r"looks like", r"seems?")
 BUT = words(r"but", r"actually", r"turned out", r"turns out", r"in fact", r"instead")
+# A failure said to go away: its name, then what it does now ("alarm cleared", "errors dropping", "lag down to 96k")
+RECEDING = re.compile(r"\b(?:alarms?|alerts?|errors?|5xx|[45]\d\ds?|failures?|timeouts?|lag|latency|backlog|retries)\b"
+                      r"[^.;]{0,30}?\b(?:cleared|clears|clearing|dropping|dropped|falling|fell|(?:back |went |is |are )?down "
+                      r"to|back (?:under|below|to)|gone|stopped|subsided|recover\w*)\b", re.I)
 PLANNED = words(r"should", r"will", r"going to", r"plan(?:ning)? to", r"needs? to", r"todo", r"next steps?",
                   r"follow-?ups?", r"let's", r"we could", r"consider", r"propose")
 NEGATED = re.compile(r"(?:\b(?:didn't|did not|never|no|without|not|don't)\s+(?:\w+\s+)?)$", re.I)

@@ -18,6 +18,7 @@ from poimen.incidents.entities import SPEAKER, entities
 from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, CHANGED_OBJECT, COMMAND,
                                    DONE, FIX_SECTION, FIX_WORDS, FRAME, HEDGE, IMPERATIVE, INCIDENT_ADMIN,
                                    INEFFECTIVE, ineffective, MECHANISM, NEGATED, NOW_DOES, NOW_IS, PLANNED, PR_DOES,
+                                   RECEDING,
                                    RULED_OUT, SETTING, SO, SOFT, STOP, SYMPTOM, TODO_SECTION, TRACKER_META, VALUE,
                                    VERIFY, CONFIG_LINE, FENCE, INTRODUCES, is_label, is_part_line, names_part,
                                    says_more, suspects)
@@ -224,7 +225,9 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
         return Scores(action=1.5 if COMMAND.search(text) else 0.0)
     cause = 1.5 * min(2, _count(CAUSE, text) * says_more(CAUSE, text)) + \
         0.8 * min(2, _count(MECHANISM, text) + bool(SO.search(text)) + _caused_by_change(text))
-    verification = 1.5 * min(2, _count(VERIFY, text))
+    receding = RECEDING.search(text) is not None  # "memory alarm cleared": the failure going away
+    verification = 1.5 * min(2, _count(VERIFY, text) + receding)
+    symptom *= 0.4 if receding else 1.0
     section = _section(headings)
     if section and CAUSE_SECTION.search(section):  # what a cause part says was changed is what led to it
         cause, action = cause + 1.0, action if FIX_SECTION.search(section) else action * 0.5

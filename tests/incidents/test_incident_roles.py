@@ -337,3 +337,17 @@ def test_a_part_headed_what_did_not_help_holds_no_fix_and_no_cause():
         assert pick(score(tried, headings=("INC-1203 ingest refusing connections", part))) == "none"
     # a document titled so is not a part of one
     assert pick(score(tried, headings=("Ingest review: the restart did not help",))) == "action"
+
+
+def test_a_status_page_update_runs_the_incident_and_changes_nothing():
+    assert pick(score("status page updated to investigating", kind="reply")) != "action"
+    assert pick(score("posted to the status page: we are investigating elevated errors", kind="message")) != "action"
+    assert pick(score("rolled back checkout-api to v41", kind="message")) == "action"
+
+
+def test_a_failure_said_to_recede_verifies_and_reports_no_failure():
+    for text in ("memory alarm cleared on mq-east-2, 1.1 GiB used", "errors dropping, search-api 5xx back under 1%",
+                 "no LeaveGroup since 08:49, lag down to 96k and falling"):
+        assert pick(score(text, kind="message")) == "verification", text
+    assert pick(score("search-api 5xx errors spiking to 40%", kind="message")) == "symptom"
+    assert pick(score("the alarm fired again on mq-east-2", kind="message")) == "symptom"
