@@ -32,8 +32,9 @@ as a whole word or phrase, case-insensitive. In words:
   and deleted were tried and dropped: narrative passives on dev, "the crawler was moved to the batch pool", cost ask
   -2 / lookup -2) (and their -ing forms after by, after or with); workaround, fix:, the fix (was|is), what fixed it,
   fixed (by|with|in), resolved (by|with), mitigated (by|with), hotfix, "2.9.1 is out|live|released|deployed". (+1.0):
-  an imperative opening a line (Raise, Bump, Restart, Set, …), or what a thing now does since ("now
-  uses|sets|sorts|retries|ships|sends …"; such a line is no plan even under "Follow-up"), or what a fix's PR does, in
+  an imperative opening a line or any sentence of it (Raise, Bump, Restart, Set, Use, …: a maintainer's answer
+  that explains, then prescribes, "Use the Sentinel scheme: `result_backend: sentinel://…`"; bench/incidents8), or
+  what a thing now does since ("now uses|sets|sorts|retries|ships|sends …"; such a line is no plan even under "Follow-up"), or what a fix's PR does, in
   the present ("#1453 restores `platforms:` on the build step"; bench/incidents7). (+0.8): a config key given a value
   (``key=value``, ``key: 5``, "key to 5"); (+0.4): a version; (+0.3): a ticket or PR id; (+1.0) in a command's output,
   the object it says it changed (``kind/name created|configured``, from bench/incidents6). A done verb counts only
@@ -236,7 +237,7 @@ def names_part(heading: str, parts: tuple[str, ...] = PART_HEADINGS) -> bool:
     return any(name == part or name.startswith(part + " ") or name.startswith(part + ":") for part in parts)
 IMPERATIVE = re.compile(r"^\W*(?:raise|bump|increase|decrease|lower|reduce|pin|disable|enable|revert|roll back|"
                          r"restart|redeploy|deploy|patch|scale|set|upgrade|downgrade|apply|flush|purge|drain|"
-                         r"rotate|replace|remove|add|change|update|switch|kill|resize|tune)\b", re.I)
+                         r"rotate|replace|remove|add|change|update|switch|kill|resize|tune|use(?! of\b))\b", re.I)
 VALUE = re.compile(r"(?<!\d)[=:]\s*[\"']?[\w.-]+|\bto\s+[\d\"']", re.I)  # not a clock's "11:21"
 VERIFY = words(
     r"confirmed", r"resolved", r"recover(?:ed|ing|y)", r"back to normal", r"back up", r"back online",

@@ -351,3 +351,12 @@ def test_a_failure_said_to_recede_verifies_and_reports_no_failure():
         assert pick(score(text, kind="message")) == "verification", text
     assert pick(score("search-api 5xx errors spiking to 40%", kind="message")) == "symptom"
     assert pick(score("the alarm fired again on mq-east-2", kind="message")) == "symptom"
+
+
+def test_an_instruction_in_a_later_sentence_of_an_answer_is_the_fix():
+    """A maintainer's answer explains, then prescribes: the prescription with its setting makes the line a fix."""
+    answer = ("[2024-10-07T14:22:19Z] maint: Pooled connections stay attached to the old primary, so every write "
+              "fails with ReadOnlyError forever. Use the Sentinel scheme instead: `result_backend: "
+              "sentinel://sentinel-0:26379/2` with `master_name: cache-main`.")
+    assert pick(score(answer, kind="comment")) == "action"
+    assert pick(score("The use of the Sentinel scheme is documented.", kind="comment")) != "action"
