@@ -260,7 +260,8 @@ RULED_OUT = words(
     r"(?:a )?coincidence", r"coincidental", r"false (?:alarm|positive)", r"(?:is|was|looks|looked) fine",
     r"not it", r"(?:so|then|it's|its|it is|that's|thats) not the \w+", r"not (?:the|our) (?:deploy|release|rollout|chart|"
     r"change|network|database|db|cdn|dns|load balancer|lb|broker|disk)\b", r"ignore it", r"is (?:a |just )?noise",
-    r"are (?:normal|expected)", r"is (?:normal|expected)", r"(?:normal|expected) for this")
+    r"are (?:normal|expected)", r"is (?:normal|expected)", r"(?:normal|expected) for this",
+    r"(?<=[,(\u2014-] )(?:that's |this is |all )?expected(?=\)?\W*$)")  # "… being drained, expected" (bench/incidents)
 INEFFECTIVE = words(
     r"(?:didn't|did not|doesn't|does not) (?:help|fix|work|change)", r"no change", r"no effect",
     r"changed nothing", r"made no difference", r"no difference", r"no improvement", r"no luck", r"unchanged",

@@ -104,10 +104,12 @@ def _agentive(text: str, verb_at: int) -> bool:
     "PR #1834 raised X", "renovate bumped eslint to 9.0.0"): the latter is a cause, a change that broke something.
     By the word before the verb in its clause: none, a person, a name, or a passive's auxiliary."""
     # the clause's words before the verb, without a list number or a timeline's clock ("1. 10:49 - Reverted …")
+    verb = DONE.match(text, verb_at)
+    if text[:verb_at].rstrip().endswith("(") and verb and _HEADLINE_PASSIVE.match(text, verb.end()):
+        return True  # a headline in parentheses: "gp3-wffc (changed in the chart, PR #77)"
     words = [w for w in _CLAUSE.split(text[:verb_at])[-1].split() if any(c.isalpha() for c in w)]
     if not words:
         return True
-    verb = DONE.match(text, verb_at)
     if verb and _HEADLINE_PASSIVE.match(text, verb.end()) and len(words) <= 5 \
             and not any(w.lower() in _PASSIVE for w in words):
         return True  # "Hotfix 5.2.2 deployed.", not "the store only has the old intermediate pinned."

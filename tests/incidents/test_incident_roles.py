@@ -360,3 +360,16 @@ def test_an_instruction_in_a_later_sentence_of_an_answer_is_the_fix():
               "sentinel://sentinel-0:26379/2` with `master_name: cache-main`.")
     assert pick(score(answer, kind="comment")) == "action"
     assert pick(score("The use of the Sentinel scheme is documented.", kind="comment")) != "action"
+
+
+def test_a_note_that_calls_a_finding_expected_sets_it_aside():
+    assert pick(score("# the 3 Insufficient cpu are the old node group being drained, expected", kind="note")) \
+        not in ("action", "cause")
+    assert pick(score("got HTTP 500, expected 200 from /healthz", kind="message")) == "symptom"
+
+
+def test_a_change_told_in_parentheses_is_a_fix_when_it_says_where_not_when():
+    fixed = "# the volumeClaimTemplate now names storageClassName gp3-wffc (changed in the chart, PR #77)"
+    assert pick(score(fixed, kind="note")) == "action"
+    assert pick(score("# the crashing pods are on the new arm node group (added yesterday by the cost team)",
+                      kind="note")) != "action"
