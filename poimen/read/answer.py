@@ -71,7 +71,8 @@ async def answer_question(db_path, question: str, client: ModelClient, budget: i
 
     card = None
     if asks_about_incident(question):  # how it was fixed, what was done, why: the incident's card answers
-        card = matched_card(db_path, question, index if index is not None else _open_index(db_path, embedder))
+        card = matched_card(db_path, question, index if index is not None else _open_index(db_path, embedder),
+                            lambda: engine if engine is not None else ContextEngine.open(db_path, embedder))
     if card is not None:
         memory, shas = card_answer_memory(card, question), (card.sha,)
     else:

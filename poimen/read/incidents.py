@@ -202,12 +202,27 @@ def asks_about_incident(question: str) -> bool:
     return bool(_ABOUT_INCIDENT.search(question))
 
 
-def matched_card(db_path: Path, question: str, index) -> IncidentView | None:
+CARD_TIE = 0.005  # cards whose fused scores are this close are a tie (chosen on the dev suites: 0.001-0.005 alike)
+
+
+def matched_card(db_path: Path, question: str, index, engine_of=None) -> IncidentView | None:
     """The card lookup ranks first among its top ``CARD_RANK`` hits for ``question``, of those that say what was
-    done or why (a card of symptoms alone answers no such question); None when none is there."""
+    done or why (a card of symptoms alone answers no such question); None when none is there.
+
+    With ``engine_of`` (a function that gives the context builder, called only on a tie), cards whose fused scores
+    tie with the first (within ``CARD_TIE`` of it: a whole card's words and vector say no more for one than for the
+    other) are told apart by their lines (``rank_cards``: the best line's score, the phrase it shares, what it
+    names); the first in the fused order of those its lines score best."""
     hits = index.search(question, CARD_RANK, provenance=False)
     views = incident_views(db_path, [h.sha for h in hits if h.kind == "memory"])
-    return next((views[h.sha] for h in hits if h.sha in views and views[h.sha].explains), None)
+    ranked = [(h.score, views[h.sha]) for h in hits if h.sha in views and views[h.sha].explains]
+    if not ranked:
+        return None
+    tied = {v.sha: v for score, v in ranked if score >= (1 - CARD_TIE) * ranked[0][0]}
+    if engine_of is None or len(tied) < 2:
+        return ranked[0][1]
+    by_lines = {v.sha: s for s, v in rank_cards(engine_of(), question, tied)}
+    return max((v for _, v in ranked if v.sha in tied), key=lambda v: by_lines[v.sha])
 
 
 def card_answer_memory(view: IncidentView, question: str) -> str:
@@ -388,7 +403,7 @@ def card_first(db_path: Path, question: str, index, engine, views: dict[str, Inc
     with (``leading_cards``); () for any other question, or when none matches."""
     view = None
     if asks_about_incident(question):
-        view = matched_card(db_path, question, index)
+        view = matched_card(db_path, question, index, lambda: engine)
     elif (lead := leading_cards(engine, question, views)):
         view = lead[0][1]
     return tuple((line.text, view.sha) for line in view.shown(question)) if view is not None else ()

@@ -76,3 +76,43 @@ def test_of_two_cards_with_one_error_the_one_naming_what_the_error_names_ranks_f
     assert [v.title for _, v in ranked] == ["b", "a"]
     ranked = rank_cards(Engine(views.values()), f"{error} (orders-db)", views)
     assert [v.title for _, v in ranked] == ["a", "b"]
+
+
+def _view(sha: str, role: str = "action"):
+    from poimen.read.incidents import IncidentLine, IncidentView
+
+    line = IncidentLine(role, f"{sha}: raised the pool to 30", None)
+    return IncidentView(sha, sha, "", "s", "", "", (line,))
+
+
+class _Hit:
+    def __init__(self, sha: str, score: float):
+        self.sha, self.score, self.kind = sha, score, "memory"
+
+
+class _Index:
+    def __init__(self, *hits):
+        self.hits = list(hits)
+
+    def search(self, question, k, provenance=True):
+        return self.hits[:k]
+
+
+@pytest.mark.parametrize("second, lines, picked", [
+    (0.0300, {"a": 0.5, "b": 0.9}, "b"),  # a tie (the same fused score): the lines tell them apart
+    (0.0299, {"a": 0.5, "b": 0.9}, "b"),  # within CARD_TIE of the first: a tie too
+    (0.0290, {"a": 0.5, "b": 0.9}, "a"),  # clearly second: the fused order stands, whatever its lines
+    (0.0300, {"a": 0.9, "b": 0.9}, "a"),  # tied lines as well: the fused order
+])
+def test_an_ask_between_two_cards_that_tie_goes_to_the_one_whose_lines_match(monkeypatch, second, lines, picked):
+    import poimen.read.incidents as module
+
+    views = {"a": _view("a"), "b": _view("b")}
+    monkeypatch.setattr(module, "incident_views", lambda db, shas: {s: views[s] for s in shas})
+    monkeypatch.setattr(module, "rank_cards",
+                        lambda engine, q, vs: sorted(((lines[s], v) for s, v in vs.items()), key=lambda x: -x[0]))
+    opened = []
+    card = module.matched_card("db", "how was it fixed?", _Index(_Hit("a", 0.0300), _Hit("b", second)),
+                               lambda: opened.append(1) or "engine")
+    assert card.sha == picked
+    assert bool(opened) == (second >= 0.0300 * (1 - module.CARD_TIE))  # the engine is opened only for a tie
