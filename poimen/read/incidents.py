@@ -9,15 +9,15 @@ another incident's symptom.
 
 from __future__ import annotations
 
-import functools
 import re
-from dataclasses import dataclass, replace
 from pathlib import Path
 
+from poimen.read.card_rank import rank_cards
 from poimen.read.context_lines import Origin
+from poimen.read.incident_view import IncidentLine, IncidentView, span
 
-SHOWN = {"symptom": 1, "cause": 2, "action": 4, "verification": 1}
 ROLE_LABELS = {"symptom": "symptom", "cause": "cause", "action": "fix", "verification": "verified"}
+
 _CARDS_SQL = ("SELECT i.memory_sha, i.title, i.summary, i.stream_id, i.first_time, i.last_time, r.query_id, "
               "coalesce(m.store, '') FROM incident i JOIN run r USING (run_id) "
               "LEFT JOIN memory m ON m.sha = i.memory_sha AND m.run_id = i.run_id WHERE i.memory_sha IN ({marks})")
@@ -25,91 +25,6 @@ _LINES_SQL = ("SELECT memory_sha, line_no, role, text, source, position, chunk_l
               "WHERE memory_sha IN ({marks}) ORDER BY memory_sha, line_no")
 _MEMBERS_SQL = ("SELECT memory_sha, chunk_sha, line_from, line_to FROM incident_member WHERE memory_sha IN ({marks}) "
                 "ORDER BY memory_sha, chunk_sha, line_from")
-_WORD = re.compile(r"[A-Za-z][A-Za-z_.-]{2,}")
-
-
-@dataclass(frozen=True)
-class IncidentLine:
-    role: str
-    text: str
-    origin: Origin
-
-    def render(self) -> str:
-        return f"{self.text}  [{self.origin.tag()}]"
-
-
-@dataclass(frozen=True)
-class IncidentView:
-    """One card: what it is called, where and when it happened, and its lines by role, in the card's order."""
-
-    sha: str
-    title: str
-    summary: str
-    stream: str
-    first_time: str
-    last_time: str
-    lines: tuple[IncidentLine, ...]
-    members: tuple[tuple[str, int, int], ...] = ()  # the chunk lines its whole incident stands on (chunk sha, from, to)
-    printed: IncidentLine | None = None  # the raw line of its incident that prints a question's message (``rank_cards``)
-
-    @functools.cached_property
-    def names(self) -> frozenset[tuple[str, str]]:
-        """The specific services, hosts and tickets the card's lines name (``named``)."""
-        return frozenset(named("\n".join(line.text for line in self.lines)))
-
-    def of(self, role: str) -> list[IncidentLine]:
-        return [line for line in self.lines if line.role == role]
-
-    @property
-    def explains(self) -> bool:
-        """Whether the card says why it happened or what was done, not only what was seen."""
-        return any(line.role in ("cause", "action") for line in self.lines)
-
-    def matched_symptom(self, question: str) -> IncidentLine | None:
-        """The symptom line that shares most words with ``question`` (the first symptom on a tie)."""
-        symptoms = self.of("symptom")
-        if not symptoms:
-            return None
-        asked = set(_words(question))
-        return max(symptoms, key=lambda line: (len(asked & set(_words(line.text))), -symptoms.index(line)))
-
-    def shown(self, question: str) -> list[IncidentLine]:
-        """What a lookup shows of the card: the matched symptom (the raw line that printed the question's message,
-        when that is what matched), then up to ``SHOWN`` causes, fixes, verification."""
-        matched = self.printed or self.matched_symptom(question)
-        out = [matched] if matched else []
-        for role in ("cause", "action", "verification"):
-            out.extend(self.of(role)[:SHOWN[role]])
-        return out
-
-    def when(self) -> str:
-        return span(self.first_time, self.last_time)
-
-
-_EPOCH = re.compile(r"^\d{9,10}(?:\.\d+)?$")
-
-
-def shown_time(value: str) -> str:
-    """A record's time as a person reads it: a Slack or Unix epoch stamp ("1719906595.810595") as UTC ISO
-    ("2024-07-02 07:49:55Z"); any other stamp as written."""
-    if not _EPOCH.match(value):
-        return value
-    from datetime import datetime, timezone
-
-    return datetime.fromtimestamp(float(value), timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ")
-
-
-def span(first: str, last: str) -> str:
-    """An incident's time span as shown: "" without a time, one time, or "first – last"."""
-    if not first:
-        return ""
-    return shown_time(first) if first == last else f"{shown_time(first)} – {shown_time(last)}"
-
-
-def _words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
-
-
 def incident_views(db_path: Path, shas: list[str], con=None) -> dict[str, IncidentView]:
     """The cards among ``shas`` (memory shas), read from the index's incident tables; {} for an index without them."""
     import duckdb
@@ -231,105 +146,6 @@ def card_answer_memory(view: IncidentView, question: str) -> str:
     from poimen.llm.tags import card_memory
 
     return card_memory(view.title, [(ROLE_LABELS[line.role], line.render()) for line in view.shown(question)])
-
-
-OTHER_LINE_WEIGHT = 0.8  # a card's cause, fix or verification line speaks for it less than a symptom line
-PHRASE_TOKENS = 8  # a run of this many words in a row shared with the question is the same message
-PHRASE_WEIGHT = 0.5  # what sharing such a run adds to a line's score (chosen on bench/incidents dev)
-NAMING_WEIGHT = 0.2  # what naming the question's service, host or ticket adds (chosen on the dev suites 1-3)
-_NAMING = ("service", "host", "ticket")
-_TOKEN = re.compile(r"[A-Za-z_]+|\d+")
-
-
-def phrase_tokens(text: str) -> list[str]:
-    """A line's words for phrase matching: lower-cased, every number one token ``0`` (ids, ports, counts differ
-    between occurrences of one message)."""
-    return ["0" if t.isdigit() else t.lower() for t in _TOKEN.findall(text)]
-
-
-def shared_run(a: list[str], b: list[str]) -> int:
-    """The longest run of words ``a`` and ``b`` share in a row (numbers only count inside a run of words)."""
-    from difflib import SequenceMatcher
-
-    if not a or not b:
-        return 0
-    m = SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b))
-    return sum(1 for t in a[m.a:m.a + m.size] if t != "0")
-
-
-def phrase_bonus(question_tokens: list[str], line: str) -> float:
-    """``PHRASE_WEIGHT`` times the share of ``PHRASE_TOKENS`` words the line shares with the question in a row: the
-    error message itself, as it is pasted, outranks a line that merely has the same words about."""
-    return PHRASE_WEIGHT * min(1.0, shared_run(question_tokens, phrase_tokens(line)) / PHRASE_TOKENS)
-
-
-def named(text: str) -> dict[tuple[str, str], float]:
-    """The specific things ``text`` names that say which incident it is about: services (a pod's suffix dropped),
-    hosts and tickets, by their linking weight (``poimen.incidents.entities``; generic names left out)."""
-    from poimen.incidents.entities import entities
-
-    return {(e.kind, e.value): e.weight for e in entities(text) if e.kind in _NAMING and e.weight >= 0.5}
-
-
-def rank_cards(engine, question: str, views: dict[str, IncidentView]) -> list[tuple[float, IncidentView]]:
-    """Every card, best first, by how well its lines match ``question`` under the context builder's scorer plus
-    the phrase it shares with it in a row (``phrase_bonus``): its best symptom line, or ``OTHER_LINE_WEIGHT`` of
-    its best other line, or a raw line of its incident that prints the question's message (``_printed_at``), plus
-    ``NAMING_WEIGHT`` for naming what the question names (``named``: the same error on checkout-api and on orders-db
-    is two incidents, and the question says which); ties by sha."""
-    scores = engine.scores(question)
-    text = question if isinstance(question, str) else question.text
-    asked, asked_names = phrase_tokens(text), named(text)
-    printed = _printed_at(engine, scores, asked, views)
-    out = []
-    for view in views.values():
-        best = 0.0
-        for line in view.lines:
-            i = engine.candidate.get(line.text)
-            if i is not None:
-                score = float(scores[i]) + phrase_bonus(asked, line.text)
-                best = max(best, score * (1.0 if line.role == "symptom" else OTHER_LINE_WEIGHT))
-        raw, line_printed = printed.get(view.sha, (0.0, None))
-        if raw > best:  # what matched is a line the card did not keep: the lookup shows it as the symptom
-            best, view = raw, replace(view, printed=line_printed)
-        if asked_names and best > 0:
-            best += NAMING_WEIGHT * min(1.0, sum(w for key, w in asked_names.items() if key in view.names))
-        out.append((best, view))
-    out.sort(key=lambda sv: (-sv[0], sv[1].sha))
-    return out
-
-
-PRINTED_CANDIDATES = 40  # the raw lines, best first, searched for the question's own message
-
-
-def _printed_at(engine, scores, asked: list[str],
-                views: dict[str, IncidentView]) -> dict[str, tuple[float, IncidentLine]]:
-    """Per card, a raw line of its incident (``IncidentView.members``) that holds the question's message word for
-    word (a run of ``PHRASE_TOKENS`` words), with its score plus ``PHRASE_WEIGHT``, as if it were one of the card's
-    symptom lines: the line a pasted error was printed as outranks a card that merely shares its exception or errno,
-    though a card keeps only a few of its incident's lines. Among the ``PRINTED_CANDIDATES`` raw lines the scorer
-    ranks first."""
-    import numpy as np
-
-    if len(asked) < PHRASE_TOKENS or not len(scores):
-        return {}
-    where: dict[str, list[tuple[int, int, str]]] = {}
-    for view in views.values():
-        for chunk, first, last in view.members:
-            where.setdefault(chunk, []).append((first, last, view.sha))
-    out: dict[str, tuple[float, IncidentLine]] = {}
-    if not where:
-        return out
-    for i in np.argsort(-scores, kind="stable")[:PRINTED_CANDIDATES]:
-        i = int(i)
-        owners = {(sha, o) for o in engine.origins[i] if o.kind != "memory" and o.line >= 0
-                  for first, last, sha in where.get(o.sha, ()) if first <= o.line <= last}
-        if owners and shared_run(asked, phrase_tokens(engine.texts[i])) >= PHRASE_TOKENS:
-            score = float(scores[i]) + PHRASE_WEIGHT
-            for sha, origin in sorted(owners, key=lambda vo: (vo[0], vo[1].position, vo[1].line)):
-                if sha not in out or score > out[sha][0]:
-                    out[sha] = (score, IncidentLine("symptom", engine.texts[i], origin))
-    return out
 
 
 def all_cards(db_path: Path) -> dict[str, IncidentView]:
