@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from poimen.incidents.entities import SHAPED_SIGNATURE, Entity, entities
 from poimen.incidents.episodes import Episode, Line
 from poimen.incidents.flow import GAP_SECONDS, acts, elapsed, fails
+from poimen.incidents.roles import line_scores, pick
 
 THRESHOLD = 1.0
 COMMON_MIN = 3
@@ -228,8 +229,11 @@ def _latest_before(episodes: Sequence[Episode], found: Sequence[int], i: int) ->
 
 def _told(episode: Episode) -> frozenset[str]:
     """The tickets an episode names in its own words, alone on a line: not in a command or what it printed (a
-    commit message's "follow-up to SEC-412" typed after the next incident), not in a list of tickets."""
+    commit message's "follow-up to SEC-412" typed after the next incident), not in a list of tickets, and not in a
+    chat message that says nothing of a failure or a fix ("postmortem draft for INC-2231 is up", posted in the
+    channel as the next incident began: examples/sources/incident-channel.jsonl)."""
     return frozenset(e.value for line in episode.lines if line.record.kind not in ("command", "output")
+                     and not (line.record.kind == "message" and pick(line_scores(line)) == "none")
                      for e in entities(line.text) if e.kind == "ticket" and e.weight >= 1)
 
 

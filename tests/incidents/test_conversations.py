@@ -98,3 +98,24 @@ def test_a_message_that_says_it_is_about_something_else_is_its_own_conversation(
             CHANNEL[5], _msg(40, "lee", "the dns drift was last week's TTL change, applied", 21))
     talks = [[r.line_start for r in talk] for talk in conversations(flow)]
     assert [20] in talks and any(1 in t and 6 in t for t in talks)
+
+
+def test_a_ticket_named_in_passing_in_the_channel_joins_no_two_stories():
+    """Chatter that names the morning's ticket, posted as the afternoon's incident begins, sits in the afternoon's
+    stretch: the two stories, each with its own fix, stay two."""
+    t = "2026-11-12T{}:00Z"
+    flow = (
+        rec("priya: Opening INC-2231: uploads fail with 413 on uploads-api", 1, "message", time=t.format("09:14"),
+            author="priya"),
+        rec("priya: raised proxy-body-size to 0 on the uploads-api ingress, uploads work again", 2, "message",
+            time=t.format("09:43"), author="priya"),
+        rec("priya: postmortem draft for INC-2231 is up in the postmortems folder", 3, "message",
+            time=t.format("13:10"), author="priya"),
+        rec("omar: payments-api 5xx: connect ECONNREFUSED to pg-main-rw", 4, "message", time=t.format("13:31"),
+            author="omar"),
+        rec("omar: set server_login_retry = 3 on pgbouncer and reloaded, payments-api errors gone", 5, "message",
+            time=t.format("13:36"), author="omar"),
+    )
+    found = incidents({"channel.json": flow})
+    assert len(found) == 2
+    assert not any({1, 5} <= {r.line_start for ep in inc.episodes for r in ep.records} for inc in found)
