@@ -56,7 +56,7 @@ ASIDE = re.compile(r"^\W*(?:(?:fyi|btw|also|ps)\W+)?(?:unrelated|(?:totally |com
                    r"|in other news)\b", re.I)
 
 
-@dataclass
+@dataclass(eq=False)  # one conversation is itself: ``in`` and ``==`` compare identity, not every record
 class _Conversation:
     records: list[Record] = field(default_factory=list)
     named: set = field(default_factory=set)  # the services, hosts, tickets and failures it names
@@ -103,6 +103,7 @@ def conversations(flow: Sequence[Record], gap_seconds: float = GAP_SECONDS) -> l
     previous: _Conversation | None = None
     for record, words in zip(flow, _topics(flow)):
         t = record_seconds(record.time, record.text, record.kind)
+        failure = is_failure(record)  # the role cues, scored once per message
         said = names(record, _NAMED_KINDS)
         mine = said | {("failure", s) for s in _signatures(record)}
         alive = [c for c in open_ if c.last is None or t is None
@@ -115,10 +116,10 @@ def conversations(flow: Sequence[Record], gap_seconds: float = GAP_SECONDS) -> l
         home: _Conversation | None
         if ASIDE.match(body(record.text)):
             home = None  # "unrelated: …" is about something else, whatever it names
-        elif is_failure(record) and said and failing and all(c.said for c in failing) \
+        elif failure and said and failing and all(c.said for c in failing) \
                 and max(shared(c) for c in failing) < SAME:
             home = None  # a failure of its own, while another is being worked: the second alert of the afternoon
-        elif is_failure(record) and failing and max(shared(c) for c in failing) == 0:
+        elif failure and failing and max(shared(c) for c in failing) == 0:
             # a failure sharing nothing yet: with the story that has not named what fails (a customer's complaint,
             # then the error it was)
             home = next((c for c in reversed(failing) if not c.said), failing[-1])
@@ -135,7 +136,7 @@ def conversations(flow: Sequence[Record], gap_seconds: float = GAP_SECONDS) -> l
         home.named |= mine
         home.said |= said
         home.words |= words
-        home.failed = home.failed or is_failure(record)
+        home.failed = home.failed or failure
         home.last = t if t is not None else home.last
         open_.sort(key=lambda c: (c.last is None, c.last if c.last is not None else 0.0))
         if record.author:

@@ -232,9 +232,14 @@ def _told(episode: Episode) -> frozenset[str]:
     commit message's "follow-up to SEC-412" typed after the next incident), not in a list of tickets, and not in a
     chat message that says nothing of a failure or a fix ("postmortem draft for INC-2231 is up", posted in the
     channel as the next incident began: examples/sources/incident-channel.jsonl)."""
-    return frozenset(e.value for line in episode.lines if line.record.kind not in ("command", "output")
-                     and not (line.record.kind == "message" and pick(line_scores(line)) == "none")
-                     for e in entities(line.text) if e.kind == "ticket" and e.weight >= 1)
+    out: set[str] = set()
+    for line in episode.lines:
+        if line.record.kind in ("command", "output"):
+            continue
+        tickets = {e.value for e in entities(line.text) if e.kind == "ticket" and e.weight >= 1}
+        if tickets and not (line.record.kind == "message" and pick(line_scores(line)) == "none"):
+            out |= tickets  # (a line's roles are scored only when it names a ticket)
+    return frozenset(out)
 
 
 def _siblings(a: Episode, b: Episode, a_filed: str, b_filed: str) -> bool:
