@@ -102,3 +102,27 @@ def test_shown_drops_what_drew_the_screen():
     assert shown("\x1b[31mERROR\x1b[0m disk full") == "ERROR disk full"
     assert shown(" 40%\r100% done\r") == "100% done"
     assert shown("lss\x08 -la") == "ls -la"
+
+
+def test_a_box_with_a_line_under_its_heading_and_parts_over_indented_bodies(tmp_path):
+    # a weekly review's incident: a rule, the heading, its ticket and times, a rule; then its parts, each a short line
+    # over an indented body, whatever the body's first word ("Why" over "  fielddata=18.9gb is …")
+    rule = "-" * 40
+    f = tmp_path / "review.txt"
+    f.write_text("WEEKLY INCIDENT REVIEW, WEEK 10\n\nTwo incidents this week.\n\n"
+                 f"{rule}\n1. SEARCH CLUSTER REJECTING QUERIES (SEV-2)\n   INC-244, Tue 09:20 - 11:05 UTC\n{rule}\n\n"
+                 "Why\n  fielddata=18.9gb is the giveaway: the template set fielddata on a text field.\n\n"
+                 "What we tried that did not help\n  - Rolling restart of the two worst data nodes.\n\n"
+                 "What fixed it\n  10:22  The fielddata cache cleared.\n\n"
+                 f"{rule}\n2. CONSUMER STUCK IN A REBALANCE LOOP (SEV-2)\n   INC-249, Thu 06:40 - 08:55 UTC\n{rule}\n\n"
+                 "Why\n  The projector calls carrier-eta for every record.\n", encoding="utf-8")
+    heads = {text: h[1:] for h, _, text in _heads(f)}
+    first, second = "SEARCH CLUSTER REJECTING QUERIES (SEV-2)", "CONSUMER STUCK IN A REBALANCE LOOP (SEV-2)"
+    assert heads["Why"] == (first, "Why") or heads["What fixed it"] == (first, "What fixed it")
+    parts = [h[1:] for h, _, _ in _heads(f)]
+    assert (first, "Why") in parts and (first, "What we tried that did not help") in parts
+    assert (first, "What fixed it") in parts and (second, "Why") in parts
+    # a sentence over an indented continuation heads nothing
+    g = tmp_path / "plain.txt"
+    g.write_text("Title\n\nWe restarted it twice.\n  It came back.\n", encoding="utf-8")
+    assert _heads(g)[1][0] == ("Title",)

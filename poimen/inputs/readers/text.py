@@ -34,6 +34,7 @@ _FIELD = re.compile(r"^\s*(?:[A-Z][\w /()-]{0,30}:\s+\S|\s{2,}\S)")  # "Incident
 _LIST_OR_TIME = re.compile(r"^\s*(?:[-*•>|]|\d{1,2}:\d{2}\b|\d{4}-\d{2}-\d{2}|\[)")
 TITLE_WORDS = 16  # a document's title line
 HEADING_WORDS = 6  # a section heading line
+PART_WORDS = 8  # ... a line over an indented body: "What we tried that did not help" over "  - Rolling restart …"
 CODE_INDENT = 4  # a paragraph set off by four blanks is a block of code, config or a command, as in Markdown
 _SENTENCE_END = re.compile(r"[.!?]\s*$", re.M)  # ... unless a line of it ends a sentence: a timeline's indented prose
 
@@ -62,27 +63,42 @@ def _heading(line: str, words: int, boxed: bool = False) -> str | None:
     return label
 
 
+def _box(lines: list[str]) -> int:
+    """The index of the rule that closes a box around a heading: a rule, the heading and at most two lines under it
+    (the ticket and the times: "1. LOGS SEARCH … (SEV-2)" / "   INC-2025-0244, Tue 09:20 - 11:05 UTC"; from
+    bench/incidents11), a rule; 0 when the paragraph is no box."""
+    if len(lines) >= 3 and _UNDERLINE.match(lines[0]):
+        return next((i for i in range(2, min(len(lines), 5)) if _UNDERLINE.match(lines[i])), 0)
+    return 0
+
+
 def rule(lines: list[str]) -> str:
     """The character a paragraph's heading is underlined (or boxed) with, "" when it has none."""
-    if len(lines) >= 3 and _UNDERLINE.match(lines[0]) and _UNDERLINE.match(lines[2]):
-        return lines[2].strip()[0]
+    box = _box(lines)
+    if box:
+        return lines[box].strip()[0]
     return lines[1].strip()[0] if len(lines) >= 2 and _UNDERLINE.match(lines[1]) else ""
 
 
-def _head(lines: list[str], first: bool, block_follows: bool) -> tuple[str | None, bool]:
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _head(lines: list[str], first: bool, block_follows: bool, indent: int = 0) -> tuple[str | None, bool]:
     """(the heading a paragraph opens with, whether it opens a section rather than a part of one).
 
     An underlined line, a line in capitals, a numbered one and the document's first line open sections; a short
     title-case line over its paragraph, or a label ending in a colon, opens a part of the section it stands in.
     A lone line ending in a colon over an indented block introduces that block ("The log line was:"), and heads
     nothing."""
-    if len(lines) >= 3 and _UNDERLINE.match(lines[0]) and _UNDERLINE.match(lines[2]):  # a line between two rules
+    if _box(lines):  # a line between two rules
         return _heading(lines[1], TITLE_WORDS, boxed=True), True
     if len(lines) >= 2 and _UNDERLINE.match(lines[1]):
         return _heading(lines[0], TITLE_WORDS, boxed=True), True
     if first and (len(lines) <= 2 or all(_FIELD.match(x) for x in lines[1:])):  # a title over its fields
         return _heading(lines[0], TITLE_WORDS), True
-    name = _heading(lines[0], HEADING_WORDS)
+    indented = len(lines) > 1 and _indent(lines[1]) > indent + _indent(lines[0])  # "Why" over "  fielddata=18.9gb is …"
+    name = _heading(lines[0], PART_WORDS if indented else HEADING_WORDS)
     if name is None:
         return None, False
     line = lines[0].strip()
@@ -93,7 +109,8 @@ def _head(lines: list[str], first: bool, block_follows: bool) -> tuple[str | Non
     if line.endswith(":"):
         return name, False
     body = lines[1].strip()
-    heads_body = _LIST_OR_TIME.match(body) or (len(body) > len(line) and (body[:1].isupper() or body[:1].isdigit()))
+    heads_body = _LIST_OR_TIME.match(body) or indented or \
+        (len(body) > len(line) and (body[:1].isupper() or body[:1].isdigit()))
     return (name, False) if heads_body else (None, False)
 
 
@@ -110,7 +127,7 @@ def read(path: Path, options) -> Iterator[Record]:
     while p is not None:
         nxt = next(stream, None)
         lines = p.text.split("\n")
-        name, opens = _head(lines, first, nxt is not None and nxt.indent > 0)
+        name, opens = _head(lines, first, nxt is not None and nxt.indent > 0, p.indent)
         underline = rule(lines) if name else ""
         if underline and underline not in rules:
             rules.append(underline)
