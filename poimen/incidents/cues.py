@@ -154,18 +154,21 @@ COMMAND = re.compile(
 # allow-x created" (its "unchanged" siblings changed nothing), names what the fix was where the command line only
 # names a file
 CHANGED_OBJECT = re.compile(r"^[a-z][\w.-]*/[\w.-]+\s+(?:created|configured|patched|deleted|scaled|restarted|"
-                            r"rolled back|cordoned|drained|uncordoned|annotated|labeled|serverside-applied)\s*$")
+                            r"rolled back|cordoned|drained|uncordoned|annotated|labeled|serverside-applied)\s*$"
+                            # and terraform's "aws_eks_node_group.workers_v3_euw1a: Creation complete after 2m47s [id=…]"
+                            r"|^[a-z][\w-]*\.[\w.\[\]\"-]+: (?:Creation|Modifications|Destruction) complete after\b")
 STEMS = (r"bump", r"rais", r"increas", r"decreas", r"lower", r"reduc", r"pinn?", r"disabl", r"enabl",
           r"revert", r"restart", r"redeploy", r"deploy", r"patch", r"scal", r"upgrad", r"downgrad", r"appl(?:i|y)",
           r"merg", r"ship", r"hotfix", r"flush", r"purg", r"drain", r"cordon", r"rotat", r"renew", r"replac",
           r"remov", r"add", r"chang", r"updat", r"switch", r"migrat", r"kill", r"resiz", r"tun", r"backport",
           r"rebuil", r"reindex", r"fre", r"push", r"releas", r"mark", r"import", r"install", r"grant", r"amend",
           r"clear", r"extend", r"capp", r"recreat", r"exclud",
-          r"vacuum", r"reassign", r"prun", r"regenerat", r"reissu", r"wrapp", r"flipp", r"toggl")
+          r"vacuum", r"reassign", r"prun", r"regenerat", r"reissu", r"wrapp", r"flipp", r"toggl", r"associat")
 DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS if s != r"rebuil"), r"rebuilt", r"rolled back",  # not "rebuild"
              r"turned (?:(?:it|them|this|that|the [\w.-]+) )?(?:off|on)", r"failed over",
                r"cleaned up", r"set (?:the )?[\w.-]+ to", r"shipped", r"pinned", r"applied", r"set", r"built",
-               r"r[au]n(?= `)", r"re-?ran")
+               r"r[au]n(?= `)", r"re-?ran",
+               r"made (?:[\w-]+ ){0,3}(?:stick|permanent|persist(?:ent)?)")  # "made the redis fix stick: vm.… = 1 in …"
 BY_DOING = re.compile(r"\b(?:by|after|with|via)\s+(?:" + "|".join(STEMS) + r")\w*ing\b|\b(?:by|after) "
                        r"(?:rolling back|turning (?:off|on)|failing over|setting)\b", re.I)
 FIX_WORDS = words(r"workaround", r"fix:", r"the fix (?:was|is)", r"fixed (?:by|with|in|via)", r"what fixed it",
@@ -183,6 +186,10 @@ INCIDENT_ADMIN = re.compile(r"\b(?:incident|severity|sev|priority)\b[^.;]{0,20}?
                             r"|\balarms?\s+(?:was\s+|is\s+)?(?:set|cleared|raised)\b"  # an alarm's state
                             r"|\bstatus ?page\b[^.;]{0,40}|\b(?:updated|posted|opened|closed|closing|resolved)\b[^.;]{0,20}?"
                             r"\bstatus ?page\b[^.;]{0,20}", re.I)
+# Talk about the incident process, not the system: "reminder: retro for last week's search outage is thursday",
+# "postmortem draft for INC-2231 is up" (bench/incidents11): it reports no failure and changes nothing
+MEETING = re.compile(r"\b(?:retro|retrospective|post-?mortem|incident review)\b[^.;:]{0,50}?\b(?:is|are|doc|draft|"
+                     r"meeting|scheduled|(?:mon|tues|wednes|thurs|fri)day|tomorrow|next week)\b", re.I)
 # What a thing does since the fix: "purge-orphans now deletes in chunks", "the controller now sets X" (+1.0)
 NOW_DOES = re.compile(r"\bnow (?:also |only |always |correctly )?(?:uses|sets|sorts|deletes|retries|reads|loads|ships|"
                       r"defaults|raises|caps|limits|batches|checks|skips|handles|validates|falls back|pins|points|"
@@ -203,6 +210,8 @@ PART_HEADINGS = (
     "mitigation steps", "corrective actions", "preventive actions", "preventative actions", "lessons",
     "key events", "incident timeline", "contributing factor", "remediations", "learnings", "what we learned",
     "why", "what we did", "what was done", "what we saw", "what caused it", "how it was fixed", "the cause",
+    "what fixed it", "what people saw", "what users saw", "what customers saw", "what we tried",
+    "what did not help", "what didn't help", "what we tried that did not help", "what we tried that didn't help",
 )
 # The parts that say why or what fixed it, which only an incident's own section has (a report's "Summary" or
 # "Timeline" may stand above several incidents).
@@ -210,7 +219,7 @@ WRITE_UP_PARTS = (
     "root cause", "root causes", "cause", "causes", "contributing factors", "trigger", "why it happened",
     "resolution", "remediation", "mitigation", "fix", "the fix", "workaround", "how we fixed it", "what we changed",
     "mitigation steps", "corrective actions", "remediations", "contributing factor", "why", "what we did",
-    "what was done", "what caused it", "how it was fixed", "the cause",
+    "what was done", "what caused it", "how it was fixed", "the cause", "what fixed it",
 )
 
 
@@ -243,7 +252,8 @@ VERIFY = words(
     r"confirmed", r"resolved", r"recover(?:ed|ing|y)", r"back to normal", r"back up", r"back online",
     r"error rate (?:is )?(?:back|down) to", r"no more", r"no (?:new|further) (?:errors?|alerts?|occurrences?)",
     r"stable", r"stabili[sz]ed", r"healthy", r"green", r"all good", r"looks good", r"working again",
-    r"works again", r"(?:is|are) fixed", r"succe(?:eded|eding|ssful)", r"passing", r"closing",
+    r"works again", r"(?:is|are) fixed",
+ r"succe(?:eded|eding|ssful)", r"passing", r"closing",
     r"(?:succeed|work|load|respond|connect|serv)\w* again", r"normal again",
     r"(?:rates?|latency|traffic|graphs?|metrics?|dashboards?) (?:is |are |was |were |back )?(?:normal|nominal|flat)")
 # Under a Resolution part, what a thing does or is since: "the sanitiser now strips data: URIs", "records are now
@@ -262,6 +272,11 @@ RULED_OUT = words(
     r"change|network|database|db|cdn|dns|load balancer|lb|broker|disk)\b", r"ignore it", r"is (?:a |just )?noise",
     r"are (?:normal|expected)", r"is (?:normal|expected)", r"(?:normal|expected) for this",
     r"(?<=[,(\u2014-] )(?:that's |this is |all )?expected(?=\)?\W*$)")  # "… being drained, expected" (bench/incidents)
+# A decision against a change: "We decided not to raise max.poll.interval.ms", "was proposed and rejected",
+# "(decided against) A separate cluster" (bench/incidents11). It names the change it turned down, not an earlier
+# line's suspect, so it claims nothing and demotes nothing.
+DECIDED_AGAINST = words(r"(?:decided|chose|agreed|opted) (?:not to|against)",
+                        r"(?:proposed|suggested|considered) and (?:rejected|dropped)")
 INEFFECTIVE = words(
     r"(?:didn't|did not|doesn't|does not) (?:help|fix|work|change)", r"no change", r"no effect",
     r"changed nothing", r"made no difference", r"no difference", r"no improvement", r"no luck", r"unchanged",
@@ -285,13 +300,16 @@ BUT = words(r"but", r"actually", r"turned out", r"turns out", r"in fact", r"inst
 # A failure said to go away: its name, then what it does now ("alarm cleared", "errors dropping", "lag down to 96k")
 RECEDING = re.compile(r"\b(?:alarms?|alerts?|errors?|5xx|[45]\d\ds?|failures?|timeouts?|lag|latency|backlog|retries)\b"
                       r"[^.;]{0,30}?\b(?:cleared|clears|clearing|dropping|dropped|falling|fell|(?:back |went |is |are )?down "
-                      r"to|back (?:under|below|to)|gone|stopped|subsided|recover\w*)\b", re.I)
+                      r"to|back (?:under|below|to)|gone|stopped|subsided|recover\w*)\b"
+                      # none of it over a while: "0 handshake timeouts in 10 min", "inventory-sync: 0 failed runs in 30m"
+                      r"|\b(?:0|zero|no) (?:new )?(?:[\w-]+ )?(?:errors?|timeouts?|failures?|5xx|alerts?|exceptions?|"
+                      r"restarts?|retries|failed [\w-]+) (?:in|since|for|over) (?:the )?(?:last )?(?:\d|an? |the )", re.I)
 PLANNED = words(r"should", r"will", r"going to", r"plan(?:ning)? to", r"needs? to", r"todo", r"next steps?",
                   r"follow-?ups?", r"let's", r"we could", r"consider", r"propose")
 NEGATED = re.compile(r"(?:\b(?:didn't|did not|never|no|without|not|don't)\s+(?:\w+\s+)?)$", re.I)
 CAUSE_SECTION = re.compile(r"root cause|cause|diagnosis|analysis|contributing|^why\b", re.I)
 FIX_SECTION = re.compile(r"resolution|remediation|mitigation|\bfix\b|workaround|recovery|what we (?:did|changed)|"
-                         r"what was done|how (?:it was|we) fixed", re.I)
+                         r"what was done|how (?:it was|we) fixed|what fixed it", re.I)
 # A write-up that says it tells of more than one problem ("two unrelated faults", "both problems").
 SEVERAL = re.compile(r"\b(?:two|three|four|both|several|multiple)\b(?:\s+[\w-]+){0,2}?\s+(?:problems|faults|issues|"
                      r"incidents|failures|outages)\b|\ba (?:second|separate|another)\b(?:,?\s+[\w-]+){0,2}?\s+"
@@ -334,7 +352,11 @@ def says_more(pattern: re.Pattern, text: str) -> bool:
 _CONDITION = re.compile(r"\b(?:if|unless|in case|should)\b[^.;]{0,20}$", re.I)
 
 
+_CONDITION_AFTER = re.compile(r"^\W{0,3}(?:if|unless|in case|whenever|once)\b", re.I)
+
+
 def ineffective(text: str) -> bool:
     """Whether a line says an attempt did not help ("no change", "still failing"); not a condition on the future
-    ("please reopen if it persists")."""
-    return any(not _CONDITION.search(text[:m.start()]) for m in INEFFECTIVE.finditer(text))
+    ("please reopen if it persists", "so same problem if we ever add one")."""
+    return any(not _CONDITION.search(text[:m.start()]) and not _CONDITION_AFTER.match(text[m.end():])
+               for m in INEFFECTIVE.finditer(text))

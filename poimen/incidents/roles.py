@@ -16,16 +16,15 @@ from dataclasses import dataclass, replace
 from poimen import signatures
 from poimen.incidents.entities import SPEAKER, entities
 from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, CHANGED_OBJECT, COMMAND,
-                                   DONE, FIX_SECTION, FIX_WORDS, FRAME, HEDGE, IMPERATIVE, INCIDENT_ADMIN,
-                                   INEFFECTIVE, ineffective, MECHANISM, NEGATED, NOW_DOES, NOW_IS, PLANNED, PR_DOES,
-                                   RECEDING,
-                                   RULED_OUT, SETTING, SO, SOFT, STOP, SYMPTOM, TODO_SECTION, TRACKER_META, VALUE,
-                                   VERIFY, CONFIG_LINE, FENCE, INTRODUCES, is_label, is_part_line, names_part,
-                                   says_more, suspects)
+                                   CONFIG_LINE, DECIDED_AGAINST, DONE, FENCE, FIX_SECTION, FIX_WORDS, FRAME, HEDGE,
+                                   IMPERATIVE, INCIDENT_ADMIN, INEFFECTIVE, INTRODUCES, MECHANISM, MEETING, NEGATED,
+                                   NOW_DOES, NOW_IS, PLANNED, PR_DOES, RECEDING, RULED_OUT, SETTING, SO, SOFT, STOP,
+                                   SYMPTOM, TODO_SECTION, TRACKER_META, VALUE, VERIFY, ineffective, is_label,
+                                   is_part_line, names_part, says_more, suspects)
 from poimen.incidents.lines import Line
 from poimen.incidents.times import clock_of, line_clocks
 from poimen.inputs.readers.shell import PROMPT
-from poimen.text.log_lines import is_log_line
+from poimen.text.log_lines import is_log_line, level_of
 from poimen.text.line_levels import first_failure_level, line_levels
 
 ROLES = ("symptom", "cause", "action", "verification", "none")
@@ -86,7 +85,14 @@ def _symptom(text: str, level: str) -> float:
     if signatures.extract_signatures(text):
         score += 1.0
     words = _count(SYMPTOM, SETTING.sub(" ", text))
-    return score + (min(1.8, 1.0 + 0.4 * (words - 1)) if words else 0.0)
+    # a program that logs a line at INFO or DEBUG says it is no failure: its words ("consumer lag group=… total=…")
+    # weigh half (bench/incidents12)
+    quiet = QUIET_LEVEL if (level or level_of(text)).upper() in _QUIET_LEVELS else 1.0
+    return score + (quiet * min(1.8, 1.0 + 0.4 * (words - 1)) if words else 0.0)
+
+
+_QUIET_LEVELS = frozenset({"INFO", "DEBUG", "TRACE", "I", "D"})
+QUIET_LEVEL = 0.5
 
 
 _CLAUSE = re.compile(r"[.;:!?,(]\s|\band\b|\bthen\b")
@@ -217,10 +223,15 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
             (TRACKER_META.search(text) and len(text.split()) <= 12):
         return Scores()  # a frame, a fence, a heading, a label, a tracker's line about a post: no claim
     text = body(text)
+    if MEETING.search(text) or DECIDED_AGAINST.search(text):
+        return Scores()  # "reminder: retro for last week's outage is thursday", "decided not to raise X": no claim
     symptom = max(_symptom(text, level), _quoted_error(text))
     if _set_aside(headings):
         return Scores(symptom=symptom)  # "Things we ruled out", "What did not help": no cause, no fix in that part
-    if kind in ("log", "output") or (kind == "code" and is_log_line(text)):  # a log excerpt pasted in a fence
+    # a log excerpt pasted in a fence, or quoted in a write-up's paragraph with its time and level (a consumer's
+    # "WARN … You can address this … by reducing max.poll.records" advises, it is no fix; bench/incidents11)
+    if kind in ("log", "output") or (kind == "code" and is_log_line(text)) or \
+            (kind == "paragraph" and is_log_line(text) and level_of(text)):
         return Scores(symptom=symptom, action=1.0 if kind == "output" and CHANGED_OBJECT.match(text) else 0.0)
     action = _action(text)
     if kind == "ticket" and not (FIX_WORDS.search(text) or BY_DOING.search(text)):

@@ -373,3 +373,54 @@ def test_a_change_told_in_parentheses_is_a_fix_when_it_says_where_not_when():
     assert pick(score(fixed, kind="note")) == "action"
     assert pick(score("# the crashing pods are on the new arm node group (added yesterday by the cost team)",
                       kind="note")) != "action"
+
+
+@pytest.mark.parametrize("text, role", [
+    # the incident process, not the system: no failure, no fix
+    ("reminder: retro for last week's search outage is thursday 14:00, doc is in the incidents folder", "none"),
+    ("the search outage took the cluster down for an hour", "symptom"),
+    # a decision against a change claims nothing
+    ("We decided not to raise max.poll.interval.ms to 30 minutes, it would have hidden the problem.", "none"),
+    ("Raising the breaker limit from 95% to 98% was proposed and rejected: it trades a breaker for an OOM.", "none"),
+    ("We raised max.poll.interval.ms to 30 minutes.", "action"),
+    # none of the failure over a while verifies
+    ("uncordoned pool-c and moved inventory-sync back onto it. 0 handshake timeouts in 10 min", "verification"),
+    ("inventory-sync: 37 failed runs in 30m", "symptom"),
+    # a change made to last, and a subnet association
+    ("made the redis fix stick: vm.overcommit_memory = 1 in /etc/sysctl.d/60-redis.conf via the ansible role",
+     "action"),
+    ("terraform PR infra-live#3308 is up: associated the pool-c subnets with rtb-0c4e19a7 and deletes the stray "
+     "route table", "action"),
+])
+def test_process_talk_decisions_a_quiet_window_and_changes_made_to_last(text, role):
+    assert pick(score(text)) == role
+
+
+def test_what_terraform_printed_it_created_is_the_change_and_a_plan_is_not():
+    assert pick(score("aws_eks_node_group.workers_v3_euw1a: Creation complete after 2m47s [id=prod:workers-v3]",
+                      kind="output")) == "action"
+    assert pick(score("aws_eks_node_group.workers_v3_euw1a: Still creating... [1m0s elapsed]", kind="output")) == "none"
+
+
+def test_a_log_line_quoted_in_a_write_up_advises_and_fixes_nothing():
+    line = ("2025-03-06 06:52:13.907 WARN  [kafka-coordinator-heartbeat-thread] o.a.k.c.c.i.ConsumerCoordinator : "
+            "consumer poll timeout has expired. You can address this either by increasing max.poll.interval.ms or "
+            "by reducing the maximum size of batches returned in poll() with max.poll.records.")
+    s = score(line, kind="paragraph")
+    assert pick(s) == "symptom" and s.action == 0
+    # a timeline's entry with a date and no level is no log line: it still tells a change
+    assert pick(score("2024-06-03 14:02 UTC  We deployed v2.3 of checkout with max.poll.records=50",
+                      kind="paragraph")) == "action"
+
+
+def test_an_info_line_names_a_failure_at_half_weight():
+    info = score("2024-10-21 12:45:00.000  INFO [scheduling-1] c.f.LagReporter - consumer lag group=tp total=301225",
+                 kind="log", level="INFO")
+    warn = score("2024-10-21 12:45:00.000  WARN [scheduling-1] c.f.LagReporter - consumer lag group=tp total=301225",
+                 kind="log", level="WARN")
+    assert pick(info) == "none" and pick(warn) == "symptom"
+
+
+def test_a_condition_after_the_words_is_no_failed_attempt():
+    assert not score("no persistence there, but a replica sync forks too, so same problem if we ever add one").ineffective
+    assert score("restarted it, same problem after ten minutes").ineffective
