@@ -113,11 +113,20 @@ def _far_apart(a: Episode, b: Episode, horizon: float) -> bool:
     return max(a.start, b.start) - min(a.end, b.end) > horizon
 
 
+_NAMES = frozenset({"service", "config"})
+
+
+def _identity(e: Entity) -> tuple[str, str]:
+    """What an entity is for sharing: a name is one name whether it was read as a service or as a key set (an
+    alert's "inventory-sync: 37 failed runs" and a chat's "inventory-sync is unhappy"; bench/incidents11)."""
+    return ("name" if e.kind in _NAMES else e.kind, e.value)
+
+
 def shared_weight(a: Episode, b: Episode, common: frozenset[tuple[str, str]] = frozenset()) -> float:
     """What the entities two episodes share weigh together (a ``common`` entity a quarter)."""
-    theirs = {(e.kind, e.value) for e in b.entities}
-    return sum(e.weight * (COMMON_FACTOR if (e.kind, e.value) in common else 1.0)
-               for e in a.entities if (e.kind, e.value) in theirs)
+    theirs = {_identity(e) for e in b.entities}
+    return sum(e.weight * (COMMON_FACTOR if _identity(e) in common else 1.0)
+               for e in a.entities if _identity(e) in theirs)
 
 
 def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold: float = THRESHOLD,
@@ -126,7 +135,7 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
     holders: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i, ep in enumerate(episodes):
         for e in ep.entities:
-            holders[(e.kind, e.value)].append(i)
+            holders[_identity(e)].append(i)
     common = _common(episodes, holders)
     failing = [has_failure(ep) for ep in episodes]
     acting = [has_action(ep) for ep in episodes]
@@ -161,16 +170,23 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
             key = (apart is not None, -(apart or 0.0), weight, -other)
             if not complete[q] and key > quiet.get(q, (False, float("-inf"), 0.0, 0)):
                 quiet[q] = key
-    # The first half of a story joins its second half, and so no other incident: it would bridge the two.
+    # The first half of a story joins its second half, and so no other incident: it would bridge the two; nor does a
+    # second half that fails nowhere (a fix alone).
     halves = [(i, j) for i, j in _story_halves(episodes, failing, acting)
               if shared_weight(episodes[i], episodes[j], common) + quoted.get((min(i, j), max(i, j)), 0.0)
               >= threshold * FOLLOW_FACTOR
               and not _siblings(episodes[i], episodes[j], filed[i], filed[j])]
     for i, j in halves:
         sets.union(i, j)
-    first_halves = {i for i, _ in halves}
+    # A thread opened from a message of a stretch of the channel, while that stretch went on, is part of it.
+    inside = [(i, j) for i, j in _threads_inside(episodes)
+              if shared_weight(episodes[i], episodes[j], common) >= threshold * FOLLOW_FACTOR
+              and not _siblings(episodes[i], episodes[j], filed[i], filed[j])]
+    for i, j in inside:
+        sets.union(i, j)
+    joined = {i for i, _ in halves} | {j for _, j in halves if not failing[j]} | {j for _, j in inside}
     for q, (*_, other) in quiet.items():
-        if q not in first_halves:
+        if q not in joined:
             sets.union(q, -other)
     groups: dict[int, list[int]] = defaultdict(list)
     for i in range(len(episodes)):
@@ -294,6 +310,25 @@ def _story_halves(episodes: Sequence[Episode], failing: Sequence[bool],
             continue
         nexts = {flow.get((ep.stream, int(ep.key[5:]) + 1)) if ep.key.startswith("flow:") else None, after.get(i)}
         out += [(i, j) for j in sorted(n for n in nexts if n is not None) if acting[j]]
+    # ... and the other way round: a fix that tells no failure (a PR merged hours later, after the chat went quiet)
+    # and the stretch of the same flow before it, which failed (bench/incidents11)
+    for j, ep in enumerate(episodes):
+        if ep.key.startswith("flow:") and acting[j] and not failing[j]:
+            i = flow.get((ep.stream, int(ep.key[5:]) - 1))
+            if i is not None and failing[i]:
+                out.append((i, j))
+    return out
+
+
+def _threads_inside(episodes: Sequence[Episode]) -> list[tuple[int, int]]:
+    """Pairs of a stretch of a chat flow and a thread whose first message was posted while that stretch went on
+    (strictly inside its time span): someone answered in a thread what the channel was working on ("found it:
+    @ottervale/authz 2.x loads the JWKS once …" in the middle of the login failures; bench/incidents11)."""
+    flows = [(i, ep) for i, ep in enumerate(episodes) if ep.key.startswith("flow:") and ep.start is not None]
+    out = []
+    for j, ep in enumerate(episodes):
+        if ep.key.startswith("thread:") and ep.start is not None:
+            out += [(i, j) for i, f in flows if f.stream == ep.stream and f.start < ep.start < f.end]
     return out
 
 

@@ -176,3 +176,55 @@ def test_a_ticket_typed_in_a_later_command_joins_no_two_stories():
     assert len(incidents({"s": typed})) == 2
     said = session("note", "$ # SEC-412 follow-up: the pricing rollout also broke when SEC-412 shipped, restarted it")
     assert len(incidents({"s": said})) == 1
+
+
+def _day(minute: int) -> str:
+    return f"2025-03-19T{13 + minute // 60:02d}:{minute % 60:02d}:00Z"
+
+
+def _login_failures(thread_at: int, fix_at: int, fix_service: str = "merchant-api"):
+    """Merchant logins fail and the channel restarts merchant-api; someone answers the cause in a thread of its
+    own; hours later the lasting fix is merged."""
+    return (rec("merchant dashboard logins failing, merchant-api says SigningKeyNotFoundError: Unable to find a "
+                "signing key", 1, "message", time=_day(0)),
+            rec("kubectl -n merchant rollout restart deploy/merchant-api", 2, "message", time=_day(20)),
+            rec("rollout done, 401 ratio back to 0.02", 3, "message", time=_day(24)),
+            rec("found it: the authz lib loads the JWKS once a day and never refetches on an unknown kid, so every "
+                "merchant-api pod is blind to the new key", 4, "message", time=_day(thread_at), thread="t1"),
+            rec("why do only some people fail then?", 5, "reply", time=_day(thread_at + 1), thread="t1"),
+            rec(f"PR authz#61 merged: refetch JWKS on unknown kid. {fix_service} bumped to authz 2.4.0", 6, "message",
+                time=_day(fix_at)))
+
+
+def test_a_thread_opened_while_the_channel_works_a_failure_is_part_of_it():
+    """The thread shares one service with the channel's stretch (half a link); it was opened from a message of that
+    stretch while it went on, so it is the same story. Opened after the stretch, it stands alone."""
+    inside = _login_failures(thread_at=15, fix_at=25)
+    assert len(found := incidents({"chan": inside})) == 1 and inside[3].text in _texts(found[0])
+    after = _login_failures(thread_at=40, fix_at=25)
+    assert not any(after[3].text in _texts(inc) and after[0].text in _texts(inc) for inc in incidents({"chan": after}))
+
+
+def test_a_fix_told_hours_later_joins_the_stretch_before_it_that_failed():
+    """The lasting fix is merged after the channel went quiet: a stretch that acts and tells no failure, after one
+    that failed and shares a service with it. Naming another service, it joins nothing."""
+    later = _login_failures(thread_at=15, fix_at=170)
+    assert [later[5].text in _texts(inc) for inc in incidents({"chan": later})] == [True]
+    other = _login_failures(thread_at=15, fix_at=170, fix_service="ledger-api")
+    assert [other[5].text in _texts(inc) for inc in incidents({"chan": other})] == [False]
+
+
+def test_a_name_read_as_a_key_in_an_alert_is_the_service_the_thread_names():
+    """The alert says "inventory-sync: 37 failed runs" (read as a key set), the thread "inventory-sync is unhappy"
+    (a service): one name. With the host they both name, that is a link."""
+    alert = rec("[FIRING:1] InventorySyncJobFailures\ninventory-sync: 37 failed runs in 30m\nlast error: Get "
+                "\"https://stock-api.ottervale.internal/v1/snapshots\": net/http: TLS handshake timeout", 1, "message",
+                time="2025-03-11T10:36:02Z", thread="a1", attrs=(("bot_id", "B1"),))
+    work = (rec("anyone seeing weird timeouts from pool-c? inventory-sync is unhappy since the move", 2, "message",
+                time="2025-03-11T10:34:20Z", thread="w1"),
+            rec("over https to stock-api.ottervale.internal: curl: (28) Operation timed out after 30001 milliseconds",
+                3, "reply", time="2025-03-11T10:51:58Z", thread="w1"),
+            rec("applied: associated the pool-c subnets with rtb-0c4e19a7, 0 handshake timeouts in 10 min", 4,
+                "reply", time="2025-03-11T13:58:37Z", thread="w1"))
+    found = incidents({"chan": (work[0], alert, *work[1:])})
+    assert len(found) == 1 and alert.text.splitlines()[0] in " ".join(_texts(found[0]))
