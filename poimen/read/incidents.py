@@ -88,7 +88,7 @@ def render_incident(shape: dict) -> list[str]:
 # A question about what happened to a past incident: how it was fixed, what was done, why it happened.
 _ABOUT_INCIDENT = re.compile(
     r"\b(?:fix(?:ed|es|ing)?|resolv\w*|solv\w*|mitigat\w*|remediat\w*|workaround|recover\w*|root[ -]cause|caus\w*"
-    r"|what (?:did|do) (?:we|you|they) (?:do|change|try)|what (?:was|were) (?:done|changed)|what (?:fixed|stopped|solved)"
+    r"|what (?:did|do) (?:we|you|they) (?:do|change|try)|what (?:was|were) (?:\w+ly )?(?:done|changed)|what (?:fixed|stopped|solved)"
     r"|how (?:did|do|was|were|have) .{0,80}\b(?:stop|get|make|handle|deal|fix|resolv|solv|mitigat|recover|back)\w*"
     r"|why (?:did|was|were|does|is|do)|what happened|what changed|done about"
     # what people did: "which limits did we change", "how did we unstick it", "what did we end up changing"
@@ -99,6 +99,12 @@ _ABOUT_INCIDENT = re.compile(
     r"|what (?:actually |finally |eventually |really )?\w+ed (?:the|it|them|this|that)|what (?:was|were) (?:\w+ing|behind|wrong)"
     # the change itself: "which settings made them go through", "what change let it finish"
     r"|(?:what|which) (?:changes?|settings?|config\w*|fix(?:es)?|limits?|flags?|patch(?:es)?|workarounds?)"
+    # ... named after a verb: "what was the lasting change", "which was the real fix" (bench/incidents11)
+    r"|(?:what|which) (?:was|were|is|are) the (?:(?:lasting|permanent|real|actual|final|long-term|proper|eventual) )?"
+    r"(?:changes?|fix(?:es)?|solution|remed(?:y|ies)|workarounds?)\b"
+    # what it took: "what had to be updated?", "which settings needed to change" (bench/incidents12)
+    r"|(?:what|which)\b[^?.;]{0,40}?\b(?:had|has|have|needed|needs|need) to (?:be )?(?:updat|chang|fix|rais|increas|"
+    r"bump|patch|rotat|restart|replac|revert|remov|add|set)\w*\b"
     # what got it back, and what keeps it from coming back: "what got writes flowing again", "what brought it back",
     # "which option or release stops the duplicates", "what caps it now", "what turned a slowdown into an outage"
     # (bench/incidents5-10)

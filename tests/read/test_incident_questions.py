@@ -29,6 +29,9 @@ from poimen.read.incidents import asks_about_incident
     "carriers could not connect hours later; why, and what got them working again?",
     "how were writes restored and kept from happening again?",
     "what network pieces were the new subnets missing?",
+    "a restart cleared it; what was the lasting change so the next rotation does not hit us?",  # named after a verb
+    "rolling back did not help; what had to be updated?",  # what it took
+    "it crashed even after we doubled the heap; what was actually changed to make them go through?",
 ])
 def test_questions_about_what_was_done_or_why(question):
     assert asks_about_incident(question)
@@ -45,6 +48,8 @@ def test_questions_about_what_was_done_or_why(question):
     "What keeps Melanie busy?",
     "What got Caroline interested in art?",
     "What is John missing most?",
+    "What was the best change Caroline made this year?",
+    "What had to be packed for the camping trip?",
 ])
 def test_other_questions(question):
     assert not asks_about_incident(question)
