@@ -8,7 +8,7 @@ from typing import Optional
 import dagster as dg
 
 from poimen import settings
-from poimen.embedding.embedders import DEFAULT_MODEL, Embedder, embedder_for
+from poimen.embedding.embedders import BATCH_SIZE, DEFAULT_MODEL, Embedder, embedder_for
 
 
 class EmbedderResource(dg.ConfigurableResource):
@@ -24,7 +24,7 @@ class EmbedderResource(dg.ConfigurableResource):
     # The code location passes POIMEN_EMBEDDER, when set, as a dg.EnvVar; unset: poimen.settings when the embedder is
     # built, else all-MiniLM-L6-v2.
     model: Optional[str] = None
-    batch_size: int = 64
+    batch_size: int = BATCH_SIZE
     cache_dir: Optional[str] = None
 
     @property

@@ -53,6 +53,13 @@ class EmbeddingCache:
         tmp.replace(path)
 
 
+# Texts per forward pass. The activations of a batch of long lines (attention is batch x heads x length^2) set the
+# peak memory of a first read (bench/pipeline.py's peak RSS, a 1M-token source): 64 took it to 1.1-1.2 GB, 16 to
+# 983 MB, 8 to 883 MB. sentence-transformers pads each batch to its longest text, so small batches waste less: on 2
+# cores 4,000 lines of 5-40 words took 30-34 s at 64, 16 and 8 alike, and the 1M-token read 55 s at 64, 43 s at 8.
+BATCH_SIZE = 8
+
+
 class SentenceTransformerEmbedder:
     """all-MiniLM-L6-v2 (or any local sentence-transformers model folder), loaded lazily, once per process.
 
@@ -62,7 +69,7 @@ class SentenceTransformerEmbedder:
     vector still comes from sentence-transformers.
     """
 
-    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 64, cache_dir: Path | None = None,
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = BATCH_SIZE, cache_dir: Path | None = None,
                  queries: bool = False):
         self.model_name = model
         self.model_id = f"sentence-transformers/{model}" if model == DEFAULT_MODEL else model
@@ -185,7 +192,7 @@ def configured_embedder_id() -> str:
     return embedder_id(embedder() or DEFAULT_MODEL)
 
 
-def embedder_for(name: str, dim: int = 0, cache_dir: Path | None = None, batch_size: int = 64,
+def embedder_for(name: str, dim: int = 0, cache_dir: Path | None = None, batch_size: int = BATCH_SIZE,
                  queries: bool = False) -> "Embedder":
     """The embedder a name or recorded model id stands for (see ``embedder_id``); every surface builds it here.
 
