@@ -244,15 +244,19 @@ def names_part(heading: str, parts: tuple[str, ...] = PART_HEADINGS) -> bool:
     """Whether ``heading`` ("## 4. Root cause", "RESOLUTION:", "Root cause: the pool") names one of ``parts``."""
     name = HEADING_NOISE.sub("", heading.lower()).strip()
     return any(name == part or name.startswith(part + " ") or name.startswith(part + ":") for part in parts)
-IMPERATIVE = re.compile(r"^\W*(?:raise|bump|increase|decrease|lower|reduce|pin|disable|enable|revert|roll back|"
+# An instruction: an imperative, or one offered ("You can turn it off without a new build: run skiff with
+# GODEBUG=tlsmlkem=0", a maintainer's answer; bench/incidents11)
+IMPERATIVE = re.compile(r"^\W*(?:(?:you|we) (?:can|could|should|need to|must) (?:just |also )?|just )?"
+                         r"(?:raise|bump|increase|decrease|lower|reduce|pin|disable|enable|revert|roll back|"
                          r"restart|redeploy|deploy|patch|scale|set|upgrade|downgrade|apply|flush|purge|drain|"
-                         r"rotate|replace|remove|add|change|update|switch|kill|resize|tune|use(?! of\b))\b", re.I)
+                         r"rotate|replace|remove|add|change|update|switch|kill|resize|tune|use(?! of\b)|"
+                         r"turn (?:it |this |that |them )?(?:off|on)|run(?! \d))\b", re.I)
 VALUE = re.compile(r"(?<!\d)[=:]\s*[\"']?[\w.-]+|\bto\s+[\d\"']", re.I)  # not a clock's "11:21"
 VERIFY = words(
     r"confirmed", r"resolved", r"recover(?:ed|ing|y)", r"back to normal", r"back up", r"back online",
     r"error rate (?:is )?(?:back|down) to", r"no more", r"no (?:new|further) (?:errors?|alerts?|occurrences?)",
     r"stable", r"stabili[sz]ed", r"healthy", r"green", r"all good", r"looks good", r"working again",
-    r"works again", r"(?:is|are) fixed",
+    r"works again", r"(?:is|are) fixed", r"(?:works|worked|did the trick|did it)[,!.]? (?:thanks|thank you|ty)\b",
  r"succe(?:eded|eding|ssful)", r"passing", r"closing",
     r"(?:succeed|work|load|respond|connect|serv)\w* again", r"normal again",
     r"(?:rates?|latency|traffic|graphs?|metrics?|dashboards?) (?:is |are |was |were |back )?(?:normal|nominal|flat)")

@@ -424,3 +424,14 @@ def test_an_info_line_names_a_failure_at_half_weight():
 def test_a_condition_after_the_words_is_no_failed_attempt():
     assert not score("no persistence there, but a replica sync forks too, so same problem if we ever add one").ineffective
     assert score("restarted it, same problem after ten minutes").ineffective
+
+
+@pytest.mark.parametrize("text, role", [
+    # an instruction offered in an answer is the fix; the reporter's thanks for it verifies
+    ("You can turn it off without a new build: run skiff with GODEBUG=tlsmlkem=0 in its environment", "action"),
+    ("GODEBUG=tlsmlkem=0 works, thank you. Any chance of a config flag?", "verification"),
+    ("You can see it in the logs of every pod", "none"),
+    ("Run 42 failed with the same error", "symptom"),
+])
+def test_an_offered_instruction_and_the_thanks_that_confirm_it(text, role):
+    assert pick(score(text, kind="comment")) == role
