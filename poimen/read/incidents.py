@@ -94,7 +94,8 @@ _ABOUT_INCIDENT = re.compile(
     # what people did: "which limits did we change", "how did we unstick it", "what did we end up changing"
     r"|(?:what|which|how)\b[^?.]{0,80}?\b(?:did|have|had) (?:we|you|they|i|ops|on-?call|the team)"
     # a passive done to the thing: "how was it freed", "how were the writes unblocked"
-    r"|how (?:was|were|is|are|got) (?:it|this|that|they|these|those|the\b[^?.]{0,40}?) \w+(?:ed|en)"
+    r"|how (?:was|were|is|are|got) (?:it|this|that|they|these|those|the\b[^?.]{0,40}?) (?:\w+(?:ed|en)|undone|"
+    r"rebuilt)\b"
     # what did it: "what freed the disk", "what was eating the space", "what was behind the 503s"
     r"|what (?:actually |finally |eventually |really )?\w+ed (?:the|it|them|this|that)|what (?:was|were) (?:\w+ing|behind|wrong)"
     # the change itself: "which settings made them go through", "what change let it finish"
@@ -102,6 +103,8 @@ _ABOUT_INCIDENT = re.compile(
     # ... named after a verb: "what was the lasting change", "which was the real fix" (bench/incidents11)
     r"|(?:what|which) (?:was|were|is|are) the (?:(?:lasting|permanent|real|actual|final|long-term|proper|eventual) )?"
     r"(?:changes?|fix(?:es)?|solution|remed(?:y|ies)|workarounds?)\b"
+    # a knob asked for: "is there a knob that avoids it without downgrading?" (bench/incidents11)
+    r"|\bis there (?:a|an|any) (?:\w+ )?(?:knob|setting|option|flag|workaround|fix|config\w*|env(?:ironment)? var\w*)\b"
     # what it took: "what had to be updated?", "which settings needed to change" (bench/incidents12)
     r"|(?:what|which)\b[^?.;]{0,40}?\b(?:had|has|have|needed|needs|need) to (?:be )?(?:updat|chang|fix|rais|increas|"
     r"bump|patch|rotat|restart|replac|revert|remov|add|set)\w*\b"
@@ -110,7 +113,8 @@ _ABOUT_INCIDENT = re.compile(
     # (bench/incidents5-10)
     r"|(?:what|which)\b(?: \w+){0,3}? (?:\w+ly )?(?:got|brought) (?:\w+ ){1,3}?"
     r"(?:working|back|down|flowing|going|running|fixed|through|again|up)\b"
-    r"|(?:what|which)\b(?: \w+){0,3}? (?:turned|ran out|stops?|prevents?|caps?)\b"
+    r"|(?:what|which)\b(?: \w+){0,3}? (?:turned|ran out|stops?|prevents?|caps?|"
+    r"keeps? (?:\w+ ){1,2}?from (?:happening|recurring|coming back|failing|breaking|filling|running out))\b"
     # "what did the follow-up release change", "what were the new subnets missing", "why, and what ..."
     r"|(?:what|which)\b[^?.;]{0,60}?\b(?:did|do|does)\b[^?.;]{0,40}?\b(?:change|fix|add|remove|set|stop)\b"
     r"|(?:what|which) (?:\w+ ){0,3}?(?:was|were) [^?.;]{0,40}?\b(?:missing|lacking)\b|\bwhy\s*(?:[,;?]|and\b|$)"

@@ -32,6 +32,9 @@ from poimen.read.incidents import asks_about_incident
     "a restart cleared it; what was the lasting change so the next rotation does not hit us?",  # named after a verb
     "rolling back did not help; what had to be updated?",  # what it took
     "it crashed even after we doubled the heap; what was actually changed to make them go through?",
+    "what had someone changed and how was it undone?",
+    "who was blocking the cleanup and what keeps it from happening again?",
+    "curl from the same box works; is there a knob that avoids it without downgrading?",
 ])
 def test_questions_about_what_was_done_or_why(question):
     assert asks_about_incident(question)
@@ -50,6 +53,9 @@ def test_questions_about_what_was_done_or_why(question):
     "What is John missing most?",
     "What was the best change Caroline made this year?",
     "What had to be packed for the camping trip?",
+    "How was the cake made?",
+    "What keeps Caroline from going back to school?",
+    "Is there a way to the lake from the campsite?",
 ])
 def test_other_questions(question):
     assert not asks_about_incident(question)
