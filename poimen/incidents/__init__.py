@@ -23,7 +23,8 @@ from poimen.incidents.card import Card, CardLine, Evidence, build_card, render
 from poimen.incidents.entities import Entity, entities
 from poimen.incidents.episodes import Episode, Line, episodes
 from poimen.incidents.link import Incident, link
-from poimen.incidents.roles import ROLES, Role, Scores, assign, score
+from poimen.incidents.assign import assign
+from poimen.incidents.roles import ROLES, Role, Scores, score
 from poimen.inputs.records import Record
 
 __all__ = ["ROLES", "Card", "CardLine", "Entity", "Episode", "Evidence", "Incident", "Line", "Record", "Role",

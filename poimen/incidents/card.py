@@ -36,7 +36,8 @@ from poimen.domain import sha256_text
 from poimen.incidents.entities import Entity, entities
 from poimen.incidents.lines import Line
 from poimen.incidents.link import Incident
-from poimen.incidents.roles import THRESHOLD, Role, assign, body, hedge_factor, is_planned
+from poimen.incidents.assign import assign
+from poimen.incidents.roles import THRESHOLD, Role, body, hedge_factor, is_planned
 from poimen.incidents.times import seconds
 from poimen.signatures.masking import template
 

@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from poimen import signatures
 from poimen.incidents.entities import SPEAKER, entities
 from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, CHANGED_OBJECT, COMMAND,
-                                   CONFIG_LINE, DECIDED_AGAINST, DONE, FENCE, FIX_SECTION, FIX_WORDS, FRAME, HEDGE,
-                                   IMPERATIVE, INCIDENT_ADMIN, INEFFECTIVE, INTRODUCES, MECHANISM, MEETING, NEGATED,
-                                   NOW_DOES, NOW_IS, PLANNED, PR_DOES, RECEDING, RULED_OUT, SETTING, SO, SOFT, STOP,
-                                   SYMPTOM, TODO_SECTION, TRACKER_META, VALUE, VERIFY, ineffective, is_label,
-                                   is_part_line, names_part, says_more, suspects)
+                                   DECIDED_AGAINST, DONE, FENCE, FIX_SECTION, FIX_WORDS, FRAME, HEDGE, IMPERATIVE,
+                                   INCIDENT_ADMIN, MECHANISM, MEETING, NEGATED, NOW_DOES, NOW_IS, PLANNED, PR_DOES,
+                                   RECEDING, RULED_OUT, SETTING, SO, SOFT, SYMPTOM, TODO_SECTION, TRACKER_META,
+                                   VALUE, VERIFY, ineffective, is_label, is_part_line, names_part, says_more)
 from poimen.incidents.lines import Line
-from poimen.incidents.times import clock_of, line_clocks
 from poimen.inputs.readers.shell import PROMPT
 from poimen.text.log_lines import is_log_line, level_of
 from poimen.text.line_levels import first_failure_level, line_levels
@@ -136,6 +134,14 @@ def _caused_by_change(text: str) -> bool:
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+")
 
 
+def _by_doing(text: str) -> bool:
+    """Whether a line tells a change by what was done ("fixed by raising X", "after rolling back"); "after
+    upgrading" in a line that reports a failure and no recovery is what set it off ("Uploads fail with … after
+    upgrading to 0.19.0", an issue's title; bench/incidents11)."""
+    return any(not (m.group(0).lower().startswith("after") and SYMPTOM.search(text) and not VERIFY.search(text))
+               for m in BY_DOING.finditer(text))
+
+
 def _action(text: str) -> float:
     text = INCIDENT_ADMIN.sub(" ", text)  # "Incident upgraded to P1" runs the incident; it changes nothing
     score = 0.0
@@ -143,10 +149,10 @@ def _action(text: str) -> float:
         score += 1.5
     done = [m for m in DONE.finditer(text) if not NEGATED.search(text[:m.start()])]
     negated = len(list(DONE.finditer(text))) - len(done)
-    if done and not (BY_DOING.search(text) or FIX_WORDS.search(text) or COMMAND.search(text)) \
+    if done and not (_by_doing(text) or FIX_WORDS.search(text) or COMMAND.search(text)) \
             and not any(_agentive(text, m.start()) for m in done):
         return 0.0  # a thing changed something: what broke, not what fixed it (``_caused_by_change``)
-    if done or BY_DOING.search(text) or FIX_WORDS.search(text):
+    if done or _by_doing(text) or FIX_WORDS.search(text):
         score += 1.5
     elif negated:
         score += 1.5 * 0.3
@@ -234,7 +240,7 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
             (kind == "paragraph" and is_log_line(text) and level_of(text)):
         return Scores(symptom=symptom, action=1.0 if kind == "output" and CHANGED_OBJECT.match(text) else 0.0)
     action = _action(text)
-    if kind == "ticket" and not (FIX_WORDS.search(text) or BY_DOING.search(text)):
+    if kind == "ticket" and not (FIX_WORDS.search(text) or _by_doing(text)):
         action = 0.0  # an issue's opening post describes a setup and a failure; what fixed it comes after
     if kind == "command":
         return Scores(action=1.5 if COMMAND.search(text) else 0.0)
@@ -278,108 +284,9 @@ def pick(scores: Scores) -> str:
 
 
 # One attempt, however it is written: "rollback to 4.11.2 changed nothing" names "kubectl rollout undo".
-_ATTEMPTS = (("rollback", re.compile(r"\broll(?:ed|ing)?[ -]?back\b|\brollout\s+undo\b", re.I)),
-             ("restart", re.compile(r"\brestart\w*|\brollout\s+restart\b|\bbounc(?:e|ed|ing)\b", re.I)),
-             ("redeploy", re.compile(r"\bre-?deploy\w*|--force-new-deployment\b", re.I)))
-
-
-def _content(text: str) -> frozenset[str]:
-    words = {w.lower() for w in re.findall(r"[A-Za-z][\w-]{2,}", text)}
-    words |= {name for name, attempt in _ATTEMPTS if attempt.search(text)}
-    return frozenset(w for w in words if w not in STOP and not SYMPTOM.fullmatch(w)
-                     and not RULED_OUT.fullmatch(w) and not INEFFECTIVE.fullmatch(w))
-
-
-def _overlap(line: Line, earlier: Line) -> int:
-    """How strongly a ruling-out ``line`` names what ``earlier`` says: content words in common, a specific entity in
-    common counting two; below 2, it does not name it."""
-    said, told = body(line.text), body(earlier.text)  # (no shell prompt: every command of a session has its words)
-    words = len(_content(said) & _content(told))
-    mine = {(e.kind, e.value) for e in entities(said) if e.weight >= 0.6}
-    shared = mine & {(e.kind, e.value) for e in entities(told)}
-    return words + 2 * len(shared)
-
-
 def line_scores(line: Line) -> Scores:
     """The scores of one incident line, with its record's kind, level and headings."""
     first = line.offset == 0
     if line.is_frame:
         return Scores()
     return score(line.text, line.record.kind, line.record.level if first else "", line.record.headings)
-
-
-def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
-    """A role for every line of an incident, in order, with ruled-out suspects and failed attempts demoted.
-
-    - A line that rules a suspect out demotes the one earlier line it names best (the most content words and
-      specific entities in common: two words or one entity, or one word in the ``LOOKBACK`` lines before it),
-      whatever role that line had but a printed error (symptom ≥ 2): the suspect, not what was seen.
-    - A line that says an attempt did not help demotes the nearest earlier action it names (as a ruling-out line
-      names one; "rollback" names ``rollout undo``), with the command that printed it when that action is output
-      ("deployment.apps/x rolled back"), else the nearest action among the ``LOOKBACK`` lines before it.
-    - A command whose own output opens with an error ("Error: UPGRADE FAILED") changed nothing: it is no action.
-    - Nothing is verified before something was done: a verification before the incident's first action is read
-      again without that role (a symptom if it reports one, else none).
-    - A change a timeline logs before the first symptom it logs triggered the failure; it fixed nothing.
-    - An action that introduces a code block ("Added a drop-in limits.conf:", "build it yourself with", "we ran")
-      gives the block's first ``INTRODUCED`` lines its role and its score plus ``AS_WRITTEN`` (a fenced or indented block, configuration, a command; not a
-      line that quotes a log level): the block is the fix as written.
-    """
-    scored = [line_scores(line) for line in lines]
-    roles = [pick(s) for s in scored]
-    for i, (line, s) in enumerate(zip(lines, scored)):
-        if s.ruled_out:
-            named = [(_overlap(line, lines[j]), j) for j in range(i) if roles[j] != "verification"
-                     and not (roles[j] == "symptom" and scored[j].symptom >= 2 * THRESHOLD)]  # an error printed stands
-            # two words or an entity in common anywhere before, or one word in the lines just before it
-            named = [(n, j) for n, j in named if n >= 2 or (n == 1 and j >= i - LOOKBACK)]
-            # "... it was fine, and it was not the problem": no name, so the suspect just voiced before it
-            named = named or [(0, j) for j in range(max(0, i - LOOKBACK), i) if suspects(lines[j].text)][-1:]
-            if named:
-                roles[max(named)[1]] = "none"
-        if s.ineffective:
-            # "rollback changed nothing": the action it names, however much output came between; else the nearest
-            named = [j for j in range(i - 1, -1, -1) if roles[j] == "action" and _overlap(line, lines[j]) >= 1]
-            near = [j for j in range(i - 1, max(-1, i - 1 - LOOKBACK), -1) if roles[j] == "action"]
-            for j in (named or near)[:1]:
-                roles[j] = "none"
-                # what a command printed that it changed ("deployment.apps/x rolled back"): the command too
-                cmd = next((k for k in range(j - 1, max(-1, j - LOOKBACK), -1) if lines[k].record.kind == "command"),
-                           None) if lines[j].record.kind == "output" else None
-                if cmd is not None and roles[cmd] == "action":
-                    roles[cmd] = "none"
-    # A command that printed an error changed nothing ("helm upgrade …" over "Error: UPGRADE FAILED: …").
-    for i, line in enumerate(lines):
-        if roles[i] == "action" and line.record.kind == "command":
-            printed = lines[i + 1:i + 3]  # the first lines it printed
-            if any(p.record.kind == "output" and scored[j].symptom >= 2 * THRESHOLD and first_failure_level(p.text)
-                   for j, p in enumerate(printed, i + 1)):
-                roles[i] = "none"
-    # A change logged before the failure began is what triggered it, not what fixed it ("09:50 8.14.0 deployed"
-    # above "10:14 every gateway panics"): by the times the lines give where they give one.
-    clocks = line_clocks(lines)
-    began = min((t for t, r in zip(clocks, roles) if r == "symptom" and t is not None), default=None)
-    if began is not None:
-        for i, (line, r) in enumerate(zip(lines, roles)):
-            t = clock_of(line.text)
-            if r == "action" and t is not None and t < began:
-                roles[i] = "none"
-    for i, (line, r) in enumerate(zip(lines, roles)):
-        # "Added a drop-in limits.conf:" / "build it yourself with" over a code block: the block is the fix itself
-        if r == "action" and INTRODUCES.search(line.text):
-            for j in range(i + 1, min(len(lines), i + 1 + INTRODUCED)):
-                text = lines[j].text
-                if FENCE.match(text):
-                    continue
-                if not (lines[j].record.kind == "code" or CONFIG_LINE.match(text) or COMMAND.search(text)
-                        or text.lstrip().startswith(("```", "$ ")) or lines[j].indent >= 4):
-                    break  # the prose after the block
-                if roles[j] in ("none", "action") or (roles[j] == "symptom" and not first_failure_level(text)):
-                    roles[j] = "action"  # a code line that quotes no log level is what was run or written
-                    scored[j] = replace(scored[j], action=max(scored[j].action, scored[i].action + AS_WRITTEN))
-    first_action = next((i for i, r in enumerate(roles) if r == "action"), None)
-    if first_action is not None:
-        for i in range(first_action):
-            if roles[i] == "verification":
-                roles[i] = "symptom" if scored[i].symptom >= THRESHOLD else "none"
-    return tuple(Role(line, role, s) for line, role, s in zip(lines, roles, scored))

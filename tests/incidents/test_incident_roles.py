@@ -435,3 +435,25 @@ def test_a_condition_after_the_words_is_no_failed_attempt():
 ])
 def test_an_offered_instruction_and_the_thanks_that_confirm_it(text, role):
     assert pick(score(text, kind="comment")) == role
+
+
+def test_a_note_between_an_editor_and_the_reload_says_what_was_edited():
+    def session(editor: str):
+        records = (rec("root@lb-1:~# # paged: connect() failed (99: Cannot assign requested address)", 1, "note"),
+                   rec(f"root@lb-1:~# {editor} /etc/nginx/conf.d/upstreams.conf", 2, "command"),
+                   rec("root@lb-1:~# cat /etc/nginx/conf.d/upstreams.conf", 3, "command"),
+                   rec("    keepalive 64;", 4, "output"),
+                   rec("root@lb-1:~# # keepalive 64 back in app_pool, plus HTTP/1.1 in proxy-common", 5, "note"),
+                   rec("root@lb-1:~# nginx -t && systemctl reload nginx", 6, "command"))
+        return {r.line.record.line_start: r.role for r in assign([x for r in records for x in record_lines(r)])}
+    assert session("vim")[5] == "action" and session("sudo vi")[5] == "action"
+    assert session("less")[5] == "none"  # a file read, not edited: the note says nothing was changed
+
+
+@pytest.mark.parametrize("text, role", [
+    ("Uploads to MinIO fail with XAmzContentSHA256Mismatch after upgrading to 0.19.0", "symptom"),  # what set it off
+    ("Fixed after upgrading the driver to 42.7.3", "action"),
+    ("Uploads work again after upgrading to 0.19.2", "action"),
+])
+def test_after_upgrading_is_the_fix_unless_the_line_reports_the_failure(text, role):
+    assert pick(score(text, kind="comment")) == role

@@ -1,0 +1,143 @@
+"""Roles across an incident: each line's own role (``roles.pick``), then what the lines around it change.
+
+A ruled-out suspect and a failed attempt demote the line they name, a verification before anything was done is
+none, a change logged before the failure began triggered it, an action that introduces a block gives the block its
+role, and a note typed between an editor and the command that puts the edit to work says what was edited.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from poimen.incidents.cues import (CONFIG_LINE, COMMAND, FENCE, INEFFECTIVE, INTRODUCES, RULED_OUT, STOP, SYMPTOM,
+                                   suspects)
+from poimen.incidents.entities import entities
+from poimen.incidents.lines import Line
+from poimen.incidents.roles import (AS_WRITTEN, INTRODUCED, LOOKBACK, THRESHOLD, Role, Scores, body, line_scores,
+                                    pick)
+from poimen.incidents.times import clock_of, line_clocks
+from poimen.text.line_levels import first_failure_level
+
+_ATTEMPTS = (("rollback", re.compile(r"\broll(?:ed|ing)?[ -]?back\b|\brollout\s+undo\b", re.I)),
+             ("restart", re.compile(r"\brestart\w*|\brollout\s+restart\b|\bbounc(?:e|ed|ing)\b", re.I)),
+             ("redeploy", re.compile(r"\bre-?deploy\w*|--force-new-deployment\b", re.I)))
+
+
+def _content(text: str) -> frozenset[str]:
+    words = {w.lower() for w in re.findall(r"[A-Za-z][\w-]{2,}", text)}
+    words |= {name for name, attempt in _ATTEMPTS if attempt.search(text)}
+    return frozenset(w for w in words if w not in STOP and not SYMPTOM.fullmatch(w)
+                     and not RULED_OUT.fullmatch(w) and not INEFFECTIVE.fullmatch(w))
+
+
+def _overlap(line: Line, earlier: Line) -> int:
+    """How strongly a ruling-out ``line`` names what ``earlier`` says: content words in common, a specific entity in
+    common counting two; below 2, it does not name it."""
+    said, told = body(line.text), body(earlier.text)  # (no shell prompt: every command of a session has its words)
+    words = len(_content(said) & _content(told))
+    mine = {(e.kind, e.value) for e in entities(said) if e.weight >= 0.6}
+    shared = mine & {(e.kind, e.value) for e in entities(told)}
+    return words + 2 * len(shared)
+
+
+EDITOR = re.compile(r"^\W*(?:sudo\s+(?:-\S+\s+)*)?(?:vi|vim|nvim|nano|emacs|sudoedit|visudo|crontab\s+-e)\s+\S")
+
+
+def _notes_on_edits(lines: Sequence[Line], roles: list[str], scored: list[Scores]) -> None:
+    """A note typed after a file was opened in an editor and before the change was put to work (a reload, a restart,
+    an apply: a command with the action role) says what the edit was: "# keepalive 64 back in app_pool, plus
+    HTTP/1.1 …" between ``vim upstreams.conf`` and ``systemctl reload nginx`` (bench/incidents8). It is an action
+    when it names something set (a key, or a number) and claims nothing else."""
+    for i, line in enumerate(lines):
+        if line.record.kind != "command" or not EDITOR.match(body(line.text)):
+            continue
+        after = next((k for k in range(i + 1, min(len(lines), i + 1 + EDIT_WINDOW))
+                      if roles[k] == "action" and lines[k].record.kind == "command"), None)
+        for j in range(i + 1, after or i):
+            said = body(lines[j].text)
+            if lines[j].record.kind == "note" and roles[j] == "none" and re.search(r"\d|[\w.-]+[=:]\S", said):
+                roles[j] = "action"
+                scored[j] = replace(scored[j], action=max(scored[j].action, THRESHOLD))
+
+
+EDIT_WINDOW = 20  # lines from an editor command to the command that puts the edit to work
+
+
+def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
+    """A role for every line of an incident, in order, with ruled-out suspects and failed attempts demoted.
+
+    - A line that rules a suspect out demotes the one earlier line it names best (the most content words and
+      specific entities in common: two words or one entity, or one word in the ``LOOKBACK`` lines before it),
+      whatever role that line had but a printed error (symptom ≥ 2): the suspect, not what was seen.
+    - A line that says an attempt did not help demotes the nearest earlier action it names (as a ruling-out line
+      names one; "rollback" names ``rollout undo``), with the command that printed it when that action is output
+      ("deployment.apps/x rolled back"), else the nearest action among the ``LOOKBACK`` lines before it.
+    - A command whose own output opens with an error ("Error: UPGRADE FAILED") changed nothing: it is no action.
+    - Nothing is verified before something was done: a verification before the incident's first action is read
+      again without that role (a symptom if it reports one, else none).
+    - A change a timeline logs before the first symptom it logs triggered the failure; it fixed nothing.
+    - An action that introduces a code block ("Added a drop-in limits.conf:", "build it yourself with", "we ran")
+      gives the block's first ``INTRODUCED`` lines its role and its score plus ``AS_WRITTEN`` (a fenced or indented block, configuration, a command; not a
+      line that quotes a log level): the block is the fix as written.
+    """
+    scored = [line_scores(line) for line in lines]
+    roles = [pick(s) for s in scored]
+    for i, (line, s) in enumerate(zip(lines, scored)):
+        if s.ruled_out:
+            named = [(_overlap(line, lines[j]), j) for j in range(i) if roles[j] != "verification"
+                     and not (roles[j] == "symptom" and scored[j].symptom >= 2 * THRESHOLD)]  # an error printed stands
+            # two words or an entity in common anywhere before, or one word in the lines just before it
+            named = [(n, j) for n, j in named if n >= 2 or (n == 1 and j >= i - LOOKBACK)]
+            # "... it was fine, and it was not the problem": no name, so the suspect just voiced before it
+            named = named or [(0, j) for j in range(max(0, i - LOOKBACK), i) if suspects(lines[j].text)][-1:]
+            if named:
+                roles[max(named)[1]] = "none"
+        if s.ineffective:
+            # "rollback changed nothing": the action it names, however much output came between; else the nearest
+            named = [j for j in range(i - 1, -1, -1) if roles[j] == "action" and _overlap(line, lines[j]) >= 1]
+            near = [j for j in range(i - 1, max(-1, i - 1 - LOOKBACK), -1) if roles[j] == "action"]
+            for j in (named or near)[:1]:
+                roles[j] = "none"
+                # what a command printed that it changed ("deployment.apps/x rolled back"): the command too
+                cmd = next((k for k in range(j - 1, max(-1, j - LOOKBACK), -1) if lines[k].record.kind == "command"),
+                           None) if lines[j].record.kind == "output" else None
+                if cmd is not None and roles[cmd] == "action":
+                    roles[cmd] = "none"
+    # A command that printed an error changed nothing ("helm upgrade …" over "Error: UPGRADE FAILED: …").
+    for i, line in enumerate(lines):
+        if roles[i] == "action" and line.record.kind == "command":
+            printed = lines[i + 1:i + 3]  # the first lines it printed
+            if any(p.record.kind == "output" and scored[j].symptom >= 2 * THRESHOLD and first_failure_level(p.text)
+                   for j, p in enumerate(printed, i + 1)):
+                roles[i] = "none"
+    # A change logged before the failure began is what triggered it, not what fixed it ("09:50 8.14.0 deployed"
+    # above "10:14 every gateway panics"): by the times the lines give where they give one.
+    clocks = line_clocks(lines)
+    began = min((t for t, r in zip(clocks, roles) if r == "symptom" and t is not None), default=None)
+    if began is not None:
+        for i, (line, r) in enumerate(zip(lines, roles)):
+            t = clock_of(line.text)
+            if r == "action" and t is not None and t < began:
+                roles[i] = "none"
+    for i, (line, r) in enumerate(zip(lines, roles)):
+        # "Added a drop-in limits.conf:" / "build it yourself with" over a code block: the block is the fix itself
+        if r == "action" and INTRODUCES.search(line.text):
+            for j in range(i + 1, min(len(lines), i + 1 + INTRODUCED)):
+                text = lines[j].text
+                if FENCE.match(text):
+                    continue
+                if not (lines[j].record.kind == "code" or CONFIG_LINE.match(text) or COMMAND.search(text)
+                        or text.lstrip().startswith(("```", "$ ")) or lines[j].indent >= 4):
+                    break  # the prose after the block
+                if roles[j] in ("none", "action") or (roles[j] == "symptom" and not first_failure_level(text)):
+                    roles[j] = "action"  # a code line that quotes no log level is what was run or written
+                    scored[j] = replace(scored[j], action=max(scored[j].action, scored[i].action + AS_WRITTEN))
+    _notes_on_edits(lines, roles, scored)
+    first_action = next((i for i, r in enumerate(roles) if r == "action"), None)
+    if first_action is not None:
+        for i in range(first_action):
+            if roles[i] == "verification":
+                roles[i] = "symptom" if scored[i].symptom >= THRESHOLD else "none"
+    return tuple(Role(line, role, s) for line, role, s in zip(lines, roles, scored))
