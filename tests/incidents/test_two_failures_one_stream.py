@@ -62,6 +62,11 @@ def test_a_comment_header_with_the_name_first_is_a_speaker():
     assert speaker("ops-bot (2024-06-02 14:40):") == ("2024-06-02 14:40", "ops-bot")
     assert speaker("ERROR - 2024-06-02 13:20:") is None
     assert speaker("Step 3 - see the runbook") is None
+    # Jira's Comments export writes the date as its issue view does; GitHub's page copied as text bolds the handle
+    assert speaker("Marta Sokolowska - 02/Apr/25 09:04 AM") == ("02/Apr/25 09:04 AM", "Marta Sokolowska")
+    assert speaker("**hannah-vogt** commented on Apr 7, 2025") == ("Apr 7, 2025", "hannah-vogt")
+    assert speaker("**bold claim** about the release on Apr 7, 2025") is None
+    assert speaker("Release 02/Apr/25 09:04 AM") is None
 
 
 def test_a_helpdesk_header_with_the_posts_kind_first_is_a_speaker():

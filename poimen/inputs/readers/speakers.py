@@ -6,7 +6,8 @@ the lines below it:
 - "2024-06-03 08:31 rafael.m: …" (a time, a name and a colon, no level between);
 - "[04 Jun 2024 03:31] Camille Dubois (on-call):" with the comment on the lines below;
 - "2024-08-14 09:58:40 - Lucia Romero (Work notes)" (ServiceNow's journal);
-- "Jana Novák added a comment - 02/Apr/24 2:14 PM" (Jira's issue view and e-mails);
+- "Jana Novák added a comment - 02/Apr/24 2:14 PM" (Jira's issue view and e-mails), "Jana Novák - 02/Apr/24
+  2:14 PM" (its Comments export), "**hannah-vogt** commented on Apr 7, 2025" (GitHub's issue page copied as text);
 - "Comment by Noor Haddad [ 06/May/24 7:50 AM ]" (Jira's printable view and Word/XML exports);
 - "Jana Novak - 2024-06-02 13:20:" (a name, then the time, as plain-text exports and e-mails write a header), and
   after the post's kind: "[Private note] Hamid Serrano - Mon, 8 Jul 2024 at 09:38 AM" (Freshdesk, Zendesk);
@@ -29,7 +30,9 @@ _ROLE = r"(?:\s+\([^()]{1,40}\))?"
 _BRACKET = re.compile(rf"^\[(?P<time>[^\]]{{4,40}})\]\s+(?P<who>{_NAME}){_ROLE}:(?:\s+\S.*)?$")
 _AFTER_TIME = re.compile(rf"^\]?\s*(?P<who>{_NAME}){_ROLE}:(?:\s+\S.*)?$")
 _JOURNAL = re.compile(rf"^\s+[-–—]\s+(?P<who>{_NAME}){_ROLE}\s*$")
-_TRACKER = re.compile(rf"^(?P<who>{_NAME}) (?:added a comment|commented)(?: on)?\s*[-–—,]?\s*(?P<time>\S.*\d.*)$")
+# GitHub's issue page copied as text bolds the handle: "**hannah-vogt** commented on Apr 7, 2025" (bench/incidents14)
+_TRACKER = re.compile(rf"^(?P<b>\*\*|__)?(?P<who>{_NAME})(?(b)(?:\*\*|__)) (?:added a comment|commented)(?: on)?\s*[-–—,]?\s*"
+                      r"(?P<time>\S.*\d.*)$")
 # "Comment by Noor Haddad [ 06/May/24 7:50 AM ]" (Jira's printable view and XML/Word exports), "Note by X (date)"
 _BY = re.compile(rf"^(?:Comment|Note|Work note|Update|Reply) by (?P<who>{_NAME}){_ROLE}\s*[\[(]\s*(?P<time>[^\])]*\d[^\])]*?)"
                  r"\s*[\])]\s*:?$", re.I)
@@ -43,7 +46,9 @@ _NAME_TIME = re.compile(rf"^(?:\[[A-Za-z][A-Za-z ]{{1,20}}\]\s+)?(?P<who>{_NAME}
 
 # A header's date as trackers print it, not as logs do: "Mon, 8 Jul 2024 at 09:38 AM"
 _DATE = re.compile(r"(?:\b\d{1,2}\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?,?|"
-                   r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2},?)\s+\d{4}\b\D{0,8}\d{1,2}:\d{2}")
+                   r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2},?)\s+\d{4}\b\D{0,8}\d{1,2}:\d{2}"
+                   # Jira's "02/Apr/25 09:04 AM" ("Marta Sokolowska - 02/Apr/25 09:04 AM", its Comments export)
+                   r"|\b\d{1,2}/(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)/\d{2,4}\s+\d{1,2}:\d{2}")
 
 
 # A header drawn between rules: "--- comment by Dami Okafor (2024-07-21 09:21) ---", "=== Jana Novak, 2 Jun ==="
