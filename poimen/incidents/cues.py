@@ -259,6 +259,7 @@ VERIFY = words(
     r"works again", r"(?:is|are) fixed", r"(?:works|worked|did the trick|did it)[,!.]? (?:thanks|thank you|ty)\b",
  r"succe(?:eded|eding|ssful)", r"passing", r"closing",
     r"(?:succeed|work|load|respond|connect|serv)\w* again", r"normal again",
+    r"(?:flowing|running|moving|processing|draining|syncing|shipping|sending|scheduling) again",
     r"(?:rates?|latency|traffic|graphs?|metrics?|dashboards?) (?:is |are |was |were |back )?(?:normal|nominal|flat)")
 # Under a Resolution part, what a thing does or is since: "the sanitiser now strips data: URIs", "records are now
 # written to the dlq" (the part says it is the fix, so any verb will do)
@@ -279,8 +280,10 @@ RULED_OUT = words(
 # A decision against a change: "We decided not to raise max.poll.interval.ms", "was proposed and rejected",
 # "(decided against) A separate cluster" (bench/incidents11). It names the change it turned down, not an earlier
 # line's suspect, so it claims nothing and demotes nothing.
-DECIDED_AGAINST = words(r"(?:decided|chose|agreed|opted) (?:not to|against)",
-                        r"(?:proposed|suggested|considered) and (?:rejected|dropped)")
+DECIDED_AGAINST = re.compile(
+    r"\b(?:decided|chose|agreed|opted) (?:not to|against)\b|\b(?:proposed|suggested|considered) and (?:rejected|dropped)\b"
+    # an operator's "not pinning to the graviton pool as a workaround", "not widening ip_local_port_range tonight"
+    r"|(?:^|[.;:]\s+)(?:we're |we are |i'm |i am )?not (?:" + "|".join(STEMS) + r"|do|touch|go)\w*ing\b", re.I)
 INEFFECTIVE = words(
     r"(?:didn't|did not|doesn't|does not) (?:help|fix|work|change)", r"no change", r"no effect",
     r"changed nothing", r"made no difference", r"no difference", r"no improvement", r"no luck", r"unchanged",

@@ -65,6 +65,9 @@ _HYPHENATED_WORDS = frozenset("""
 _PROGRAM = re.compile(r"^(?:sudo\s+(?:-\S+\s+)*)?[\w.-]+")
 # A hyphenated word that ends with a particle is English ("drop-in", "add-on", "clean-up", "warm-up").
 _PARTICLES = frozenset("in on off up out over back down through away".split())
+# A word that joins two others inside one is English too ("bytes-per-inode", "end-of-life", "out-of-band",
+# "one-by-one"; bench/incidents13): a deployment's name joins what it serves and what it is.
+_JOINERS = frozenset("per of by to and or the a vs".split())
 # A hyphenated word that opens with an English prefix or modifier is a compound ("per-component", "non-replication",
 # "top-level", "pre-warm"), not a deployment's name, which opens with what it serves ("checkout-api").
 _PREFIXES = frozenset("""
@@ -254,7 +257,7 @@ def entities(text: str) -> tuple[Entity, ...]:
         parts = m.group(0).lower().split("-")
         if free(m) and m.group(0) not in _HYPHENATED_WORDS and not any(p.isdigit() for p in name.split("-")) \
                 and ("-" in name or name == m.group(0).lower()) and parts[0] not in _PREFIXES \
-                and parts[-1] not in _PARTICLES \
+                and parts[-1] not in _PARTICLES and not _JOINERS.intersection(parts[1:-1]) \
                 and sum(bool(_HEX_PART.match(p)) for p in parts) < 2:
             _add(found, "service", name)
     for m in _VERSION.finditer(text):

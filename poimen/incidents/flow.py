@@ -45,7 +45,7 @@ import functools
 import re
 from collections.abc import Iterable, Sequence
 
-from poimen.incidents.cues import HEDGE
+from poimen.incidents.cues import HEDGE, RULED_OUT
 from poimen.incidents.entities import entities
 from poimen.incidents.lines import Line, record_lines
 from poimen.incidents.roles import THRESHOLD, ineffective, line_scores, pick
@@ -94,7 +94,8 @@ _SPEAKING_KINDS = frozenset({"note", "message"})
 _ON_TICKET_KINDS = frozenset({"comment", "reply"})  # about the ticket or thread they are under, whatever they name
 
 
-RULE = re.compile(r"^[#\s]*(?:[-=*~_]\s?){3,}")
+# ... after a label the operator types on every note ("# notes: ---- 15:34, new page: … ----"; bench/incidents13)
+RULE = re.compile(r"^[#\s]*(?:(?:notes?|nb|ops|log):\s*)?(?:[-=*~_]\s?){3,}", re.I)
 
 
 def _ruled(record: Record) -> bool:
@@ -282,7 +283,10 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
             # (A person's note names a ticket to follow up on, so only a service counts there; and during an
             # investigation not yet acted on, only a service the stream never named: a note that names one from
             # earlier names what it finds. A ticket's comments are about the ticket, whatever else they name.)
-            said = () if record.kind in _ON_TICKET_KINDS or record.kind == "output" else mine if failure else \
+            # (A note that sets what it names aside, "also seeing nfs: server backup-nas-1 not responding, known +
+            # unrelated", turns to nothing.)
+            said = () if record.kind in _ON_TICKET_KINDS or record.kind == "output" else mine if failure else () \
+                if record.kind == "note" and RULED_OUT.search(record.text) else \
                 {n for n in mine if n[0] == "service"} if record.kind in _SPEAKING_KINDS and not _wonders(record) \
                 and (done or record.kind != "note" or not mine & ever) else ()
             # (A failure within ``BURST_SECONDS`` of the one before that names its error is its echo: "worker died

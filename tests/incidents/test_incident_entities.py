@@ -142,3 +142,9 @@ def test_english_compounds_ending_in_a_particle_and_a_commands_program_name_no_s
 def test_a_flag_that_chooses_what_to_show_is_no_setting():
     assert not [e for e in entities("$ kubectl -n ledger logs ledger-api-5b7d --tail=3 --since 1h") if e.kind == "config"]
     assert {e.value for e in entities("$ helm upgrade x --max-history=5") if e.kind == "config"} == {"max-history"}
+
+
+def test_a_hyphenated_phrase_joined_by_a_small_word_is_no_service():
+    assert ("service", "report-exporter") in {(e.kind, e.value) for e in entities("report-exporter failed")}
+    for phrase in ("bytes-per-inode", "end-of-life", "one-by-one"):
+        assert not any(e.kind == "service" for e in entities(f"ext4 with default {phrase} ratio")), phrase

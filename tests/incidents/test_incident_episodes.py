@@ -189,3 +189,23 @@ root@edge-lb-01:~# nginx -t && systemctl reload nginx
     card = build_card(found[0])
     assert not any("xterm" in e.value for e in found[0].entities)
     assert any("SECLEVEL=1" in line.text for line in card.actions)
+
+
+def test_a_separator_after_the_label_an_operator_types_on_every_note_starts_a_new_episode():
+    session = _session(("note", "$ # notes: slot-reconciler CrashLoopBackOff, paged"),
+                       ("command", "$ helm -n fulfil upgrade slot-reconciler brindle/slot-reconciler --set image.tag=1.2"),
+                       ("note", "$ # notes: ---- 15:34, new page: tracking-poller p99 9.8s ----"),
+                       ("command", "$ kubectl -n fulfil logs deploy/tracking-poller"))
+    assert [len(ep.records) for ep in episodes(session)] == [2, 2]
+
+
+def test_a_note_that_sets_another_service_aside_opens_nothing():
+    """"also seeing nfs … backup-nas-1 not responding, known + unrelated" names a service the investigation never
+    named, after something was done: as a plain statement it would turn to it; set aside, the story goes on."""
+    def session(aside: str):
+        return _session(("note", "$ # report-exporter failing: No space left on device"),
+                        ("command", "$ systemctl restart report-exporter"),
+                        ("note", f"$ # also seeing nfs: server backup-nas-1 not responding in dmesg{aside}"),
+                        ("command", "$ systemctl enable --now report-tmp-clean.timer"))
+    assert [len(ep.records) for ep in episodes(session(", known + unrelated"))] == [4]
+    assert [len(ep.records) for ep in episodes(session(""))] == [2, 2]

@@ -457,3 +457,12 @@ def test_a_note_between_an_editor_and_the_reload_says_what_was_edited():
 ])
 def test_after_upgrading_is_the_fix_unless_the_line_reports_the_failure(text, role):
     assert pick(score(text, kind="comment")) == role
+
+
+@pytest.mark.parametrize("text, kind, role", [
+    ("notes: not pinning to the graviton pool as a workaround, that pool is 2 nodes", "note", "none"),  # decided
+    ("not widening ip_local_port_range or touching tw_reuse tonight, that only moves the wall.", "note", "none"),
+    ("exports flowing again, 0 failed jobs since 02:40", "note", "verification"),
+])
+def test_an_operator_turning_a_change_down_and_work_flowing_again(text, kind, role):
+    assert pick(score(text, kind=kind)) == role

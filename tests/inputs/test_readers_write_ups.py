@@ -126,3 +126,12 @@ def test_a_box_with_a_line_under_its_heading_and_parts_over_indented_bodies(tmp_
     g = tmp_path / "plain.txt"
     g.write_text("Title\n\nWe restarted it twice.\n  It came back.\n", encoding="utf-8")
     assert _heads(g)[1][0] == ("Title",)
+
+
+def test_an_underlined_heading_may_open_with_a_path(tmp_path):
+    f = tmp_path / "review.txt"
+    f.write_text("Ops review, March\n\nIntro.\n\nDunning run skipped on the DST night\n====================\n\n"
+                 "The cron job did not run.\n\n/var/log filling up on ledger-api hosts\n====================\n\n"
+                 "The log partition filled.\n", encoding="utf-8")
+    heads = [h[1:] for h, _, _ in _heads(f)]
+    assert heads[-1] == ("/var/log filling up on ledger-api hosts",)

@@ -58,7 +58,7 @@ def _heading(line: str, words: int, boxed: bool = False) -> str | None:
         return None
     if ": " in label and words == HEADING_WORDS and not label.isupper():  # "SECOND PROBLEM: STAMPEDE" is a heading
         return None
-    if not (label[0].isupper() or label[0].isdigit()):
+    if not (label[0].isupper() or label[0].isdigit() or boxed):  # underlined, any line: "/var/log filling up on …"
         return None
     return label
 
