@@ -18,6 +18,7 @@ from poimen.incidents.lines import Line
 from poimen.incidents.roles import (AS_WRITTEN, INTRODUCED, LOOKBACK, THRESHOLD, Role, Scores, body, line_scores,
                                     pick)
 from poimen.incidents.times import clock_of, line_clocks
+from poimen.inputs.readers.shell import PROMPT
 from poimen.text.line_levels import first_failure_level
 
 _ATTEMPTS = (("rollback", re.compile(r"\broll(?:ed|ing)?[ -]?back\b|\brollout\s+undo\b", re.I)),
@@ -63,6 +64,20 @@ def _notes_on_edits(lines: Sequence[Line], roles: list[str], scored: list[Scores
 
 
 EDIT_WINDOW = 20  # lines from an editor command to the command that puts the edit to work
+_SETTING_LINE = re.compile(r"^\s*-?\s*[\w.\-\"']+\s*(?::\s|=)\s*\S")  # "dnsConfig: {options: …}", "max_conns = 64"
+
+
+def _settings_under_comments(lines: Sequence[Line], roles: list[str], scored: list[Scores]) -> None:
+    """A comment in a printed file that tells a change ("# carrier hostnames have 2-3 dots; with ndots 2 they
+    resolve as absolute names first (PLAT-1744)" in ``cat values-prod.yaml`` after ``vi``; bench/incidents13) is
+    its author's note on the setting right under it: that setting is the change as written."""
+    for i, line in enumerate(lines[:-1]):
+        below = lines[i + 1]
+        printed = line.record.kind == "output" or (line.record.kind == "note" and not PROMPT.match(line.text))
+        if roles[i] == "action" and printed and line.text.lstrip().startswith("#") \
+                and below.record.kind == "output" and _SETTING_LINE.match(below.text) and roles[i + 1] == "none":
+            roles[i + 1] = "action"
+            scored[i + 1] = replace(scored[i + 1], action=max(scored[i + 1].action, scored[i].action + AS_WRITTEN))
 
 
 def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
@@ -135,6 +150,7 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
                     roles[j] = "action"  # a code line that quotes no log level is what was run or written
                     scored[j] = replace(scored[j], action=max(scored[j].action, scored[i].action + AS_WRITTEN))
     _notes_on_edits(lines, roles, scored)
+    _settings_under_comments(lines, roles, scored)
     first_action = next((i for i, r in enumerate(roles) if r == "action"), None)
     if first_action is not None:
         for i in range(first_action):

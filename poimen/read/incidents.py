@@ -111,7 +111,7 @@ _ABOUT_INCIDENT = re.compile(
     # what got it back, and what keeps it from coming back: "what got writes flowing again", "what brought it back",
     # "which option or release stops the duplicates", "what caps it now", "what turned a slowdown into an outage"
     # (bench/incidents5-10)
-    r"|(?:what|which)\b(?: \w+){0,3}? (?:\w+ly )?(?:got|brought) (?:\w+ ){1,3}?"
+    r"|(?:what|which)\b(?: \w+){0,3}? (?:\w+ly )?(?:got|brought) (?:\w+ ){1,4}?"
     r"(?:working|back|down|flowing|going|running|fixed|through|again|up)\b"
     r"|(?:what|which)\b(?: \w+){0,3}? (?:turned|ran out|stops?|prevents?|caps?|"
     r"keeps? (?:\w+ ){1,2}?from (?:happening|recurring|coming back|failing|breaking|filling|running out))\b"

@@ -466,3 +466,18 @@ def test_after_upgrading_is_the_fix_unless_the_line_reports_the_failure(text, ro
 ])
 def test_an_operator_turning_a_change_down_and_work_flowing_again(text, kind, role):
     assert pick(score(text, kind=kind)) == role
+
+
+def test_the_setting_under_a_comment_that_tells_the_change_is_the_change():
+    def printed(comment: str):
+        records = (rec("ops@jump-2:~$ vi values-prod.yaml", 1, "command"),
+                   rec("ops@jump-2:~$ cat values-prod.yaml", 2, "command"),
+                   rec("replicas: 120", 3, "output"),
+                   rec(comment, 4, "note"),
+                   rec('dnsConfig: {options: [{name: ndots, value: "2"}]}', 5, "output"),
+                   rec("ops@jump-2:~$ helm -n fulfil upgrade tracking-poller brindle/tracking-poller -f values-prod.yaml",
+                       6, "command"))
+        return {r.line.record.line_start: r.role for r in assign([x for r in records for x in record_lines(r)])}
+    told = printed("# carrier hostnames have 2-3 dots; with ndots 2 they resolve as absolute names first (PLAT-1744)")
+    assert told[4] == "action" and told[5] == "action" and told[3] == "none"
+    assert printed("# poller settings")[5] == "none"  # a comment that tells no change

@@ -35,6 +35,7 @@ from poimen.read.incidents import asks_about_incident
     "what had someone changed and how was it undone?",
     "who was blocking the cleanup and what keeps it from happening again?",
     "curl from the same box works; is there a knob that avoids it without downgrading?",
+    "rolling back our release did nothing; what got the poller updating parcels again?",
 ])
 def test_questions_about_what_was_done_or_why(question):
     assert asks_about_incident(question)
