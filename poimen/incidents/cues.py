@@ -165,6 +165,7 @@ STEMS = (r"bump", r"rais", r"increas", r"decreas", r"lower", r"reduc", r"pinn?",
           r"clear", r"extend", r"capp", r"recreat", r"exclud",
           r"vacuum", r"reassign", r"prun", r"regenerat", r"reissu", r"wrapp", r"flipp", r"toggl", r"associat")
 DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS if s != r"rebuil"), r"rebuilt", r"rolled back",  # not "rebuild"
+             r"rolled (?:[\w.-]+ ){1,3}back",  # "rolled the ingress chart back to v3.7.2"
              r"turned (?:(?:it|them|this|that|the [\w.-]+) )?(?:off|on)", r"failed over",
                r"cleaned up", r"set (?:the )?[\w.-]+ to", r"shipped", r"pinned", r"applied", r"set", r"built",
                r"r[au]n(?= `)", r"re-?ran",
@@ -312,7 +313,9 @@ RECEDING = re.compile(r"\b(?:alarms?|alerts?|errors?|5xx|[45]\d\ds?|failures?|ti
                       r"|\b(?:0|zero|no) (?:new )?(?:[\w-]+ )?(?:errors?|timeouts?|failures?|5xx|alerts?|exceptions?|"
                       r"restarts?|retries|failed [\w-]+) (?:in|since|for|over) (?:the )?(?:last )?(?:\d|an? |the )", re.I)
 PLANNED = words(r"should", r"will", r"going to", r"plan(?:ning)? to", r"needs? to", r"todo", r"next steps?",
-                  r"follow-?ups?", r"let's", r"we could", r"consider", r"propose")
+                  r"follow-?ups?", r"let's", r"we could", r"consider", r"propose",
+                  # options laid out, not yet taken: "two choices: roll the chart back, or override the annotation"
+                  r"(?:two|three|four|\d) (?:choices|options)", r"options?:", r"choices:")
 NEGATED = re.compile(r"(?:\b(?:didn't|did not|never|no|without|not|don't)\s+(?:\w+\s+)?)$", re.I)
 CAUSE_SECTION = re.compile(r"root cause|cause|diagnosis|analysis|contributing|^why\b", re.I)
 FIX_SECTION = re.compile(r"resolution|remediation|mitigation|\bfix\b|workaround|recovery|what we (?:did|changed)|"

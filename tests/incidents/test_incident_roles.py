@@ -463,6 +463,10 @@ def test_after_upgrading_is_the_fix_unless_the_line_reports_the_failure(text, ro
     ("notes: not pinning to the graviton pool as a workaround, that pool is 2 nodes", "note", "none"),  # decided
     ("not widening ip_local_port_range or touching tw_reuse tonight, that only moves the wall.", "note", "none"),
     ("exports flowing again, 0 failed jobs since 02:40", "note", "verification"),
+    # options laid out are no fix yet
+    ("two choices: roll the ingress chart back to v3.7.2, or override the annotation on the uploads ingress only",
+     "message", "none"),
+    ("rolled the ingress chart back to v3.7.2", "message", "action"),
 ])
 def test_an_operator_turning_a_change_down_and_work_flowing_again(text, kind, role):
     assert pick(score(text, kind=kind)) == role
