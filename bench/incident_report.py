@@ -117,9 +117,10 @@ def section(result: dict, assets: Path | None = None) -> dict:
         "and three postmortem layouts, and `bench/incidents14`, PagerDuty postmortem and handoff Markdown, Spring Boot "
         "logs under a Jira Comments export and GitHub threads copied as text, and a GitHub issues CSV, written the "
         "same way; their first figures, at `6e36f29`: incidents13 ask 7/11, lookup 13/21, 10 confusions; "
-        "incidents14 ask 6/10, lookup 14/20, 3 confusions); the *blind* suite "
-        "(`bench/incidents4`) was written by someone who read no code, and its misses were never read: its rows "
-        "are the figure to trust. The cue lists and which data added which are in `poimen/incidents/cues.py`. "
+        "incidents14 ask 6/10, lookup 14/20, 3 confusions); the *blind* suites "
+        "(`bench/incidents4`, and `bench/incidents15`: the held-out streams' six formats, two incidents each, written "
+        "in stop 35 and first run at `ca1b949`) were written by someone who read no code, and their misses were never "
+        "read: their rows are the figure to trust. The cue lists and which data added which are in `poimen/incidents/cues.py`. "
         "Baselines (`bench.hybrid`: stemmed BM25 + MiniLM, linear fusion, neighbour mixing; over lines and over "
         "3-line windows) are filled to poimen's output tokens per item, their weights chosen on `bench/incidents` "
         "split dev alone: " + ", ".join(f"{n} alpha = {v['alpha']}, w = {v['w']}" for n, v in w.items())

@@ -47,6 +47,8 @@ def test_every_suite_has_unique_ids_and_streams_that_exist(folder):
     if folder.name in ("incidents5", "incidents6"):  # the supplements of multi-incident files: 12 incidents each
         streams = {i.stream for i in incidents}
         assert all(sum(i.stream == s for i in incidents) >= 2 for s in streams)  # each holds several
+    elif folder.name == "incidents15":  # the held-out streams' six formats, two incidents each
+        assert len({i.format for i in incidents}) == 6 and len(incidents) == 12
     elif folder.name in ("incidents11", "incidents12", "incidents13", "incidents14"):  # three formats each, 10-12
         assert len({i.format for i in incidents}) == 3
     else:  # incidents7 to incidents10, the held-out streams' formats again, are supplements of 17 or 18
