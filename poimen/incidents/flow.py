@@ -107,6 +107,25 @@ def _ruled(record: Record) -> bool:
     return bool(RULE.match(prompt.group("cmd") if prompt else record.text))
 
 
+def _turns_to(record: Record, mine: frozenset[tuple[str, str]], failure: bool, acted: bool,
+              ever: set[tuple[str, str]]) -> frozenset[tuple[str, str]]:
+    """What a record turns the episode to: the services and tickets a failure names; the services a person's note
+    or message names (a note names a ticket to follow up on), unless it asks or guesses (``_wonders``), and, during
+    an investigation not yet ``acted`` on, only a service the stream never named (a note that names one from
+    earlier names what it finds). Nothing for a ticket's comments (about the ticket, whatever else they name), a
+    command's output, or a note that sets what it names aside ("also seeing nfs: server backup-nas-1 not
+    responding, known + unrelated")."""
+    if record.kind in _ON_TICKET_KINDS or record.kind == "output":
+        return frozenset()
+    if failure:
+        return mine
+    if record.kind == "note" and RULED_OUT.search(record.text):
+        return frozenset()
+    if record.kind in _SPEAKING_KINDS and not _wonders(record) and (acted or record.kind != "note" or not mine & ever):
+        return frozenset(n for n in mine if n[0] == "service")
+    return frozenset()
+
+
 def _wonders(record: Record) -> bool:
     """A note that asks or guesses ("is it the new ledger-api pods?", "maybe the cache") names a suspect of the
     episode it is in: the investigation going on, not a new topic."""
@@ -280,15 +299,7 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
             # has named others and none of these ("# 14:30 second page: ingest-worker restarting"); a note that asks
             # or guesses about another service names a suspect, not a new topic; and a command's output is what
             # the command above it, already in this episode, printed.
-            # (A person's note names a ticket to follow up on, so only a service counts there; and during an
-            # investigation not yet acted on, only a service the stream never named: a note that names one from
-            # earlier names what it finds. A ticket's comments are about the ticket, whatever else they name.)
-            # (A note that sets what it names aside, "also seeing nfs: server backup-nas-1 not responding, known +
-            # unrelated", turns to nothing.)
-            said = () if record.kind in _ON_TICKET_KINDS or record.kind == "output" else mine if failure else () \
-                if record.kind == "note" and RULED_OUT.search(record.text) else \
-                {n for n in mine if n[0] == "service"} if record.kind in _SPEAKING_KINDS and not _wonders(record) \
-                and (done or record.kind != "note" or not mine & ever) else ()
+            said = _turns_to(record, mine, failure, bool(done), ever)
             # (A failure within ``BURST_SECONDS`` of the one before that names its error is its echo: "worker died
             # (OutOfMemoryError)" after the OutOfMemoryError.)
             gap = elapsed(last_failure[0], t) if last_failure else None

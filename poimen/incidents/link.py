@@ -172,17 +172,15 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
                 quiet[q] = key
     # The first half of a story joins its second half, and so no other incident: it would bridge the two; nor does a
     # second half that fails nowhere (a fix alone).
+    def follows(i: int, j: int, weight: float = 0.0) -> bool:  # half a link joins what the cut or a thread split
+        return shared_weight(episodes[i], episodes[j], common) + weight >= threshold * FOLLOW_FACTOR \
+            and not _siblings(episodes[i], episodes[j], filed[i], filed[j])
+
     halves = [(i, j) for i, j in _story_halves(episodes, failing, acting)
-              if shared_weight(episodes[i], episodes[j], common) + quoted.get((min(i, j), max(i, j)), 0.0)
-              >= threshold * FOLLOW_FACTOR
-              and not _siblings(episodes[i], episodes[j], filed[i], filed[j])]
-    for i, j in halves:
-        sets.union(i, j)
+              if follows(i, j, quoted.get((min(i, j), max(i, j)), 0.0))]
     # A thread opened from a message of a stretch of the channel, while that stretch went on, is part of it.
-    inside = [(i, j) for i, j in _threads_inside(episodes)
-              if shared_weight(episodes[i], episodes[j], common) >= threshold * FOLLOW_FACTOR
-              and not _siblings(episodes[i], episodes[j], filed[i], filed[j])]
-    for i, j in inside:
+    inside = [(i, j) for i, j in _threads_inside(episodes) if follows(i, j)]
+    for i, j in halves + inside:
         sets.union(i, j)
     joined = {i for i, _ in halves} | {j for _, j in halves if not failing[j]} | {j for _, j in inside}
     for q, (*_, other) in quiet.items():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from incident_fixtures import PAGERDUTY, SHELL, SLACK, rec
 
 from poimen import incidents as inc
@@ -83,11 +85,18 @@ def _session(*lines: tuple[str, str]):
     return tuple(rec(text, n, kind) for n, (kind, text) in enumerate(lines, 1))
 
 
-def test_an_operators_separator_note_starts_a_new_episode():
-    session = _session(("note", "$ # checkout-api 502s, paged"), ("command", "$ kubectl -n shop rollout restart deploy/checkout-api"),
-                       ("note", "$ # ===== 14:00 same host: disk alert on /var/lib/postgresql (87%) ====="),
-                       ("command", "$ df -h /var/lib/postgresql"))
-    assert [len(ep.records) for ep in episodes(session)] == [2, 2]
+@pytest.mark.parametrize("lines", [
+    (("note", "$ # checkout-api 502s, paged"), ("command", "$ kubectl -n shop rollout restart deploy/checkout-api"),
+     ("note", "$ # ===== 14:00 same host: disk alert on /var/lib/postgresql (87%) ====="),
+     ("command", "$ df -h /var/lib/postgresql")),
+    # after the label an operator types on every note
+    (("note", "$ # notes: slot-reconciler CrashLoopBackOff, paged"),
+     ("command", "$ helm -n fulfil upgrade slot-reconciler brindle/slot-reconciler --set image.tag=1.2"),
+     ("note", "$ # notes: ---- 15:34, new page: tracking-poller p99 9.8s ----"),
+     ("command", "$ kubectl -n fulfil logs deploy/tracking-poller")),
+])
+def test_an_operators_separator_note_starts_a_new_episode(lines):
+    assert [len(ep.records) for ep in episodes(_session(*lines))] == [2, 2]
 
 
 def test_a_note_that_asks_about_another_service_stays_in_the_investigation():
@@ -189,14 +198,6 @@ root@edge-lb-01:~# nginx -t && systemctl reload nginx
     card = build_card(found[0])
     assert not any("xterm" in e.value for e in found[0].entities)
     assert any("SECLEVEL=1" in line.text for line in card.actions)
-
-
-def test_a_separator_after_the_label_an_operator_types_on_every_note_starts_a_new_episode():
-    session = _session(("note", "$ # notes: slot-reconciler CrashLoopBackOff, paged"),
-                       ("command", "$ helm -n fulfil upgrade slot-reconciler brindle/slot-reconciler --set image.tag=1.2"),
-                       ("note", "$ # notes: ---- 15:34, new page: tracking-poller p99 9.8s ----"),
-                       ("command", "$ kubectl -n fulfil logs deploy/tracking-poller"))
-    assert [len(ep.records) for ep in episodes(session)] == [2, 2]
 
 
 def test_a_note_that_sets_another_service_aside_opens_nothing():

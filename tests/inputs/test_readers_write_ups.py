@@ -13,6 +13,13 @@ def _heads(path):
     return [(r.headings, r.kind, r.text.splitlines()[0]) for r in records(path)]
 
 
+def _heads_of(tmp_path, text: str, name: str = "doc.txt"):
+    """The headings, kinds and first lines of a plain-text document written from ``text``."""
+    f = tmp_path / name
+    f.write_text(text, encoding="utf-8")
+    return _heads(f)
+
+
 def test_a_long_incident_heading_with_a_colon_opens_a_section(tmp_path):
     f = tmp_path / "digest.txt"
     f.write_text("Q2 review digest\n\nIntro paragraph about the quarter.\n\n"
@@ -23,9 +30,8 @@ def test_a_long_incident_heading_with_a_colon_opens_a_section(tmp_path):
     assert heads[2][0] == ("Q2 review digest", "Incident 2: Refund jobs stuck after the database upgrade in May")
     assert heads[3][0][1] == "Incident 2: Refund jobs stuck after the database upgrade in May"
     # a plain sentence with a colon stays prose
-    g = tmp_path / "plain.txt"
-    g.write_text("Title\n\nNote: we restarted it twice and it came back.\nMore text here.\n", encoding="utf-8")
-    assert _heads(g)[1][0] == ("Title",)
+    assert _heads_of(tmp_path, "Title\n\nNote: we restarted it twice and it came back.\nMore text here.\n")[1][0] \
+        == ("Title",)
 
 
 def test_boxed_and_dated_headings_and_a_title_over_its_fields(tmp_path):
@@ -123,15 +129,12 @@ def test_a_box_with_a_line_under_its_heading_and_parts_over_indented_bodies(tmp_
     assert (first, "Why") in parts and (first, "What we tried that did not help") in parts
     assert (first, "What fixed it") in parts and (second, "Why") in parts
     # a sentence over an indented continuation heads nothing
-    g = tmp_path / "plain.txt"
-    g.write_text("Title\n\nWe restarted it twice.\n  It came back.\n", encoding="utf-8")
-    assert _heads(g)[1][0] == ("Title",)
+    assert _heads_of(tmp_path, "Title\n\nWe restarted it twice.\n  It came back.\n")[1][0] == ("Title",)
 
 
 def test_an_underlined_heading_may_open_with_a_path(tmp_path):
-    f = tmp_path / "review.txt"
-    f.write_text("Ops review, March\n\nIntro.\n\nDunning run skipped on the DST night\n====================\n\n"
-                 "The cron job did not run.\n\n/var/log filling up on ledger-api hosts\n====================\n\n"
-                 "The log partition filled.\n", encoding="utf-8")
-    heads = [h[1:] for h, _, _ in _heads(f)]
+    heads = [h[1:] for h, _, _ in _heads_of(
+        tmp_path, "Ops review, March\n\nIntro.\n\nDunning run skipped on the DST night\n====================\n\n"
+        "The cron job did not run.\n\n/var/log filling up on ledger-api hosts\n====================\n\n"
+        "The log partition filled.\n")]
     assert heads[-1] == ("/var/log filling up on ledger-api hosts",)
