@@ -23,7 +23,7 @@ Nothing outside the scratch folder is written.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from poimen.inputs.reading import DETECT, Reading
@@ -265,7 +265,14 @@ class _Rederive:
         path = self.fresh.paths.get(a.stream_id)
         if stream is None or path is None or stream.sha != a.stream_sha or a.cut != cut_version():
             return self._carry(run_id, events)
-        plans, errors = stream_plans([stream], {a.stream_id: path}, self.inputs.reading)
+        streams, paths = [stream], {a.stream_id: path}
+        for sid, sha in a.read_with or ():  # the channel's other day files it was cut with, as they were
+            other = self._l1_stream(replace(a, stream_id=sid))
+            if other is None or other.sha != sha or sid not in self.fresh.paths:
+                return self._carry(run_id, events)
+            streams.append(other)
+            paths[sid] = self.fresh.paths[sid]
+        plans, errors = stream_plans(streams, paths, self.inputs.reading)
         plan = next((p for p in plans if p.key == a.incident), None)
         if plan is None:
             return f"incident run {run_id[:16]} ({a.stream_id}): incident {a.incident} is no longer cut from the " \

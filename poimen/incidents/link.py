@@ -31,7 +31,9 @@ of the same flow, after a note that named another component; the thread a respon
 alert) link at half the threshold: one service, host or config key they share is enough.
 
 An incident is an episode or a linked set that carries a failure signal: a line whose symptom score reaches the
-role threshold. Episodes link within their stream unless ``across_streams`` is set.
+role threshold. Episodes link within their stream unless ``across_streams`` is set (a channel's day files,
+``poimen.write.incident_plan.channels``): then a stream's episodes pair with the next stream's too, and a thread
+the files split is one thread.
 """
 
 from __future__ import annotations
@@ -143,7 +145,7 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
     told = [_told(ep) for ep in episodes]
     filed = [_filed(ep) for ep in episodes]
     sets = _Sets(len(episodes))
-    pairs = {(i, j) for held in holders.values() for i in held for j in held if i < j}
+    pairs = _pairs(episodes, holders, across_streams)
     quoted = _quoted_in(episodes)  # a comment that quotes what a log printed: as a shaped signature shared
     pairs |= set(quoted)
     quiet: dict[int, tuple] = {}  # an episode that is no whole story: its best partner (nearest, then most shared)
@@ -180,9 +182,11 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
               if follows(i, j, quoted.get((min(i, j), max(i, j)), 0.0))]
     # A thread opened from a message of a stretch of the channel, while that stretch went on, is part of it.
     inside = [(i, j) for i, j in _threads_inside(episodes) if follows(i, j)]
-    for i, j in halves + inside:
+    # A thread a channel's day files split (its replies posted after midnight) is one thread.
+    continued = _threads_continued(episodes) if across_streams else []
+    for i, j in halves + inside + continued:
         sets.union(i, j)
-    joined = {i for i, _ in halves} | {j for _, j in halves if not failing[j]} | {j for _, j in inside}
+    joined = {i for i, _ in halves} | {j for _, j in halves if not failing[j]} | {j for _, j in inside + continued}
     for q, (*_, other) in quiet.items():
         if q not in joined:
             sets.union(q, -other)
@@ -327,6 +331,41 @@ def _threads_inside(episodes: Sequence[Episode]) -> list[tuple[int, int]]:
     for j, ep in enumerate(episodes):
         if ep.key.startswith("thread:") and ep.start is not None:
             out += [(i, j) for i, f in flows if f.stream == ep.stream and f.start < ep.start < f.end]
+    return out
+
+
+def _pairs(episodes: Sequence[Episode], holders: dict[tuple[str, str], list[int]],
+           across_streams: bool) -> set[tuple[int, int]]:
+    """The pairs of episodes that share an entity: within a stream, and across streams only between a stream and the
+    next one (a channel's day files in date order: what the day after says of the day before), so a channel of a
+    year of day files pairs no more than its neighbouring days do."""
+    rank = {stream: n for n, stream in enumerate(dict.fromkeys(ep.stream for ep in episodes))}
+    out: set[tuple[int, int]] = set()
+    for held in holders.values():
+        by_rank: dict[int, list[int]] = defaultdict(list)
+        for i in held:
+            by_rank[rank[episodes[i].stream]].append(i)
+        for r, mine in by_rank.items():
+            out |= {(i, j) for i in mine for j in mine if i < j}
+            if across_streams:
+                out |= {(min(i, j), max(i, j)) for i in mine for j in by_rank.get(r + 1, ())}
+    return out
+
+
+def _threads_continued(episodes: Sequence[Episode]) -> list[tuple[int, int]]:
+    """Pairs of episodes of two streams that hold one thread: replies in a day file whose parent, or whose earlier
+    replies, are in another (Slack's export writes a reply into the file of the day it was posted; bench/incidents13's
+    fix posted in the thread the next morning). Each thread's part joins the first episode that holds the thread."""
+    holding: dict[str, list[int]] = defaultdict(list)
+    for i, ep in enumerate(episodes):
+        for thread in dict.fromkeys(r.thread for r in ep.records if r.thread and r.kind in ("message", "reply")):
+            holding[thread].append(i)
+    out = []
+    for i, ep in enumerate(episodes):
+        if ep.key.startswith("thread:"):
+            first = next((h for h in holding.get(ep.key[7:], ()) if episodes[h].stream != ep.stream), None)
+            if first is not None and first < i:
+                out.append((first, i))
     return out
 
 

@@ -88,6 +88,8 @@ class RunStart(Payload):
     chunk_tokens: int | None = None
     incident: str | None = None  # an incident run: where its incident starts in the stream (its key there)
     cut: str | None = None  # an incident run: the version of the code that cut it (poimen.incidents.version)
+    # an incident run cut with its channel's other day files: their (stream id, stream sha) pairs
+    read_with: tuple | None = None
 
     @property
     def run_kind(self) -> str:

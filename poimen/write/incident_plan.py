@@ -15,8 +15,10 @@ record (lines of one record share it), kind, time, author, level, headings and t
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from poimen import incidents as inc
 from poimen.domain import Chunk, sha256_json
@@ -40,8 +42,11 @@ class IncidentPlan:
     stream_sha: str
     key: str  # where the incident starts: "<episode key>@<file line>", stable while the stream is
     lines: tuple[PlacedLine, ...]
-    chunks: tuple[Chunk, ...]  # the stream's chunks (``PlacedLine.chunk`` indexes them)
+    chunks: tuple[Chunk, ...]  # the chunks of the streams read together (``PlacedLine.chunk`` indexes them)
     chunk_tokens: int | None = None
+    # The other day files of its channel it was cut with (``channels``), as (stream id, stream sha): what a rebuild
+    # reads again beside the stream to cut the same incident. Not a run-id input: the lines and their chunks are.
+    read_with: tuple[tuple[str, str], ...] = ()
 
     @property
     def prompt_text(self) -> str:
@@ -121,17 +126,55 @@ def _place(line: Line, where: tuple[int, int] | None, chunks: Sequence[Chunk]) -
     return PlacedLine(line, ci, start, end)
 
 
-def plan_incidents(stream_id: str, stream_sha: str, records: Sequence[Record], chunks: Sequence[Chunk],
-                   chunk_tokens: int | None = None) -> list[IncidentPlan]:
-    """The incidents of one stream, each with its lines placed in ``chunks`` (incidents left with none dropped)."""
-    records = [r for r in records if r.text.strip()]
-    places = place_records(records, chunks)
+@dataclass(frozen=True)
+class StreamRead:
+    """One L1 stream as incidents are planned from it: its reader's records and its chunks."""
+
+    stream_id: str
+    stream_sha: str
+    records: Sequence[Record]
+    chunks: Sequence[Chunk]
+
+
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def channel_of(stream_id: str) -> tuple[str, str] | None:
+    """The channel a day file belongs to, (folder, extension), when its name is a date: Slack's export unpacks a
+    channel as ``<channel>/<YYYY-MM-DD>.json``, and a log rotated daily the same way; None for any other stream."""
+    path = PurePosixPath(stream_id)
+    return (str(path.parent), path.suffix) if _DAY.fullmatch(path.stem) else None
+
+
+def channels(stream_ids: Sequence[str]) -> list[list[str]]:
+    """The streams whose incidents are cut together: the day files of one channel folder (read at one chunk bound),
+    in date order, so a thread continued after midnight and a fix posted the next day join the incident they answer;
+    every other stream alone. Groups in the order of their first stream, streams sorted."""
+    groups: dict[object, list[str]] = {}
+    for sid in sorted(set(stream_ids)):
+        groups.setdefault(channel_of(sid) or sid, []).append(sid)
+    return list(groups.values())
+
+
+def plan_incidents(reads: Sequence[StreamRead], chunk_tokens: int | None = None) -> list[IncidentPlan]:
+    """The incidents of one stream, or of a channel's day files read together, each with its lines placed in its
+    streams' chunks (incidents left with none dropped). An incident is planned in the stream it starts in."""
+    places: dict[int, tuple[int, int]] = {}
+    kept: dict[str, list[Record]] = {}
+    base = 0
+    for r in reads:
+        kept[r.stream_id] = [x for x in r.records if x.text.strip()]
+        places.update({k: (ci + base, at) for k, (ci, at) in place_records(kept[r.stream_id], r.chunks).items()})
+        base += len(r.chunks)
+    chunks = tuple(c for r in reads for c in r.chunks)
+    shas = {r.stream_id: r.stream_sha for r in reads}
     plans = []
-    for found in inc.incidents({stream_id: records}):
+    for found in inc.incidents(kept, across_streams=len(reads) > 1):
         placed = [p for line in found.lines if (p := _place(line, places.get(id(line.record)), chunks))]
         if not placed:
             continue
         first = found.episodes[0]
         key = f"{first.key}@{first.records[0].line_start}"
-        plans.append(IncidentPlan(stream_id, stream_sha, key, tuple(placed), tuple(chunks), chunk_tokens))
+        others = tuple((sid, sha) for sid, sha in shas.items() if sid != first.stream)
+        plans.append(IncidentPlan(first.stream, shas[first.stream], key, tuple(placed), chunks, chunk_tokens, others))
     return plans

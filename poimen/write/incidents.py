@@ -99,7 +99,7 @@ def drafts_for(plan: IncidentPlan, query: Query, model_id: str, prompt_sha: str,
         query_id=query.id, query_text=query.text, query_sha=query.sha, store=query.store, stream_id=plan.stream_id,
         stream_sha=plan.stream_sha, chunks=len(used), kind=INCIDENT_KIND, prompt_template_sha=load("incident").sha,
         constrain=fmt.mode if fmt else None, grammar_sha=grammar, chunk_tokens=plan.chunk_tokens,
-        incident=plan.key, cut=cut_version()).to_attrs())]
+        incident=plan.key, cut=cut_version(), read_with=plan.read_with or None).to_attrs())]
     common = dict(base, turn=1, prompt_sha=prompt_sha)
     if reply is None:
         drafts.append(EventDraft(kind=EventKind.PARSE_FAILED, **common, sha=plan.sha, text=replies[-1], update=False,
@@ -211,12 +211,14 @@ def stream_plans(streams: Sequence, paths: dict, reading, gone_streams: frozense
                  gone_shas: frozenset[str] = frozenset()) -> tuple[list[IncidentPlan], list[str]]:
     """The incident plans of L1 streams whose source files are known (stream id -> path), and one error line per
     source that could not be read again: the records are read from the source the stream's chunks were cut from,
-    with the same reading, and a chunk ``mem forget`` removed is no evidence (its lines are left out)."""
+    with the same reading, and a chunk ``mem forget`` removed is no evidence (its lines are left out). The day files
+    of one channel read at one chunk bound are cut together (``incident_plan.channels``)."""
     from poimen.errors import SourceError
     from poimen.inputs.chunking import records
-    from poimen.write.incident_plan import plan_incidents
+    from poimen.write.incident_plan import StreamRead, channels, plan_incidents
 
-    plans, errors = [], []
+    read: dict[tuple[str, int | None], StreamRead] = {}
+    errors = []
     for stream in streams:
         path = paths.get(stream.id)
         if path is None or stream.id in gone_streams:
@@ -227,5 +229,13 @@ def stream_plans(streams: Sequence, paths: dict, reading, gone_streams: frozense
         except (SourceError, OSError) as exc:
             errors.append(f"{path}: incidents not read: {exc}")
             continue
-        plans.extend(plan_incidents(stream.id, stream.sha, found, chunks, stream.chunk_tokens))
+        read[(stream.id, stream.chunk_tokens)] = StreamRead(stream.id, stream.sha, found, chunks)
+    group_of = {(sid, bound): tuple(group) for bound in {b for _, b in read}
+                for group in channels([sid for sid, b in read if b == bound]) for sid in group}
+    plans, done = [], set()
+    for sid, bound in read:  # in the order given, a channel where its first day file was given
+        group = group_of[(sid, bound)]
+        if (group, bound) not in done:
+            done.add((group, bound))
+            plans.extend(plan_incidents([read[(s, bound)] for s in group], bound))
     return plans, errors
