@@ -63,7 +63,8 @@ What makes a line weaker or takes a role away:
   once: "changed nothing, not the release"; bench/incidents9): didn't / did not / doesn't help, didn't / did not fix /
   work, no change, no effect, changed nothing, made no difference, no improvement, no luck, unchanged, still failing /
   erroring / broken / down / happening / the same / seeing / ~30%, same (handshake) error(s) / problem / issue,
-  persist(s/ed/ing), not fixed, fails the same way (bench/incidents7); a stopgap that wore off: only helped, helped
+  persist(s/ed/ing), not fixed, fails the same way (bench/incidents7), made it / things worse (bench/incidents13's
+  scale-out); a stopgap that wore off: only helped, helped
   for an hour / a while, bought us an hour (bench/incidents9).
 - **hedged** (cause and action ×0.4): maybe, might, could be, possibly, perhaps, not sure, I think, suspect(ed),
   suspicion, wondering, guess, theory, can't tell, unclear, a question mark; past belief (×0.3): we/I thought,
@@ -293,7 +294,7 @@ INEFFECTIVE = words(
     r"still (?:at|the same|there|happen\w*|occurr\w*|present|seeing|hitting|red)", r"did nothing", r"does nothing",
     r"changed nothing", r"nothing changed", r"no better", r"didn't work", r"did not work", r"dead end",
     r"(?:didn't|did not|doesn't|does not) (?:make|change) (?:a|any) difference", r"to no avail", r"in vain",
-    r"(?:did not|didn't) (?:go away|stop|recover)", r"(?:fail(?:s|ed)?|breaks|broke|crash(?:es|ed)) (?:again )?(?:in )?the same way", r"(?:errors?|failures?|crash(?:es|ing)?|timeouts?|problems?) "
+    r"(?:did not|didn't) (?:go away|stop|recover)", r"(?:made|making|makes) (?:it|things|this|that|matters) worse", r"(?:fail(?:s|ed)?|breaks|broke|crash(?:es|ed)) (?:again )?(?:in )?the same way", r"(?:errors?|failures?|crash(?:es|ing)?|timeouts?|problems?) "
     r"(?:continued|kept (?:coming|happening))", r"reverted? (?:it )?(?:back )?(?:again)?,? (?:but|no)",
     # a stopgap that wore off: "Restart only helped for an hour", "helped for a while", "bought us an hour"
     r"only (?:helped|worked|fixed it)", r"(?:helped|worked) only", r"(?:helped|worked) for (?:about |roughly |~)?"

@@ -485,3 +485,14 @@ def test_the_setting_under_a_comment_that_tells_the_change_is_the_change():
     told = printed("# carrier hostnames have 2-3 dots; with ndots 2 they resolve as absolute names first (PLAT-1744)")
     assert told[4] == "action" and told[5] == "action" and told[3] == "none"
     assert printed("# poller settings")[5] == "none"  # a comment that tells no change
+
+
+def test_a_change_that_made_it_worse_is_no_fix():
+    scale = "bumped renderer from 6 to 12 replicas so the backlog drains faster"
+    records = [rec(scale, 1, "reply"),
+               rec("that made it worse: duplicates went from ~40/15m to ~95/15m. scaling back to 6", 2, "reply"),
+               rec("set VisibilityTimeout=900 on the render queue", 3, "reply")]
+    lines = [line for r in records for line in record_lines(r)]
+    roles = {line.text: r.role for line, r in zip(lines, assign(lines))}
+    assert roles[scale] == "none" and roles[records[-1].text] == "action"
+    assert pick(score("Makes it worse for 10 minutes: the tabs ask for chunks the sync just deleted.")) != "action"
