@@ -18,12 +18,15 @@ PHRASE_TOKENS = 8  # a run of this many words in a row shared with the question 
 PHRASE_WEIGHT = 0.5  # what sharing such a run adds to a line's score (chosen on bench/incidents dev)
 NAMING_WEIGHT = 0.2  # what naming the question's service, host or ticket adds (chosen on the dev suites 1-3)
 _TOKEN = re.compile(r"[A-Za-z_]+|\d+")
+# A word of letters and digits mixed, five or more long: a hash, a pod suffix, a request id ("4be1c0a2", "p2m4x",
+# "7d9f8b6c5"); it differs between occurrences of one message as a number does
+_MIXED_ID = re.compile(r"\b(?=[a-z]*\d)(?=\d*[a-z])[a-z\d]{5,}\b", re.I)
 
 
 def phrase_tokens(text: str) -> list[str]:
-    """A line's words for phrase matching: lower-cased, every number one token ``0`` (ids, ports, counts differ
-    between occurrences of one message)."""
-    return ["0" if t.isdigit() else t.lower() for t in _TOKEN.findall(text)]
+    """A line's words for phrase matching: lower-cased, every number and every mixed id (``_MIXED_ID``) one token
+    ``0`` (ids, ports, counts and hashes differ between occurrences of one message)."""
+    return ["0" if t.isdigit() else t.lower() for t in _TOKEN.findall(_MIXED_ID.sub("0", text))]
 
 
 def shared_run(a: list[str], b: list[str]) -> int:

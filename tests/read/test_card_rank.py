@@ -1,0 +1,21 @@
+"""Phrase matching for card ranking: the message a pasted error shares with the line it was printed as, word for
+word, across the ids, hashes and counts that differ between occurrences."""
+
+from __future__ import annotations
+
+from poimen.read.card_rank import PHRASE_TOKENS, phrase_tokens, shared_run
+
+
+def test_a_hash_and_a_pod_suffix_differ_between_occurrences_as_a_number_does():
+    printed = "GET https://static.shop.example/assets/js/7313.4be1c0a2.chunk.js net::ERR_ABORTED 403 (Forbidden)"
+    again = "GET https://static.shop.example/assets/js/5120.91af3d7e.chunk.js net::ERR_ABORTED 403 (Forbidden)"
+    assert shared_run(phrase_tokens(again), phrase_tokens(printed)) >= PHRASE_TOKENS
+    pod = "Readiness probe failed for pod ledger-api-6c8f7d9b5-p2m4x: connection refused on port 8080"
+    assert phrase_tokens(pod) == phrase_tokens(pod.replace("6c8f7d9b5-p2m4x", "7d9f8b6c5-x2k4q"))
+
+
+def test_words_and_short_versions_stay_words():
+    assert phrase_tokens("OOMKilled in worker v2 after 3 retries") == ["oomkilled", "in", "worker", "v", "0", "after",
+                                                                      "0", "retries"]
+    assert phrase_tokens("checkout-api returned 502 Bad Gateway") == ["checkout", "api", "returned", "0", "bad",
+                                                                     "gateway"]
