@@ -49,8 +49,10 @@ def test_every_suite_has_unique_ids_and_streams_that_exist(folder):
         assert all(sum(i.stream == s for i in incidents) >= 2 for s in streams)  # each holds several
     elif folder.name == "incidents15":  # the held-out streams' six formats, two incidents each
         assert len({i.format for i in incidents}) == 6 and len(incidents) == 12
-    elif folder.name in ("incidents11", "incidents12", "incidents13", "incidents14"):  # three formats each, 10-12
+    elif folder.name in ("incidents11", "incidents12", "incidents13", "incidents14", "incidents16"):  # 3 formats
         assert len({i.format for i in incidents}) == 3
+    elif folder.name == "incidents17":  # PagerDuty Markdown, postmortems, a Slack export, a GitHub CSV
+        assert len({i.format for i in incidents}) == 4
     else:  # incidents7 to incidents10, the held-out streams' formats again, are supplements of 17 or 18
         assert len(incidents) >= (15 if folder.name in ("incidents7", "incidents8", "incidents9", "incidents10")
                                   else 20)
