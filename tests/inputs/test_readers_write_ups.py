@@ -138,3 +138,15 @@ def test_an_underlined_heading_may_open_with_a_path(tmp_path):
         "The cron job did not run.\n\n/var/log filling up on ledger-api hosts\n====================\n\n"
         "The log partition filled.\n")]
     assert heads[-1] == ("/var/log filling up on ledger-api hosts",)
+
+
+def test_a_table_aligned_in_columns_is_rows_not_a_paragraph_or_a_heading(tmp_path):
+    doc = ("Action Items\n\nType       Owner       Bug       Item\n  ---------  ----------  --------  ----------\n"
+           "  mitigate   henrike     KF-3310   Lower max.poll.records (DONE)\n"
+           "  prevent    joaquin     KF-3311   Batch ETA lookups (DONE in 5.14.2)\n\nLessons\n\nA sentence.\n")
+    got = _heads_of(tmp_path, doc)
+    rows = [(kind, first.strip()) for _, kind, first in got if kind == "table_row"]
+    assert rows == [("table_row", "Type       Owner       Bug       Item"),
+                    ("table_row", "mitigate   henrike     KF-3310   Lower max.poll.records (DONE)"),
+                    ("table_row", "prevent    joaquin     KF-3311   Batch ETA lookups (DONE in 5.14.2)")]
+    assert "Type       Owner       Bug       Item" not in {h for heads, _, _ in got for h in heads}

@@ -152,7 +152,11 @@ TICKET_HEAD = re.compile(r"^(?:(?P<key>[A-Z][A-Z0-9]{1,9}-\d{1,7})(?::|\s+[-–�
 # A helpdesk's ticket header: 'Ticket #48213  "Invoices stuck in TAX PENDING"' (Zendesk, Freshdesk). Only an export
 # of two tickets or more files comments by it: one ticket's thread can hold two incidents (reopened the next day),
 # and filing it under its one number would hold them together (bench/incidents9).
-NUMBERED_HEAD = re.compile(r"^(?:Ticket|Issue|Case|Request)\s+(?P<number>#\d{2,9})(?=\s{2,}|\s*[:|\"“-]|\s*$)")
+# A helpdesk may name itself first: "Zendesk ticket #51877  \"Claim letters won't download\"". ServiceNow's numbers are a
+# helpdesk's too: "INC0048213 | Priority 2 - High | State: Resolved" (bench/incidents16).
+NUMBERED_HEAD = re.compile(r"^(?:(?:(?:Zendesk|Freshdesk|Help ?Scout|Front|Intercom) )?(?:[Tt]icket|Issue|Case|Request)"
+                           r"\s+(?P<number>#\d{2,9})(?=\s{2,}|\s*[:|\"“-]|\s*$)"
+                           r"|(?P<record>[A-Z]{2,6}\d{6,10})(?=\s*[:|]|\s{2,}|\t))")
 
 
 def _on_tickets(records: Iterator[Record]) -> Iterator[Record]:
@@ -169,7 +173,7 @@ def _on_tickets(records: Iterator[Record]) -> Iterator[Record]:
         head = TICKET_HEAD.match(record.text) if record.kind == "log" and not record.time else None
         number = NUMBERED_HEAD.match(record.text) if count and record.kind == "log" and not record.time else None
         if head or number:
-            ticket = number.group("number") if number else \
+            ticket = (number.group("number") or number.group("record")) if number else \
                 head.group("key") or head.group("bracketed") or head.group("bare")
             record = replace(record, kind="ticket", level="")  # the ticket's key and summary, as its filer wrote them
         elif record.kind == "log" and LOG_START.match(record.text) and record.time:
@@ -179,7 +183,7 @@ def _on_tickets(records: Iterator[Record]) -> Iterator[Record]:
     for record in records:
         number = NUMBERED_HEAD.match(record.text) if record.kind == "log" and not record.time else None
         if number:
-            numbers.add(number.group("number"))
+            numbers.add(number.group("number") or number.group("record"))
         if len(numbers) == 1:
             held.append(record)
             continue

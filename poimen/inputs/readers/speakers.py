@@ -5,12 +5,13 @@ the lines below it:
 - "[14/May/24 10:40] priya.n: paged for …", "[Sep 3, 2024 10:09 AM] Tobias Krüger: Acked." (chat and alert notes);
 - "2024-06-03 08:31 rafael.m: …" (a time, a name and a colon, no level between);
 - "[04 Jun 2024 03:31] Camille Dubois (on-call):" with the comment on the lines below;
-- "2024-08-14 09:58:40 - Lucia Romero (Work notes)" (ServiceNow's journal);
+- "2024-08-14 09:58:40 - Lucia Romero (Work notes)" (ServiceNow's journal; a zone may follow the time);
 - "Jana Novák added a comment - 02/Apr/24 2:14 PM" (Jira's issue view and e-mails), "Jana Novák - 02/Apr/24
   2:14 PM" (its Comments export), "**hannah-vogt** commented on Apr 7, 2025" (GitHub's issue page copied as text);
 - "Comment by Noor Haddad [ 06/May/24 7:50 AM ]" (Jira's printable view and Word/XML exports);
 - "Jana Novak - 2024-06-02 13:20:" (a name, then the time, as plain-text exports and e-mails write a header), and
-  after the post's kind: "[Private note] Hamid Serrano - Mon, 8 Jul 2024 at 09:38 AM" (Freshdesk, Zendesk);
+  after the post's kind: "[Private note] Hamid Serrano - Mon, 8 Jul 2024 at 09:38 AM" (Freshdesk, Zendesk), or
+  after two spaces: "Tomás Ferreira  Feb 13, 2025, 09:41 GMT  (internal note)" (a help desk's export);
 - any of these drawn between rules: "--- comment by Dami Okafor (2024-07-21 09:21) ---".
 
 A name is a handle ("priya.n") or up to four capitalised words ("Camille Dubois"); a level word before it makes
@@ -29,7 +30,8 @@ _NAME = rf"(?:{_CAPITALISED}(?: {_CAPITALISED}){{1,3}}|{_HANDLE})"
 _ROLE = r"(?:\s+\([^()]{1,40}\))?"
 _BRACKET = re.compile(rf"^\[(?P<time>[^\]]{{4,40}})\]\s+(?P<who>{_NAME}){_ROLE}:(?:\s+\S.*)?$")
 _AFTER_TIME = re.compile(rf"^\]?\s*(?P<who>{_NAME}){_ROLE}:(?:\s+\S.*)?$")
-_JOURNAL = re.compile(rf"^\s+[-–—]\s+(?P<who>{_NAME}){_ROLE}\s*$")
+# after the time, and its zone if written ("2025-02-12 19:05:40 GMT - Dmitri Olsen (Work notes)"; bench/incidents16)
+_JOURNAL = re.compile(rf"^(?:\s+(?:[A-Z]{{2,5}}|[+-]\d{{2}}:?\d{{2}}))?\s+[-–—]\s+(?P<who>{_NAME}){_ROLE}\s*$")
 # GitHub's issue page copied as text bolds the handle: "**hannah-vogt** commented on Apr 7, 2025" (bench/incidents14)
 _TRACKER = re.compile(rf"^(?P<b>\*\*|__)?(?P<who>{_NAME})(?(b)(?:\*\*|__)) (?:added a comment|commented)(?: on)?\s*[-–—,]?\s*"
                       r"(?P<time>\S.*\d.*)$")
@@ -42,6 +44,13 @@ _BY = re.compile(rf"^(?:Comment|Note|Work note|Update|Reply) by (?P<who>{_NAME})
 # Freshdesk and Zendesk put the post's kind first: "[Private note] Hamid Serrano - Mon, 8 Jul 2024 at 09:38 AM"
 _NAME_TIME = re.compile(rf"^(?:\[[A-Za-z][A-Za-z ]{{1,20}}\]\s+)?(?P<who>{_NAME}){_ROLE}\s*(?:[-–—,]\s*|\(\s*)(?P<time>[^()]*\d[^()]*?)\)?"
                         r"(?:\s*\([^()]{1,30}\))?\s*:?\s*$")  # "…, 08:05 (internal note)": Zendesk's kind after the time
+
+
+# A name, two spaces or more, then the date as a tracker prints it, as a help desk's export lays a post's header out:
+# "Tomás Ferreira  Feb 13, 2025, 09:41 GMT  (internal note)" (Zendesk; bench/incidents16). The name in capitals, not
+# a handle: a table's row ("node-1  2024-05-01 10:00") is no one speaking.
+_SPACED = re.compile(rf"^(?P<who>{_CAPITALISED}(?: {_CAPITALISED}){{1,3}})\s{{2,}}(?P<time>[^()]*\d[^()]*?)"
+                     r"(?:\s*\([^()]{1,30}\))?\s*$")
 
 
 # A header's date as trackers print it, not as logs do: "Mon, 8 Jul 2024 at 09:38 AM"
@@ -67,6 +76,9 @@ def speaker(line: str) -> tuple[str, str] | None:
         return m.group("time").strip(), m.group("who")
     m = _NAME_TIME.match(line)
     if m and (time_of(m.group("time")) or _DATE.search(m.group("time"))) and not level_of(m.group("who")):
+        return m.group("time").strip(), m.group("who")
+    m = _SPACED.match(line)
+    if m and _DATE.search(m.group("time")) and not level_of(m.group("who")):
         return m.group("time").strip(), m.group("who")
     time = time_of(line)
     if not time:

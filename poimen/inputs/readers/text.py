@@ -36,6 +36,9 @@ TITLE_WORDS = 16  # a document's title line
 HEADING_WORDS = 6  # a section heading line
 PART_WORDS = 8  # ... a line over an indented body: "What we tried that did not help" over "  - Rolling restart …"
 CODE_INDENT = 4  # a paragraph set off by four blanks is a block of code, config or a command, as in Markdown
+# The rule under a table's header in plain text, one run of dashes per column ("  ----  -------  ----"): the table's
+# rows are rows, not a paragraph to rejoin (a review's "Action Items" table; bench/incidents17)
+_COLUMN_RULE = re.compile(r"^[ \t]*-{3,}(?:[ \t]{2,}-{3,})+[ \t]*$", re.M)
 _SENTENCE_END = re.compile(r"[.!?]\s*$", re.M)  # ... unless a line of it ends a sentence: a timeline's indented prose
 
 
@@ -127,7 +130,8 @@ def read(path: Path, options) -> Iterator[Record]:
     while p is not None:
         nxt = next(stream, None)
         lines = p.text.split("\n")
-        name, opens = _head(lines, first, nxt is not None and nxt.indent > 0, p.indent)
+        table = bool(_COLUMN_RULE.search(p.text))  # a table aligned in columns: its header row heads nothing
+        name, opens = (None, False) if table else _head(lines, first, nxt is not None and nxt.indent > 0, p.indent)
         underline = rule(lines) if name else ""
         if underline and underline not in rules:
             rules.append(underline)
@@ -143,5 +147,9 @@ def read(path: Path, options) -> Iterator[Record]:
             heads = tuple(h for h in (title, section, part) if h)
         first = False
         kind = "code" if p.indent >= CODE_INDENT and not name and not _SENTENCE_END.search(p.text) else "paragraph"
-        yield Record(p.text, p.line_start, p.line_end, kind=kind, headings=heads)
+        if table:  # each row a line of its own
+            yield from (Record(row, p.line_start + i, p.line_start + i, kind="table_row", headings=heads)
+                        for i, row in enumerate(lines) if row.strip() and not _COLUMN_RULE.fullmatch(row))
+        else:
+            yield Record(p.text, p.line_start, p.line_end, kind=kind, headings=heads)
         p = nxt
