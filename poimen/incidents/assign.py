@@ -11,13 +11,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from poimen.incidents.cues import (CONFIG_LINE, COMMAND, FENCE, INEFFECTIVE, INTRODUCES, RULED_OUT, STOP, SYMPTOM,
-                                   suspects)
+from poimen.incidents.cues import (CONFIG_LINE, COMMAND, FENCE, INEFFECTIVE, INTRODUCES, LIST_ITEM, OPTIONS_LABEL,
+                                   RULED_OUT, STOP, SYMPTOM, suspects)
 from poimen.incidents.entities import entities
 from poimen.incidents.lines import Line
 from poimen.incidents.roles import (AS_WRITTEN, INTRODUCED, LOOKBACK, THRESHOLD, Role, Scores, body, line_scores,
                                     pick)
-from poimen.incidents.times import clock_of, line_clocks
+from poimen.incidents.times import clock_of, line_clocks, record_seconds, time_kind
 from poimen.inputs.readers.shell import PROMPT
 from poimen.text.line_levels import first_failure_level
 
@@ -80,6 +80,19 @@ def _settings_under_comments(lines: Sequence[Line], roles: list[str], scored: li
             scored[i + 1] = replace(scored[i + 1], action=max(scored[i + 1].action, scored[i].action + AS_WRITTEN))
 
 
+def _options_laid_out(lines: Sequence[Line], roles: list[str]) -> None:
+    """The list under a label alone on its line that says options follow ("Options:" over "1. switch PgBouncer to
+    `pool_mode = session`", "2. …", "3. …"; bench/incidents16) is choices, none done: its items claim nothing. The
+    one taken is told later ("Went with option 3")."""
+    for i, line in enumerate(lines):
+        if OPTIONS_LABEL.match(line.text):
+            for j in range(i + 1, len(lines)):
+                if not LIST_ITEM.match(lines[j].text) or lines[j].record is not line.record:
+                    break
+                if roles[j] == "action":
+                    roles[j] = "none"
+
+
 def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
     """A role for every line of an incident, in order, with ruled-out suspects and failed attempts demoted.
 
@@ -87,7 +100,8 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
       specific entities in common: two words or one entity, or one word in the ``LOOKBACK`` lines before it),
       whatever role that line had but a printed error (symptom ≥ 2): the suspect, not what was seen.
     - A line that says an attempt did not help demotes the nearest earlier action it names (as a ruling-out line
-      names one; "rollback" names ``rollout undo``), with the command that printed it when that action is output
+      names one; "rollback" names ``rollout undo``; earlier by time where both have one: a journal listed newest
+      first puts the fix above "That only delayed it"), with the command that printed it when that action is output
       ("deployment.apps/x rolled back"), else the nearest action among the ``LOOKBACK`` lines before it.
     - A command whose own output opens with an error ("Error: UPGRADE FAILED") changed nothing: it is no action.
     - Nothing is verified before something was done: a verification before the incident's first action is read
@@ -99,6 +113,13 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
     """
     scored = [line_scores(line) for line in lines]
     roles = [pick(s) for s in scored]
+    when = [record_seconds(line.record.time, line.record.text, line.record.kind) for line in lines]
+
+    def after(j: int, i: int) -> bool:
+        """Whether line ``j``, above line ``i``, was written after it (a journal listed newest first)."""
+        return when[j] is not None and when[i] is not None and time_kind(when[j]) == time_kind(when[i]) \
+            and when[j] > when[i]
+
     for i, (line, s) in enumerate(zip(lines, scored)):
         if s.ruled_out:
             named = [(_overlap(line, lines[j]), j) for j in range(i) if roles[j] != "verification"
@@ -111,8 +132,9 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
                 roles[max(named)[1]] = "none"
         if s.ineffective:
             # "rollback changed nothing": the action it names, however much output came between; else the nearest
-            named = [j for j in range(i - 1, -1, -1) if roles[j] == "action" and _overlap(line, lines[j]) >= 1]
-            near = [j for j in range(i - 1, max(-1, i - 1 - LOOKBACK), -1) if roles[j] == "action"]
+            named = [j for j in range(i - 1, -1, -1) if roles[j] == "action" and _overlap(line, lines[j]) >= 1
+                     and not after(j, i)]
+            near = [j for j in range(i - 1, max(-1, i - 1 - LOOKBACK), -1) if roles[j] == "action" and not after(j, i)]
             for j in (named or near)[:1]:
                 roles[j] = "none"
                 # what a command printed that it changed ("deployment.apps/x rolled back"): the command too
@@ -151,6 +173,7 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
                     scored[j] = replace(scored[j], action=max(scored[j].action, scored[i].action + AS_WRITTEN))
     _notes_on_edits(lines, roles, scored)
     _settings_under_comments(lines, roles, scored)
+    _options_laid_out(lines, roles)
     first_action = next((i for i, r in enumerate(roles) if r == "action"), None)
     if first_action is not None:
         for i in range(first_action):

@@ -12,7 +12,7 @@ as a whole word or phrase, case-insensitive. In words:
 - **cause** (+1.5): because, due to, caused by, root cause, turned out / turns out, the culprit, the cause (was|is),
   the problem/issue (was|is), the underlying problem/issue/cause, the reason (was|is), happens when, triggered by,
   traced (it|this) (back) to, found (it|the issue|the problem|the cause|the bug), found that, that's / which is /
-  this is why, hence, regression, introduced (in|by), "Cause:"; (+0.8): a mechanism stated: exhausted / exhaustion,
+  this is why, hence, regression, introduced (in|by), "Cause:", cause found / identified; (+0.8): a mechanism stated: exhausted / exhaustion,
   leak(s/ed/ing), misconfigured / misconfiguration, ran/run out of, filled up, (disk|volume|partition) full, too
   low/small/high/many/few/short, expired, not set, race condition, deadlock, changed the default, led to, resulted
   in, stopped doing, no longer, ", so ".
@@ -28,13 +28,14 @@ as a whole word or phrase, case-insensitive. In words:
   updated, switched, migrated, failed over, killed, resized, tuned, backported, rebuilt, reindexed, freed, pushed,
   released, marked, imported, installed, granted, built, cleared, amended, turned (it) on/off, cleaned up, ran `a
   command`, re-ran; extended, capped, recreated, excluded, vacuumed, reassigned, pruned, regenerated, reissued,
-  wrapped, flipped, toggled (added as generic fix verbs; neutral on dev suites 1-8; moved, pointed, routed, configured
+  wrapped, flipped, toggled, implemented (a change request's "CHG0031877 implemented"; bench/incidents16) (added as
+  generic fix verbs; neutral on dev suites 1-8; moved, pointed, routed, configured
   and deleted were tried and dropped: narrative passives on dev, "the crawler was moved to the batch pool", cost ask
   -2 / lookup -2) (and their -ing forms after by, after or with); workaround, fix:, the fix (was|is), what fixed it,
   fixed (by|with|in), resolved (by|with), mitigated (by|with), hotfix, "2.9.1 is out|live|released|deployed". (+1.0):
   an imperative opening a line or any sentence of it (Raise, Bump, Restart, Set, Use, …: a maintainer's answer
   that explains, then prescribes, "Use the Sentinel scheme: `result_backend: sentinel://…`"; bench/incidents8), or
-  what a thing now does since ("now uses|sets|sorts|retries|ships|sends …"; such a line is no plan even under "Follow-up"), or what a fix's PR does, in
+  what a thing now does since ("now uses|sets|sorts|retries|ships|sends|compiles|caches …"; such a line is no plan even under "Follow-up"), or what a fix's PR does, in
   the present ("#1453 restores `platforms:` on the build step"; bench/incidents7). (+0.8): a config key given a value
   (``key=value``, ``key: 5``, "key to 5"); (+0.4): a version; (+0.3): a ticket or PR id; (+1.0) in a command's output,
   the object it says it changed (``kind/name created|configured``, from bench/incidents6). A done verb counts only
@@ -64,8 +65,8 @@ What makes a line weaker or takes a role away:
   work, no change, no effect, changed nothing, made no difference, no improvement, no luck, unchanged, still failing /
   erroring / broken / down / happening / the same / seeing / ~30%, same (handshake) error(s) / problem / issue,
   persist(s/ed/ing), not fixed, fails the same way (bench/incidents7), made it / things worse (bench/incidents13's
-  scale-out); a stopgap that wore off: only helped, helped
-  for an hour / a while, bought us an hour (bench/incidents9).
+  scale-out); a stopgap that wore off: only helped, helped for an hour / a while, bought us an hour (bench/incidents9),
+  only delayed / moved / masked it (bench/incidents16).
 - **hedged** (cause and action ×0.4): maybe, might, could be, possibly, perhaps, not sure, I think, suspect(ed),
   suspicion, wondering, guess, theory, can't tell, unclear, a question mark; past belief (×0.3): we/I thought,
   initially, at first, assumed. Probably, looks like and seems are ×0.7. A hedge followed by but / actually /
@@ -123,6 +124,7 @@ CAUSE = words(
     r"underlying (?:problem|issue|cause)", r"the reason (?:was|is)", r"happens when", r"triggered by",
     r"traced (?:it |this )?(?:back )?to", r"found (?:it|the (?:issue|problem|cause|bug))", r"regression",
     r"introduced (?:in|by)", r"found that", r"(?:that's|that is|which is|this is) why", r"hence", r"cause:",
+    r"(?:root )?cause (?:found|identified)",  # a work note's "Cause found. The 4.2.0 refactor …" (bench/incidents16)
     r"why (?:the |it |this |that |they |we )?[\w -]{3,50}:")  # "Why the column is missing: …" (bench/incidents9)
 MECHANISM = words(
     r"exhaust(?:ed|ion)", r"leak(?:s|ed|ing)?", r"misconfigur(?:ed|ation)", r"r[au]n out of", r"filled up",
@@ -163,7 +165,7 @@ STEMS = (r"bump", r"rais", r"increas", r"decreas", r"lower", r"reduc", r"pinn?",
           r"merg", r"ship", r"hotfix", r"flush", r"purg", r"drain", r"cordon", r"rotat", r"renew", r"replac",
           r"remov", r"add", r"chang", r"updat", r"switch", r"migrat", r"kill", r"resiz", r"tun", r"backport",
           r"rebuil", r"reindex", r"fre", r"push", r"releas", r"mark", r"import", r"install", r"grant", r"amend",
-          r"clear", r"extend", r"capp", r"recreat", r"exclud",
+          r"clear", r"extend", r"capp", r"recreat", r"exclud", r"implement",
           r"vacuum", r"reassign", r"prun", r"regenerat", r"reissu", r"wrapp", r"flipp", r"toggl", r"associat")
 DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS if s != r"rebuil"), r"rebuilt", r"rolled back",  # not "rebuild"
              r"rolled (?:[\w.-]+ ){1,3}back",  # "rolled the ingress chart back to v3.7.2"
@@ -174,6 +176,8 @@ DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS if s != r"rebuil"), r"rebuilt", 
 BY_DOING = re.compile(r"\b(?:by|after|with|via)\s+(?:" + "|".join(STEMS) + r")\w*ing\b|\b(?:by|after) "
                        r"(?:rolling back|turning (?:off|on)|failing over|setting)\b", re.I)
 FIX_WORDS = words(r"workaround", r"fix:", r"the fix (?:was|is)", r"fixed (?:by|with|in|via)", r"what fixed it",
+                  # one of the options laid out, taken: "Went with option 3. Our Helm values now render …" (incidents16)
+                  r"went with (?:option|choice|approach|alternative|solution) #?\w+",
                   r"(?:hot)?fix (?:is |was )?(?:out|live|in|deployed|shipped|merged|released|rolled out|done|applied)",
                   r"(?:proper|real|permanent|app|code|config) fix", r"released \S+ with", r"mitigation:",
                     r"resolved (?:by|with|via)", r"mitigated (?:by|with|via)", r"hot-?fix(?:ed)?", r"rollback",
@@ -195,7 +199,8 @@ MEETING = re.compile(r"\b(?:retro|retrospective|post-?mortem|incident review)\b[
 # What a thing does since the fix: "purge-orphans now deletes in chunks", "the controller now sets X" (+1.0)
 NOW_DOES = re.compile(r"\bnow (?:also |only |always |correctly )?(?:uses|sets|sorts|deletes|retries|reads|loads|ships|"
                       r"defaults|raises|caps|limits|batches|checks|skips|handles|validates|falls back|pins|points|"
-                      r"routes|waits|writes|has|keeps|closes|releases|reuses|refreshes|renews|rotates|trusts|sends|drops)\b", re.I)
+                      r"routes|waits|writes|has|keeps|closes|releases|reuses|refreshes|renews|rotates|trusts|sends|drops|"
+                      r"compiles|caches|resolves|wraps|streams|uploads)\b", re.I)
 # A tracker's own line about a post, not what the post says: "Jana Novák added a comment - 02/Apr/24 2:14 PM"
 TRACKER_META = re.compile(r"\b(?:added|left|posted) a comment\b|\bchanged the (?:status|assignee|priority)\b"
                           r"|\badded (?:the )?labels?\b|\bcommented\b(?= on\b| -|$)", re.I)
@@ -283,7 +288,7 @@ RULED_OUT = words(
 # "(decided against) A separate cluster" (bench/incidents11). It names the change it turned down, not an earlier
 # line's suspect, so it claims nothing and demotes nothing.
 DECIDED_AGAINST = re.compile(
-    r"\b(?:decided|chose|agreed|opted) (?:not to|against)\b|\b(?:proposed|suggested|considered) and (?:rejected|dropped)\b"
+    r"\b(?:decided|chose|agreed|opted) (?:not to|against)\b|\b(?:proposed|suggested|considered|discussed)(?: and|[;,]) (?:rejected|dropped|declined)\b"
     # an operator's "not pinning to the graviton pool as a workaround", "not widening ip_local_port_range tonight"
     r"|(?:^|[.;:]\s+)(?:we're |we are |i'm |i am )?not (?:" + "|".join(STEMS) + r"|do|touch|go)\w*ing\b", re.I)
 INEFFECTIVE = words(
@@ -297,7 +302,7 @@ INEFFECTIVE = words(
     r"(?:did not|didn't) (?:go away|stop|recover)", r"(?:made|making|makes) (?:it|things|this|that|matters) worse", r"(?:fail(?:s|ed)?|breaks|broke|crash(?:es|ed)) (?:again )?(?:in )?the same way", r"(?:errors?|failures?|crash(?:es|ing)?|timeouts?|problems?) "
     r"(?:continued|kept (?:coming|happening))", r"reverted? (?:it )?(?:back )?(?:again)?,? (?:but|no)",
     # a stopgap that wore off: "Restart only helped for an hour", "helped for a while", "bought us an hour"
-    r"only (?:helped|worked|fixed it)", r"(?:helped|worked) only", r"(?:helped|worked) for (?:about |roughly |~)?"
+    r"only (?:helped|worked|fixed it)", r"only (?:delayed|postponed|moved|masked|hid) (?:it|them|the \w+)", r"(?:helped|worked) only", r"(?:helped|worked) for (?:about |roughly |~)?"
     r"(?:an?|one|\d+) (?:hour|minutes?|while)", r"bought (?:us )?(?:an?|some|\d+) (?:hour|minutes?|time)")
 HEDGE = words(r"maybe", r"might", r"could (?:it )?be", r"possibly", r"perhaps", r"not sure", r"i think",
               r"can'?t tell", r"cannot tell", r"unclear",
@@ -313,6 +318,11 @@ RECEDING = re.compile(r"\b(?:alarms?|alerts?|errors?|5xx|[45]\d\ds?|failures?|ti
                       # none of it over a while: "0 handshake timeouts in 10 min", "inventory-sync: 0 failed runs in 30m"
                       r"|\b(?:0|zero|no) (?:new )?(?:[\w-]+ )?(?:errors?|timeouts?|failures?|5xx|alerts?|exceptions?|"
                       r"restarts?|retries|failed [\w-]+) (?:in|since|for|over) (?:the )?(?:last )?(?:\d|an? |the )", re.I)
+# A label alone on its line over options laid out ("Options:" over "1. switch PgBouncer to session mode …"): the list
+# under it is choices, not what was done (bench/incidents16)
+OPTIONS_LABEL = re.compile(r"^\W*(?:(?:the|our|some|possible|two|three|four) )?(?:options|choices|alternatives)"
+                           r"(?: (?:are|we have|here))?\s*:\s*$", re.I)
+LIST_ITEM = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•])\s+\S")
 PLANNED = words(r"should", r"will", r"going to", r"plan(?:ning)? to", r"needs? to", r"todo", r"next steps?",
                   r"follow-?ups?", r"let's", r"we could", r"consider", r"propose",
                   # options laid out, not yet taken: "two choices: roll the chart back, or override the annotation"
@@ -326,6 +336,11 @@ SEVERAL = re.compile(r"\b(?:two|three|four|both|several|multiple)\b(?:\s+[\w-]+)
                      r"incidents|failures|outages)\b|\ba (?:second|separate|another)\b(?:,?\s+[\w-]+){0,2}?\s+"
                      r"(?:problem|fault|issue|incident|failure|outage)\b|^\W*separately,|\bboth (?:were|are) "
                      r"(?:handled|described|covered|resolved|fixed|mitigated)\b", re.I)
+# A comment that turns its ticket to another problem ("Adding to this ticket as asked to keep shipment-hub problems in
+# one place. Different problem: tracking pages stale since 01:40"; bench/incidents16)
+OTHER_PROBLEM = re.compile(r"\b(?:different|separate|another|second|unrelated|new)\s+(?:problem|issue|incident|"
+                           r"failure|outage)\b(?!\s+(?:with|on|in|for|about) (?:the |this |that )?(?:same|above))"
+                           r"|\bunrelated to (?:the |this |that )?(?:above|first|earlier|previous|original)\b", re.I)
 TODO_SECTION = re.compile(r"action items?|follow[- ]?ups?|next steps|lessons", re.I)
 FRAME = re.compile(r"^(?:at [\w$.<>/@-]+\(|\.\.\. \d+ (?:more|common)|File \"|Caused by:\s*$)")
 STOP = frozenset("""the a an and or of to in on at for with from by is was were are be been it this that these

@@ -149,7 +149,7 @@ def _action(text: str) -> float:
         score += 1.5
     done = [m for m in DONE.finditer(text) if not NEGATED.search(text[:m.start()])]
     negated = len(list(DONE.finditer(text))) - len(done)
-    if done and not (_by_doing(text) or FIX_WORDS.search(text) or COMMAND.search(text)) \
+    if done and not (_by_doing(text) or FIX_WORDS.search(text) or COMMAND.search(text) or NOW_DOES.search(text)) \
             and not any(_agentive(text, m.start()) for m in done):
         return 0.0  # a thing changed something: what broke, not what fixed it (``_caused_by_change``)
     if done or _by_doing(text) or FIX_WORDS.search(text):

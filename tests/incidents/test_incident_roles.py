@@ -26,6 +26,11 @@ from poimen.incidents.roles import pick
     ("Turned it on with STREAMING_PARSER=true in the deployment env.", "action"),
     ("Recreated the consumer group with max.poll.records=50.", "action"),
     ("Vacuumed the events table and reassigned the partitions to the new brokers.", "action"),
+    ("CHG0031877 implemented: claims-docs 4.2.1 on cl-app-03 and cl-app-04.", "action"),
+    ("RuleEvaluator now compiles each rule set once and caches the Script class.", "action"),
+    ("Cause found. The refactor calls shell.parse(ruleText) on every document instead of reusing the class.", "cause"),
+    ("Went with option 3. Our Helm values now render this into the ConfigMap:", "action"),
+    ("12:35  rollback to 5.13.4 discussed; rejected because 5.14.0 also carries the schema change", "none"),
 ])
 def test_each_role_from_its_cues(text, role):
     assert pick(score(text)) == role
@@ -496,3 +501,20 @@ def test_a_change_that_made_it_worse_is_no_fix():
     roles = {line.text: r.role for line, r in zip(lines, assign(lines))}
     assert roles[scale] == "none" and roles[records[-1].text] == "action"
     assert pick(score("Makes it worse for 10 minutes: the tabs ask for chunks the sync just deleted.")) != "action"
+
+
+def test_a_stopgap_that_only_delayed_it_is_no_fix():
+    s = score("Raised -XX:MaxMetaspaceSize from 512m to 1g and restarted. That only delayed it: it hit the new limit.",
+              kind="comment")
+    assert s.ineffective and pick(s) != "action"
+
+
+def test_options_laid_out_under_a_label_are_choices_and_the_one_taken_is_the_fix():
+    body = ("Options:\n1. switch PgBouncer to `pool_mode = session`\n2. PgBouncer >= 1.21 with "
+            "`max_prepared_statements` set\n3. set `prepare_threshold` to `null` in `quayside.yaml`")
+    records = [rec("prepared statement \"_pg3_0\" already exists", 1, "comment"), rec(body, 2, "comment"),
+               rec("Went with option 3. Our Helm values now render this into the ConfigMap:", 7, "comment")]
+    lines = [line for r in records for line in record_lines(r)]
+    roles = {line.text: r.role for line, r in zip(lines, assign(lines))}
+    assert [roles[t] for t in body.splitlines()[1:]] == ["none"] * 3
+    assert roles[records[-1].text] == "action"
