@@ -41,22 +41,21 @@ roles give it none), and a record without a time is placed by its order alone.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable, Sequence
 
-from poimen.incidents.cues import HEDGE, RULED_OUT
+from poimen.incidents.cues import HEDGE, OTHER_PROBLEM, RULED_OUT
 from poimen.incidents.entities import entities
 from poimen.incidents.lines import Line, record_lines
 from poimen.incidents.roles import THRESHOLD, ineffective, line_scores, pick
+from poimen.incidents.spoken import SPOKEN_MIN, rare_words, spoken_of, story_of
 from poimen.incidents.times import record_seconds, time_kind
 from poimen.inputs.readers.shell import PROMPT
 from poimen.inputs.records import Record
-from poimen.relevance.terms import rarity
 from poimen.signatures import extract_signatures
 
 __all__ = ["GAP_SECONDS", "QUIET_KINDS", "RULE", "SPOKEN_MIN", "acts", "cut", "elapsed", "fails", "is_failure", "names",
-           "rare_words"]
+           "rare_words"]  # (SPOKEN_MIN and rare_words: ``poimen.incidents.spoken``'s, for ``shared``)
 
 GAP_SECONDS = 30 * 60
 BURST_SECONDS = 60  # a failure this soon after another, naming its error, is its echo (a worker dying of its crash)
@@ -131,34 +130,6 @@ def _wonders(record: Record) -> bool:
     episode it is in: the investigation going on, not a new topic."""
     text = record.text.strip()
     return text.endswith("?") or bool(HEDGE.search(text))
-
-
-_WORD = re.compile(r"[a-z]{4,}")
-RARE = 4.5  # a word this rare (8 - zipf, ``poimen.relevance.terms.rarity``) says what a comment is about
-SPOKEN_MIN = 2  # the rare words a comment must share with one stretch alone to go with it
-
-
-@functools.lru_cache(maxsize=1 << 14)
-def rare_words(text: str) -> frozenset[str]:
-    return frozenset(w for w in _WORD.findall(text.lower()) if rarity(w) >= RARE)
-
-
-def _words(records: Sequence[Record]) -> set[str]:
-    """The rare words of ``records``, without their authors' names (each record's read once, however many comments
-    ask)."""
-    names = {w for r in records for w in _WORD.findall(r.author.lower())}
-    return set().union(*(rare_words(r.text) for r in records)) - names
-
-
-def _spoken_of(record: Record, stretches: Sequence[Sequence[Record]]) -> int | None:
-    """Which of ``stretches`` a comment speaks of: the one whose own rare words (those no other stretch has) it
-    uses most, at least ``SPOKEN_MIN`` of them ("Nordfin fixed: imported the GlobalSign R6 root …" under a log of a
-    nordfin failure and then an out-of-memory one); None when none stands out."""
-    said = _words([record]) - {w for s in stretches for r in s for w in _WORD.findall(r.author.lower())}
-    sets = [_words(s) for s in stretches]
-    own = [len(said & (mine - set().union(*(o for j, o in enumerate(sets) if j != i)))) for i, mine in enumerate(sets)]
-    best = max(own)
-    return own.index(best) if best >= SPOKEN_MIN and own.count(best) == 1 else None
 
 
 _RAISED = re.compile(r"\b\w+(?:Error|Exception|Fault)\b")
@@ -241,12 +212,26 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
     said_by: list[set[tuple[str, str]]] = []  # what each finished piece named
     lasts: list[float | None] = []  # each finished piece's last time
     held: dict[str, list[Record]] = {}  # a ticket's header and description, till its first comment is placed
+    turned: dict[str, list[int]] = {}  # a ticket a comment turned to another problem: the piece of each of its stories
     reopen = False  # the current piece was cut off as the next incident after an action, and nothing acted since
     for i, record in enumerate(flow):
         t = times[i]
         ticket = dict(record.attrs).get("ticket", "")
         if ticket and ticket not in placed and record.kind not in _PATIENT_KINDS:
             held.setdefault(ticket, []).append(record)
+            continue
+        opens = False  # a comment that turns its ticket to another problem opens a piece of its own
+        if ticket in placed and placed[ticket] < len(pieces) and record.kind in _ON_TICKET_KINDS \
+                and OTHER_PROBLEM.search(record.text) and is_failure(record):
+            turned.setdefault(ticket, []).append(placed.pop(ticket))  # "Different problem: …" (bench/incidents16)
+            opens = True
+        elif ticket in turned:  # a later comment of it goes with the story it speaks of, else with the latest
+            stories = turned[ticket]
+            spoken = story_of(record, [[r for r in (pieces[n] if n < len(pieces) else current)
+                                         if r.kind in _ON_TICKET_KINDS and dict(r.attrs).get("ticket") == ticket]
+                                        for n in stories])
+            home = stories[spoken if spoken is not None else -1]
+            (pieces[home] if home < len(pieces) else current).append(record)
             continue
         if ticket in placed and placed[ticket] < len(pieces):
             pieces[placed[ticket]].append(record)  # a ticket's comments are about the ticket: they stay together
@@ -259,7 +244,7 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
         page = since is not None and since > gap_seconds and record.kind in _SPEAKING_KINDS and (
             failure or _resumes(flow, times, i, gap_seconds))
         patient = record.kind in _PATIENT_KINDS and not page
-        if patient and t is not None and current and ticket not in placed:
+        if patient and t is not None and current and ticket not in placed and not opens:
             # A comment stream pasted under a log can go back in time: a comment belongs with the stretch of the
             # stream it was written during, the latest that had begun by then and holds a failure (not a quiet
             # stretch of the service starting up again after the fix).
@@ -270,7 +255,7 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
                 home = max(homes, default=None)
             elif homes and not ticket:  # two failures had begun by then: the comment goes with the one it speaks
                 # of, if it says (a ticket's first comment: by its time alone)
-                home = _spoken_of(record, [pieces[n] for n in homes] + [current])
+                home = spoken_of(record, [pieces[n] for n in homes] + [current])
                 home = homes[home] if home is not None and home < len(homes) else None
             if home is not None:
                 pieces[home].extend(held.pop(ticket, []) + [record])
@@ -313,7 +298,7 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
                 and not echo \
                 and not _signatures(record) & seen else None
             after = back is not None
-            new = late or topic or after or _ruled(record)
+            new = late or topic or after or _ruled(record) or opens
             if after and not late and not topic:
                 carried, current = current[back:], current[:back]
         if not new and reopen and record.kind in _SPEAKING_KINDS and ineffective(record.text) and not done:
@@ -340,7 +325,9 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
                     current.append(r)
                     named |= names(r)
                     start = start if start is not None or (t0 := record_seconds(r.time, r.text, r.kind)) is None else t0
-        if ticket:
+        if ticket in turned:
+            turned[ticket].append(len(pieces))
+        elif ticket:
             current.extend(held.pop(ticket, []))
             placed[ticket] = len(pieces)
         current.append(record)

@@ -154,7 +154,9 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
         if not across_streams and a.stream != b.stream:
             continue
         tickets = (told[i] & told[j]) - {value for kind, value in common if kind == "ticket"}
-        if not tickets and (_far_apart(a, b, horizon_seconds) or (complete[i] and complete[j])):
+        # (a comment that quotes what the other printed is about it, whole story or not: "same \"consumer poll timeout
+        # has expired\"" under the log that printed it, after a restart noted there; bench/incidents16)
+        if not tickets and (_far_apart(a, b, horizon_seconds) or (complete[i] and complete[j] and (i, j) not in quoted)):
             continue
         weight = shared_weight(a, b, common) + quoted.get((i, j), 0.0)
         if weight < threshold:
@@ -166,11 +168,13 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
             continue
         # An episode without a failure (a quiet stretch, a retelling), or with one nobody acts on in it (an alert, a
         # log's failure whose fix is in a comment), joins one incident, the nearest in time it shares enough with
-        # (else the one it shares most with): it never bridges two incidents.
+        # (else the one it shares most with): it never bridges two incidents. One that a person's comment quotes goes
+        # with that comment first: the comment says it is about it (bench/incidents16: a burst cut in two by a note of
+        # a restart, and the comment quoting the second half).
         for q, other in ((i, j), (j, i)):
             apart = _apart(episodes[q], episodes[other])
-            key = (apart is not None, -(apart or 0.0), weight, -other)
-            if not complete[q] and key > quiet.get(q, (False, float("-inf"), 0.0, 0)):
+            key = ((i, j) in quoted, apart is not None, -(apart or 0.0), weight, -other)
+            if not complete[q] and key > quiet.get(q, (False, False, float("-inf"), 0.0, 0)):
                 quiet[q] = key
     # The first half of a story joins its second half, and so no other incident: it would bridge the two; nor does a
     # second half that fails nowhere (a fix alone).
@@ -270,11 +274,24 @@ def _siblings(a: Episode, b: Episode, a_filed: str, b_filed: str) -> bool:
     return "#p" in a.key and "#p" in b.key and a.key.rsplit("#", 1)[0] == b.key.rsplit("#", 1)[0]
 
 
+# A ticket's number in a heading: "# [#48213] ledger-api 5xx …", "# INC-2231 Reservations timing out", "INC0048213: …"
+_NUMBER = re.compile(r"(?<![\w#])(?:#\d{3,9}|[A-Z][A-Z0-9]{1,9}-\d{1,7}|[A-Z]{2,6}\d{6,10})\b")
+
+
 def _filed(episode: Episode) -> str:
     """The ticket an episode's comments were filed under (the ticket each stands under, ``poimen.inputs.readers.log``),
-    when they all were under one ("" if none)."""
+    when they all were under one; else, for a section, the one ticket its top heading names (a monthly report of two
+    postmortems, "# [#48213] …" and "# [#48397] … errors again": the second names the first as history, and it is
+    another incident; bench/incidents17); "" if none."""
     filed = {dict(r.attrs).get("ticket", "") for r in episode.records if r.kind == "comment"} - {""}
-    return next(iter(filed)) if len(filed) == 1 else ""
+    if len(filed) == 1:
+        return next(iter(filed))
+    if episode.key.startswith("section:"):
+        tops = {r.headings[0] for r in episode.records if r.headings}
+        numbers = set(_NUMBER.findall(next(iter(tops)))) if len(tops) == 1 else set()
+        if len(numbers) == 1:
+            return numbers.pop()
+    return ""
 
 
 def _common(episodes: Sequence[Episode], holders: dict[tuple[str, str], list[int]]) -> frozenset[tuple[str, str]]:

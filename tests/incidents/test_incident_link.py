@@ -228,3 +228,21 @@ def test_a_name_read_as_a_key_in_an_alert_is_the_service_the_thread_names():
                 "reply", time="2025-03-11T13:58:37Z", thread="w1"))
     found = incidents({"chan": (work[0], alert, *work[1:])})
     assert len(found) == 1 and alert.text.splitlines()[0] in " ".join(_texts(found[0]))
+
+
+def test_two_postmortems_each_headed_by_its_ticket_are_two_incidents_though_the_second_names_the_first():
+    from poimen.inputs.records import Record
+
+    def section(ticket: str, title: str, start: int, body: list[str]) -> list[Record]:
+        head = f"[{ticket}] {title}"
+        return [Record(text, start + n, start + n, headings=(head, part)) for n, (part, text) in enumerate(body)]
+
+    first = section("#48213", "ledger-api 5xx: prepared statement errors", 1, [
+        ("Alert", "ERROR: prepared statement \"S_4\" already exists on ledger-api (PAY-2210 tracks the pooler)"),
+        ("Resolution", "We added prepareThreshold=0 to the JDBC URL of ledger-api; errors stopped.")])
+    second = section("#48397", "ledger-reconciler fails: prepared statement errors again", 10, [
+        ("Alert", "ERROR: prepared statement \"S_2\" does not exist in ledger-reconciler (PAY-2210)"),
+        ("Root cause", "The fix for #48213 was applied only to ledger-api's secret, not the reconciler's."),
+        ("Resolution", "Rebuilt pgbouncer-ledger on PgBouncer 1.22.1 with max_prepared_statements = 200.")])
+    found = incidents({"report.md": first + second})
+    assert sorted(len(i.episodes) for i in found) == [1, 1]

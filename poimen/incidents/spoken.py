@@ -1,0 +1,65 @@
+"""Which of several stretches of a stream a person's comment speaks of, by the words it shares with one alone.
+
+A comment stream pasted under a log is placed beside what the log printed when it was written (``flow``); where two
+failures had begun by then, it goes with the one whose own rare words it uses (``spoken_of``). A ticket that a comment
+turned to another problem holds two stories, and each later comment goes with the story whose own words it uses
+(``story_of``): between a ticket's few stories, less rare words tell them apart too.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+
+from poimen.inputs.records import Record
+from poimen.relevance.terms import rarity
+
+_WORD = re.compile(r"[a-z]{4,}")
+_TERM = re.compile(r"[a-z][a-z0-9_]{3,}")
+RARE = 4.5  # a word this rare (8 - zipf, ``poimen.relevance.terms.rarity``) says what a comment is about
+SPOKEN_MIN = 2  # the rare words a comment must share with one stretch alone to go with it
+STORY_RARE = 3.0  # between a ticket's few stories, a word this rare says which (not "could", "first", "again")
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def rare_words(text: str) -> frozenset[str]:
+    return frozenset(w for w in _WORD.findall(text.lower()) if rarity(w) >= RARE)
+
+
+def _authors(groups: Sequence[Sequence[Record]]) -> set[str]:
+    return {w for g in groups for r in g for w in _WORD.findall(r.author.lower())}
+
+
+def _words(records: Sequence[Record]) -> set[str]:
+    """The rare words of ``records``, without their authors' names (each record's read once, however many comments
+    ask)."""
+    return set().union(*(rare_words(r.text) for r in records)) - _authors([records])
+
+
+def _own_most(said: set[str], sets: Sequence[set[str]]) -> int | None:
+    """The set whose own words (no other set's) ``said`` uses most, ``SPOKEN_MIN`` or more; None when none stands
+    out."""
+    own = [len(said & (mine - set().union(*(o for j, o in enumerate(sets) if j != i)))) for i, mine in enumerate(sets)]
+    best = max(own)
+    return own.index(best) if best >= SPOKEN_MIN and own.count(best) == 1 else None
+
+
+def spoken_of(record: Record, stretches: Sequence[Sequence[Record]]) -> int | None:
+    """Which of ``stretches`` a comment speaks of: the one whose own rare words (those no other stretch has) it
+    uses most, at least ``SPOKEN_MIN`` of them ("Nordfin fixed: imported the GlobalSign R6 root …" under a log of a
+    nordfin failure and then an out-of-memory one); None when none stands out."""
+    return _own_most(_words([record]) - _authors(stretches), [_words(s) for s in stretches])
+
+
+def story_of(record: Record, stories: Sequence[Sequence[Record]]) -> int | None:
+    """Which of a ticket's stories (its comments before a comment turned it to another problem, and from there on) a
+    later comment speaks of: the one whose own words (no other story's, rarer than ``STORY_RARE``) it uses most,
+    ``SPOKEN_MIN`` or more ("Dunstable confirms labels are fine" with the label failures, after the tracking lag was
+    turned to; bench/incidents16); None when none stands out."""
+    authors = _authors(stories)
+
+    def terms(records: Sequence[Record]) -> set[str]:
+        return {w for r in records for w in _TERM.findall(r.text.lower()) if rarity(w) >= STORY_RARE} - authors
+
+    return _own_most(terms([record]), [terms(s) for s in stories])
