@@ -8,6 +8,7 @@ question's own message, as if it were a symptom line; and by what it names that 
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 
@@ -74,18 +75,31 @@ def rank_cards(engine, question: str, views: dict[str, IncidentView]) -> list[tu
 
 
 PRINTED_CANDIDATES = 40  # the raw lines, best first, searched for the question's own message
+# A short message (an alert's "[FIRING:1] LoginSuccessRateLow auth-web (prod-euw1, severity=page)") is matched by a
+# run of this share of its words, ``SHORT_RUN_MIN`` at least, where its labels differ the next time it fires
+# (chosen on the dev suites, bench/incidents17's alert probe)
+SHORT_SHARE = 0.6
+SHORT_RUN_MIN = 5
+
+
+def run_needed(asked: list[str]) -> int:
+    """The words in a row a raw line must share with the question to print its message: ``PHRASE_TOKENS``, or for a
+    short question ``SHORT_SHARE`` of its words (``SHORT_RUN_MIN`` at least)."""
+    words = sum(1 for t in asked if t != "0")
+    return min(PHRASE_TOKENS, max(SHORT_RUN_MIN, math.ceil(SHORT_SHARE * words)))
 
 
 def _printed_at(engine, scores, asked: list[str],
                 views: dict[str, IncidentView]) -> dict[str, tuple[float, IncidentLine]]:
     """Per card, a raw line of its incident (``IncidentView.members``) that holds the question's message word for
-    word (a run of ``PHRASE_TOKENS`` words), with its score plus ``PHRASE_WEIGHT``, as if it were one of the card's
+    word (a run of ``PHRASE_TOKENS`` words, fewer for a short one: ``run_needed``), with its score plus ``PHRASE_WEIGHT``, as if it were one of the card's
     symptom lines: the line a pasted error was printed as outranks a card that merely shares its exception or errno,
     though a card keeps only a few of its incident's lines. Among the ``PRINTED_CANDIDATES`` raw lines the scorer
     ranks first."""
     import numpy as np
 
-    if len(asked) < PHRASE_TOKENS or not len(scores):
+    need = run_needed(asked)
+    if sum(1 for t in asked if t != "0") < need or not len(scores):
         return {}
     where: dict[str, list[tuple[int, int, str]]] = {}
     for view in views.values():
@@ -98,7 +112,7 @@ def _printed_at(engine, scores, asked: list[str],
         i = int(i)
         owners = {(sha, o) for o in engine.origins[i] if o.kind != "memory" and o.line >= 0
                   for first, last, sha in where.get(o.sha, ()) if first <= o.line <= last}
-        if owners and shared_run(asked, phrase_tokens(engine.texts[i])) >= PHRASE_TOKENS:
+        if owners and shared_run(asked, phrase_tokens(engine.texts[i])) >= need:
             score = float(scores[i]) + PHRASE_WEIGHT
             for sha, origin in sorted(owners, key=lambda vo: (vo[0], vo[1].position, vo[1].line)):
                 if sha not in out or score > out[sha][0]:

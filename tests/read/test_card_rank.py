@@ -19,3 +19,17 @@ def test_words_and_short_versions_stay_words():
                                                                       "0", "retries"]
     assert phrase_tokens("checkout-api returned 502 Bad Gateway") == ["checkout", "api", "returned", "0", "bad",
                                                                      "gateway"]
+
+
+def test_a_short_alert_firing_again_with_other_labels_is_its_own_message():
+    from poimen.read.card_rank import run_needed
+
+    before = phrase_tokens("[FIRING:1] LoginSuccessRateLow auth-web (prod-use1, severity=page)")
+    again = phrase_tokens("[FIRING:1] LoginSuccessRateLow auth-web (prod-euw1, severity=page)")
+    assert run_needed(again) < PHRASE_TOKENS <= len(again)  # a long pasted error still needs the full run
+    assert shared_run(again, before) >= run_needed(again)
+    other = phrase_tokens("[FIRING:1] CheckoutLatencyHigh cart-api (prod-euw1, severity=page)")
+    assert shared_run(again, other) < run_needed(again)
+    long = phrase_tokens("Caused by: org.postgresql.util.PSQLException: FATAL: sorry, too many clients already "
+                         "for role app on database orders")
+    assert run_needed(long) == PHRASE_TOKENS
