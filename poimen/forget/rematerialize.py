@@ -23,7 +23,7 @@ Nothing outside the scratch folder is written.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from poimen.inputs.reading import DETECT, Reading
@@ -236,7 +236,7 @@ class _Rederive:
         level = Level(events[0].level)
         query = Query(a.query_id, a.query_text, a.store, bool(a.use_exit_gate))
         cfg = LoopConfig(**(a.config or {}))
-        stream = self._l1_stream(a) if level == Level.L1 else l2_stream(self.replica, query)
+        stream = self._l1_stream(a.stream_id, a.chunk_tokens) if level == Level.L1 else l2_stream(self.replica, query)
         if stream is None or stream.sha != a.stream_sha:
             if level == Level.L1:
                 return self._carry(run_id, events)  # the source as it was before an edit: history, not drift
@@ -261,13 +261,13 @@ class _Rederive:
         recorded reply; a stream that changed since (another version of the source), or a run cut by another version
         of the code (``poimen.incidents.version``), is carried as history."""
         a = P.RunStart.from_event(events[0])
-        stream = self._l1_stream(a)
+        stream = self._l1_stream(a.stream_id, a.chunk_tokens)
         path = self.fresh.paths.get(a.stream_id)
         if stream is None or path is None or stream.sha != a.stream_sha or a.cut != cut_version():
             return self._carry(run_id, events)
         streams, paths = [stream], {a.stream_id: path}
         for sid, sha in a.read_with or ():  # the channel's other day files it was cut with, as they were
-            other = self._l1_stream(replace(a, stream_id=sid))
+            other = self._l1_stream(sid, a.chunk_tokens)
             if other is None or other.sha != sha or sid not in self.fresh.paths:
                 return self._carry(run_id, events)
             streams.append(other)
@@ -294,9 +294,9 @@ class _Rederive:
             self.finals[events[-1].sha] = events[-1].text
         return self._count("incident")
 
-    def _l1_stream(self, start: P.RunStart) -> Stream | None:
-        chunks = self.fresh.at(start.stream_id, start.chunk_tokens)
-        return Stream.of(start.stream_id, chunks, start.chunk_tokens) if chunks is not None else None
+    def _l1_stream(self, stream_id: str, chunk_tokens: int | None) -> Stream | None:
+        chunks = self.fresh.at(stream_id, chunk_tokens)
+        return Stream.of(stream_id, chunks, chunk_tokens) if chunks is not None else None
 
     def _symptom(self, run_id: str, events: list[Event]) -> str:
         e = events[0]

@@ -134,7 +134,8 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
             # "rollback changed nothing": the action it names, however much output came between; else the nearest
             named = [j for j in range(i - 1, -1, -1) if roles[j] == "action" and _overlap(line, lines[j]) >= 1
                      and not after(j, i)]
-            near = [j for j in range(i - 1, max(-1, i - 1 - LOOKBACK), -1) if roles[j] == "action" and not after(j, i)]
+            near = [j for j in range(i - 1, max(-1, i - 1 - LOOKBACK), -1)
+                    if roles[j] == "action" and not after(j, i)]
             for j in (named or near)[:1]:
                 roles[j] = "none"
                 # what a command printed that it changed ("deployment.apps/x rolled back"): the command too

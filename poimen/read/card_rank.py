@@ -76,30 +76,33 @@ def rank_cards(engine, question: str, views: dict[str, IncidentView]) -> list[tu
 
 PRINTED_CANDIDATES = 40  # the raw lines, best first, searched for the question's own message
 # A short message (an alert's "[FIRING:1] LoginSuccessRateLow auth-web (prod-euw1, severity=page)") is matched by a
-# run of this share of its words, ``SHORT_RUN_MIN`` at least, where its labels differ the next time it fires
-# (chosen on the dev suites, bench/incidents17's alert probe)
+# run of this share of its words, ``SHORT_RUN_MIN`` at least, where its labels differ the next time it fires (set
+# before measuring, then measured on the dev suites: bench/incidents17's alert probe)
 SHORT_SHARE = 0.6
 SHORT_RUN_MIN = 5
 
 
 def run_needed(asked: list[str]) -> int:
     """The words in a row a raw line must share with the question to print its message: ``PHRASE_TOKENS``, or for a
-    short question ``SHORT_SHARE`` of its words (``SHORT_RUN_MIN`` at least)."""
-    words = sum(1 for t in asked if t != "0")
-    return min(PHRASE_TOKENS, max(SHORT_RUN_MIN, math.ceil(SHORT_SHARE * words)))
+    short question ``SHORT_SHARE`` of its words (``SHORT_RUN_MIN`` at least: a shorter one has no message to print)."""
+    return min(PHRASE_TOKENS, max(SHORT_RUN_MIN, math.ceil(SHORT_SHARE * _words(asked))))
+
+
+def _words(tokens: list[str]) -> int:
+    return sum(1 for t in tokens if t != "0")
 
 
 def _printed_at(engine, scores, asked: list[str],
                 views: dict[str, IncidentView]) -> dict[str, tuple[float, IncidentLine]]:
     """Per card, a raw line of its incident (``IncidentView.members``) that holds the question's message word for
-    word (a run of ``PHRASE_TOKENS`` words, fewer for a short one: ``run_needed``), with its score plus ``PHRASE_WEIGHT``, as if it were one of the card's
-    symptom lines: the line a pasted error was printed as outranks a card that merely shares its exception or errno,
+    word (a run of ``PHRASE_TOKENS`` words, fewer for a short one: ``run_needed``), with its score plus
+    ``PHRASE_WEIGHT``, as if it were one of the card's symptom lines: the line a pasted error was printed as outranks a card that merely shares its exception or errno,
     though a card keeps only a few of its incident's lines. Among the ``PRINTED_CANDIDATES`` raw lines the scorer
     ranks first."""
     import numpy as np
 
     need = run_needed(asked)
-    if sum(1 for t in asked if t != "0") < need or not len(scores):
+    if _words(asked) < need or not len(scores):
         return {}
     where: dict[str, list[tuple[int, int, str]]] = {}
     for view in views.values():
