@@ -253,3 +253,47 @@ def test_a_command_that_printed_an_error_is_no_fix_and_cuts_no_story(tmp_path):
     actions = _one_incidents_actions(tmp_path, "session.txt", FAILED_UPGRADE)
     assert any("rollback checkout-web 41" in a for a in actions)
     assert not any("upgrade --install" in a for a in actions)
+
+
+PASTED_ISSUE = """\
+2025-03-04 09:31:52,118 WARN  [fetch-3] relay.upstream - upstream failed for commons-lang3-3.17.0.pom
+Caused by: java.io.IOException: Unable to tunnel through proxy. Proxy returns "HTTP/1.1 407 Proxy Authentication Required"
+2025-03-04 09:40:11,002 INFO  [main] relay.index - index rebuilt
+
+===== pasted from the tracker =====
+
+**okonkwo-q** commented on Mar 4, 2025
+Hi! Since the move to Docker we have a problem, log excerpt above.
+
+Any artifact that is not cached yet fails with 502. The relay log says `Unable to tunnel through proxy. Proxy returns "HTTP/1.1 407 Proxy Authentication Required"`.
+
+**mkessler** commented on Mar 4, 2025
+Since 8u111 the JDK refuses Basic auth when tunnelling through a proxy.
+
+Set -Djdk.http.auth.tunneling.disabledSchemes= in JAVA_TOOL_OPTIONS and uncached artifacts resolve again.
+2025-03-05 08:00:00,000 INFO  [main] relay.Main - started
+java.lang.IllegalStateException: not a paragraph
+
+# 08:05 restarted with the new options
+OPS-7: a ticket header
+"""
+
+
+def test_a_comment_s_later_paragraphs_are_its_author_s_words_and_its_quote_links_the_log(tmp_path):
+    """A comment pasted under a log runs past its first blank line: each later paragraph is more of the same
+    person's comment (not a log line), until a log line, a trace line, a note or a ticket header begins (from
+    bench/incidents16's pasted GitHub issue)."""
+    path = tmp_path / "relay.log"
+    path.write_text(PASTED_ISSUE, encoding="utf-8")
+    recs = [r for r in records(path) if r.text.strip()]
+    said = {r.text.split("\n")[0][:24]: (r.kind, r.author) for r in recs}
+    assert said["Any artifact that is not"] == ("comment", "okonkwo-q")
+    assert said["Set -Djdk.http.auth.tunn"] == ("comment", "mkessler")
+    assert said["2025-03-05 08:00:00,000 "][0] == "log"
+    assert said["# 08:05 restarted with t"][0] == "note"
+    assert said["OPS-7: a ticket header"][0] == "ticket"
+    # the person's quote of what the log printed links the log's failure to the thread that fixed it
+    (story,) = [inc for inc in incidents({"relay.log": recs}) if any("Unable to tunnel" in line.text
+                                                                    and line.record.kind == "log" for line in inc.lines)]
+    card = build_card(story)
+    assert any("disabledSchemes" in line.text and line.role == "action" for line in card.lines)

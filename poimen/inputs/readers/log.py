@@ -11,10 +11,11 @@ other line is a record, as every line of a .log always was.
 
 A JSON object on a line of its own that is a log event (pino, bunyan, zap, logstash …) is read by ``jsonlog``. A
 person speaking (``speakers``) — the comments of a ticket pasted under the log they are about — is a ``comment``
-with its time and author, its words running to the next blank line, so what people said about an error reads as
-their words, not as one more log line. An operator's ``# …`` note under the log is a ``note`` (its indented
-``#   …`` lines carry it on), at the clock it opens with on the date of the last log line read, so the flow can
-place it beside what the log printed then. A tracker export's ticket header ("INV-2231  Reservations timing out")
+with its time and author, its words running to the next blank line, and each paragraph after a blank line that is
+prose (no log, trace or note line, ticket header or rule) another record of the same comment, so what people said
+about an error reads as their words, not as one more log line. An operator's ``# …`` note under the log is a
+``note`` (its indented ``#   …`` lines carry it on), at the clock it opens with on the date of the last log line
+read, so the flow can place it beside what the log printed then. A tracker export's ticket header ("INV-2231  Reservations timing out")
 files what follows it, up to the next header or log line, under its ticket (``attrs`` "ticket").
 """
 
@@ -78,6 +79,7 @@ class _Reader:
         self.day = ""  # the date of the last log line read: a note's "02:04" is a time on it
         self.last_indent = 0
         self.held: list[Piece] = []  # stamped lines with nothing written: kept if the trace goes on after them
+        self.speaking: tuple[str, str] | None = None  # (time, author) of the comment the last paragraph was of
 
     def verdict(self, p: Piece) -> str:
         if not self.lines or len(self.lines) + len(self.held) >= MAX_TRACE_LINES:
@@ -85,7 +87,7 @@ class _Reader:
         line = p.text
         if self.note:
             return JOIN if p.line_start == self.end + 1 and NOTE_MORE.match(line) else APART
-        if self.said:  # a comment runs to the next blank line, log line or speaker
+        if self.said:  # a comment's paragraph runs to the next blank line, log line or speaker
             fits = p.line_start == self.end + 1 and not LOG_START.match(line) and not speaker(line)
             return JOIN if fits else APART
         if not LOG_START.match(line):
@@ -126,9 +128,26 @@ class _Reader:
         self.lines, self.held, self.said, self.note = [], [], None, False
 
     def begin(self, p: Piece) -> None:
-        self.lines, self.start, self.end, self.said = [p.text], p.line_start, p.line_end, speaker(p.text)
+        said = speaker(p.text)
+        if not said and self.speaking and _goes_on(p):
+            said = self.speaking  # the next paragraph of the comment above, after a blank line
+        self.speaking = said
+        self.lines, self.start, self.end, self.said = [p.text], p.line_start, p.line_end, said
         self.note = not self.said and NOTE.match(p.text) is not None
         self.last_indent = p.indent
+
+
+# A line that is no person's prose: a rule or a banner ("--- container restarted 16:31 ---", "===== pasted from … =====").
+_RULE = re.compile(r"^[-=~*_#]{3,}")
+
+
+def _goes_on(p: Piece) -> bool:
+    """Whether a paragraph after a comment and a blank line is more of that comment ("1. After roughly 2-3 hours
+    the relay starts answering 500 …" under "**okonkwo-q** commented on Mar 4, 2025 / Hi! We moved our relay …",
+    bench/incidents16): prose, flush left, that no log, note, trace, ticket header or rule begins."""
+    line = p.text
+    return p.indent == 0 and not (LOG_START.match(line) or NOTE.match(line) or CONTINUATION.match(line)
+                                  or TICKET_HEAD.match(line) or NUMBERED_HEAD.match(line) or _RULE.match(line))
 
 
 def _event(p: Piece) -> Record | None:
@@ -210,6 +229,7 @@ def _records(path: Path, options) -> Iterator[Record]:
         yield from reader.flush()
         if event is not None:
             yield event
+            reader.speaking = None  # a log event ends what a person was saying
         else:
             reader.begin(p)
     yield from reader.flush()
