@@ -24,6 +24,7 @@ from poimen.incidents.entities import Entity, entities
 from poimen.incidents.episodes import Episode, Line, episodes
 from poimen.incidents.link import Incident, link
 from poimen.incidents.assign import assign
+from poimen.incidents import problems
 from poimen.incidents.roles import ROLES, Role, Scores, score
 from poimen.inputs.records import Record
 
@@ -33,12 +34,13 @@ __all__ = ["ROLES", "Card", "CardLine", "Entity", "Episode", "Evidence", "Incide
 
 
 def incidents(records_by_stream: Mapping[str, Sequence[Record]], *, across_streams: bool = False) -> list[Incident]:
-    """The incidents of several streams: each stream cut into episodes, then linked (across streams if asked).
+    """The incidents of several streams: each stream cut into episodes, then linked (across streams if asked), and
+    an incident whose report numbers its problems split into one per problem (``problems``).
 
     Streams are taken in sorted name order, so the result does not depend on the mapping's order.
     """
     cut = [ep for stream in sorted(records_by_stream) for ep in episodes(records_by_stream[stream], stream)]
-    return link(cut, across_streams=across_streams)
+    return [one for found in link(cut, across_streams=across_streams) for one in problems.split(found)]
 
 
 def cards(records_by_stream: Mapping[str, Sequence[Record]], *, across_streams: bool = False) -> list[Card]:

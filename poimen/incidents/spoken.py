@@ -27,6 +27,13 @@ def rare_words(text: str) -> frozenset[str]:
     return frozenset(w for w in _WORD.findall(text.lower()) if rarity(w) >= RARE)
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def story_words(text: str) -> frozenset[str]:
+    """The words of ``text`` that tell a ticket's few stories apart: rarer than ``STORY_RARE``, digits and
+    underscores inside a word kept ("nofile", "java_tool_options")."""
+    return frozenset(w for w in _TERM.findall(text.lower()) if rarity(w) >= STORY_RARE)
+
+
 def _authors(groups: Sequence[Sequence[Record]]) -> set[str]:
     return {w for g in groups for r in g for w in _WORD.findall(r.author.lower())}
 
@@ -60,6 +67,6 @@ def story_of(record: Record, stories: Sequence[Sequence[Record]]) -> int | None:
     authors = _authors(stories)
 
     def terms(records: Sequence[Record]) -> set[str]:
-        return {w for r in records for w in _TERM.findall(r.text.lower()) if rarity(w) >= STORY_RARE} - authors
+        return set().union(*(story_words(r.text) for r in records)) - authors
 
     return _own_most(terms([record]), [terms(s) for s in stories])

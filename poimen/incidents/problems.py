@@ -1,0 +1,154 @@
+"""A report that numbers its problems: "Two problems since then: 1. After a few hours the relay answers 500 … 2. Any
+artifact not yet cached fails with 502 …", and a thread under it that answers each ("For (1): …", "(1) is ours.",
+"About the 407: …"). Linked by what they share, the report, its thread and the log of both failures are one
+incident, and its card would give both fixes under either error (bench/incidents16).
+
+A person's list of two problems or more, numbered from 1 on, each item a failure signal, splits the incident it is
+in. What tells the problems apart is what the people said of each: an item's own words (``_words``: words rare
+enough to tell a thread's few stories apart, hosts, services and keys, status codes; none that the report said before its list, which speaks of all of them), and the words of each comment that names one problem by its number.
+Then, in the stream's order:
+
+- a person's line that names one problem by its number ("(2)", "For (1):") goes with that one, and so does every
+  line of its comment;
+- else a person's line after the list goes with the problem whose own words it uses most, each weighing as much
+  as it is rare, more than ``ONE_WORD`` ("Closing the loop on the proxy part" after the leak's fix was confirmed);
+- else it goes with the problem the thread last spoke of ("Good call. The VM ran …" after "About the 407: …"): a
+  conversation stays on what it is about until it turns;
+- a burst a log printed is one failure: all its lines go with the problem whose item's own words they use most.
+
+What none took (the report's greeting, a start-up banner) goes with none. When two problems or more each end up
+with a failure and an action, each is an incident of its own; else the incident stays whole (a list of symptoms of
+one failure: "1. 502s on checkout 2. the queue backs up").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from poimen.incidents.entities import entities
+from poimen.incidents.episodes import Episode
+from poimen.incidents.flow import fails
+from poimen.incidents.lines import Line
+from poimen.incidents.link import Incident, _machine
+from poimen.incidents.shared import _NAMED_KINDS, _story
+from poimen.incidents.spoken import STORY_RARE, story_words
+from poimen.relevance.terms import rarity
+from poimen.inputs.readers.speakers import speaker
+
+_ITEM = re.compile(r"^\(?(\d)[.)]\s+\S")  # "1. After roughly …", "(2) Any artifact …", "2) …"
+_NUMBERED = re.compile(r"\((\d)\)")  # "For (1): …", "(1) is ours."
+_STATUS = re.compile(r"(?<![\w.])[1-5]\d\d(?![\w.])")  # "the 407", "answering 502"
+_NAME = re.compile(r"[a-z0-9]+")
+# A person's line goes with the problem whose own words weigh most, and more than one word of rarity 4.0: "proxy"
+# (4.27) says which, "java" (4.0, in a class name of one item and a JDK package of the other) does not (chosen on
+# bench/incidents16's relay thread, a dev suite).
+ONE_WORD = 1.0
+
+
+def _words(line: Line) -> frozenset[str]:
+    """What a line tells a problem by; nothing for a comment's header ("**mkessler** commented on Mar 4")."""
+    if speaker(line.text):
+        return frozenset()
+    return story_words(line.text) | set(_STATUS.findall(line.text)) \
+        | {e.value.lower() for e in entities(line.text) if e.kind in _NAMED_KINDS}
+
+
+def _weight(words: frozenset[str]) -> float:
+    """How much ``words`` say which problem: each as much as it is rarer than ``STORY_RARE`` (a status code or a
+    named thing as a rare word)."""
+    return sum(max(rarity(w), STORY_RARE + ONE_WORD) - STORY_RARE if not w.isalpha() else rarity(w) - STORY_RARE
+               for w in words)
+
+
+def _listed(lines: Sequence[Line]) -> list[int] | None:
+    """The indices of a person's numbered problems, 1, 2, … in order, each a failure signal; None when there are
+    fewer than two."""
+    for i, line in enumerate(lines):
+        if _machine(line.record) or not (m := _ITEM.match(line.text)) or m.group(1) != "1":
+            continue
+        items = [i]
+        for j in range(i + 1, len(lines)):
+            nxt = _ITEM.match(lines[j].text)
+            if nxt and nxt.group(1) == str(len(items) + 1) and not _machine(lines[j].record) \
+                    and lines[j].record.author == line.record.author:
+                items.append(j)
+            elif nxt or lines[j].record is not lines[items[-1]].record:
+                break  # (an item's own lines, wrapped, go on in its record)
+        if len(items) >= 2 and all(fails([lines[k]]) for k in items):
+            return items
+    return None
+
+
+def _seeds(lines: Sequence[Line], items: Sequence[int]) -> dict[int, set[int]]:
+    """Each problem's item, and every line of each comment after the list that names it alone by its number."""
+    seeds = {n: {i} for n, i in enumerate(items, 1)}
+    named: dict[int, set[int]] = {}
+    for line in lines:
+        named.setdefault(id(line.record), set()).update(
+            int(n) for n in _NUMBERED.findall(line.text) if 1 <= int(n) <= len(items))
+    for i, line in enumerate(lines):
+        if i > items[-1] and not _machine(line.record) and len(said := named[id(line.record)]) == 1:
+            seeds[next(iter(said))].add(i)
+    return seeds
+
+
+def _groups(lines: Sequence[Line], ep_of: Sequence[int], items: Sequence[int]) -> dict[int, set[int]]:
+    """Each problem's lines, as the module's docstring says."""
+    seeds = _seeds(lines, items)
+    preamble = frozenset().union(*(_words(line) for line in lines[:items[0]] if not _machine(line.record)))
+    authors = {w for line in lines for w in _NAME.findall(line.record.author.lower())}  # "@okonkwo-q" is no topic
+    words = {n: frozenset().union(*(_words(lines[i]) for i in idx)) - preamble - authors for n, idx in seeds.items()}
+    own = {n: w - frozenset().union(*(v for m, v in words.items() if m != n)) for n, w in words.items()}
+    groups = {n: set(idx) for n, idx in seeds.items()}
+    owner = {i: n for n, idx in seeds.items() for i in idx}
+    last = None
+    for i, line in enumerate(lines):
+        if i <= items[0] or _machine(line.record):
+            continue
+        if i not in owner:
+            uses = sorted(((_weight(_words(line) & w), n) for n, w in own.items()), reverse=True)
+            owner[i] = uses[0][1] if uses[0][0] > ONE_WORD and uses[0][0] > uses[1][0] else last
+            if owner[i] is not None:
+                groups[owner[i]].add(i)
+        last = owner[i] if owner[i] is not None else last
+    # A burst a log printed is one failure, told by the words of the item that reports it (the comments tell its
+    # cause and fix): each word once, as a trace repeats its frames.
+    described = {n: frozenset(_words(lines[i])) - preamble - authors for n, i in enumerate(items, 1)}
+    described = {n: w - frozenset().union(*(v for m, v in described.items() if m != n)) for n, w in described.items()}
+    for k in sorted(set(ep_of)):
+        mine = [i for i, line in enumerate(lines) if ep_of[i] == k and _machine(line.record)]
+        said = frozenset().union(*(_words(lines[i]) for i in mine))
+        uses = sorted(((_weight(said & w), n) for n, w in described.items()), reverse=True)
+        if mine and uses[0][0] > uses[1][0]:
+            for idx in groups.values():
+                idx.difference_update(mine)
+            groups[uses[0][1]].update(mine)
+    return groups
+
+
+def split(incident: Incident) -> list[Incident]:
+    """``incident`` as one incident per numbered problem (the module's docstring says when), else alone."""
+    placed = sorted(((line, k) for k, ep in enumerate(incident.episodes) for line in ep.lines),
+                    key=lambda p: (p[0].stream, p[0].record.line_start, p[0].offset))
+    lines, ep_of = [p[0] for p in placed], [p[1] for p in placed]
+    items = _listed(lines)
+    if items is None:
+        return [incident]
+    groups = _groups(lines, ep_of, items)
+    whole = [n for n, idx in groups.items() if _story(lines, idx)]
+    if len(whole) < 2:
+        return [incident]
+    out = []
+    for n in whole:
+        episodes = []
+        for k, ep in enumerate(incident.episodes):
+            mine = frozenset((lines[i].record.line_start, lines[i].offset) for i in groups[n] if ep_of[i] == k)
+            if mine:
+                records = tuple(r for r in ep.records if any(at == r.line_start for at, _ in mine))
+                episodes.append(Episode(ep.stream, f"{ep.key}#n{n}", records, mine))
+        out.append(Incident(tuple(episodes)))
+    return out
+
+
+__all__ = ["split"]

@@ -1,0 +1,88 @@
+"""A report that numbers its problems under the log of both, and a thread that answers each: one incident per
+problem, each card with its own burst and its own fix (``poimen.incidents.problems``; the shape of bench/incidents16's
+relay thread)."""
+
+from __future__ import annotations
+
+from poimen.incidents import build_card, incidents
+from poimen.inputs.chunking import records
+
+LOG = """\
+2025-05-06 11:02:13,410 ERROR [exec-7] c.k.render.PdfService - render failed for invoice INV-88123
+java.lang.OutOfMemoryError: Java heap space
+\tat c.k.render.FontCache.load(FontCache.java:88)
+2025-05-06 11:02:20,002 ERROR [exec-9] c.k.render.PdfService - render failed for invoice INV-88131
+java.lang.OutOfMemoryError: Java heap space
+\tat c.k.render.FontCache.load(FontCache.java:88)
+2025-05-06 14:40:31,771 WARN  [mailer-2] c.k.mail.Outbox - delivery deferred for invoice INV-88140
+javax.mail.AuthenticationFailedException: 535 5.7.8 Username and Password not accepted
+\tat c.k.mail.SmtpTransport.login(SmtpTransport.java:51)
+
+===== pasted from the tracker =====
+
+**lindqvist-a** commented on May 6, 2025
+Hi! Since moving the invoicing service to the new cluster we see two problems, logs above.
+
+1. Rendering dies with `java.lang.OutOfMemoryError: Java heap space` in FontCache after a few hours of batch runs.
+2. Mails with the invoice stay deferred: `AuthenticationFailedException: 535 5.7.8 Username and Password not accepted` from the relay.
+
+**okafor-b** commented on May 6, 2025
+(1) is the font cache: every render loads the whole typeface family again and never evicts it.
+
+(2) looks like the relay, not us.
+
+**okafor-b** commented on May 6, 2025
+About the 535: the new cluster talks to smtp-relay-02, which only accepts app passwords since the March change.
+
+**lindqvist-a** commented on May 7, 2025
+Good call. Created an app password and set MAIL_SMTP_PASSWORD from the vault secret; queued invoices went out.
+
+**okafor-b** commented on May 8, 2025
+#2210 is merged: FontCache is now bounded (fontcache.max-entries=64) and typefaces are loaded once per family.
+"""
+
+ONE_FAILURE = """\
+2025-05-06 11:02:13,410 ERROR [exec-7] c.k.checkout.Api - POST /orders failed: 502 from payments
+2025-05-06 11:02:20,002 ERROR [exec-9] c.k.checkout.Api - POST /orders failed: 502 from payments
+
+===== pasted from the tracker =====
+
+**lindqvist-a** commented on May 6, 2025
+Since the payments upgrade this morning:
+
+1. Checkout answers 502 on about a third of orders.
+2. The order queue backs up and fails to drain.
+
+**okafor-b** commented on May 6, 2025
+Rolled payments back to 4.2.1 at 11:40; 502s stopped and the queue drained.
+"""
+
+
+def _found(tmp_path, text: str):
+    path = tmp_path / "invoicing.log"
+    path.write_text(text, encoding="utf-8")
+    return incidents({"invoicing.log": [r for r in records(path) if r.text.strip()]})
+
+
+def _cards(tmp_path, text: str):
+    return [build_card(found) for found in _found(tmp_path, text)]
+
+
+def test_each_numbered_problem_is_an_incident_with_its_own_burst_and_fix(tmp_path):
+    cards = _cards(tmp_path, LOG)
+    heap = [c for c in cards if any("Java heap space" in line.text and line.role == "symptom" for line in c.lines)]
+    mail = [c for c in cards if any("535 5.7.8" in line.text and line.role == "symptom" for line in c.lines)]
+    assert len(heap) == 1 and len(mail) == 1 and heap[0] is not mail[0]
+    said = {name: "\n".join(line.text for line in card.lines) for name, card in (("heap", heap[0]), ("mail", mail[0]))}
+    assert "fontcache.max-entries=64" in said["heap"] and "MAIL_SMTP_PASSWORD" not in said["heap"]
+    assert "MAIL_SMTP_PASSWORD" in said["mail"] and "fontcache.max-entries" not in said["mail"]
+    # each burst the log printed goes with the problem its item reports, the log lines included
+    assert "java.lang.OutOfMemoryError: Java heap space" in {line.text for line in heap[0].lines}
+    assert "javax.mail.AuthenticationFailedException: 535 5.7.8 Username and Password not accepted" in \
+        {line.text for line in mail[0].lines}
+
+
+def test_a_numbered_list_of_one_failure_s_symptoms_stays_one_incident(tmp_path):
+    (found,) = [f for f in _found(tmp_path, ONE_FAILURE) if any("Rolled payments back" in x.text for x in f.lines)]
+    assert any("Checkout answers 502" in line.text for line in found.lines)
+    assert any("order queue backs up" in line.text for line in found.lines)
