@@ -5,8 +5,9 @@ incident, and its card would give both fixes under either error (bench/incidents
 
 A person's list of two problems or more, numbered from 1 on, each item a failure signal, splits the incident it is
 in. What tells the problems apart is what the people said of each: an item's own words (``_words``: words rare
-enough to tell a thread's few stories apart, hosts, services and keys, status codes; none that the report said before its list, which speaks of all of them), and the words of each comment that names one problem by its number.
-Then, in the stream's order:
+enough to tell a thread's few stories apart, hosts, services and keys, status codes; none that the report said
+before its list, which speaks of all of them), and the words of each comment that names one problem by its
+number. Then, in the stream's order:
 
 - a person's line that names one problem by its number ("(2)", "For (1):") goes with that one, and so does every
   line of its comment;
