@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from poimen.incidents.cues import (CONFIG_LINE, COMMAND, FENCE, INEFFECTIVE, INTRODUCES, LIST_ITEM, OPTIONS_LABEL,
-                                   RULED_OUT, STOP, SYMPTOM, suspects)
+                                   OFF_TOPIC, RULED_OUT, STOP, SYMPTOM, suspects)
 from poimen.incidents.entities import entities
 from poimen.incidents.lines import Line
 from poimen.incidents.roles import (AS_WRITTEN, INTRODUCED, LOOKBACK, THRESHOLD, Role, Scores, body, line_scores,
@@ -20,6 +20,7 @@ from poimen.incidents.roles import (AS_WRITTEN, INTRODUCED, LOOKBACK, THRESHOLD,
 from poimen.incidents.times import clock_of, line_clocks, record_seconds, time_kind
 from poimen.inputs.readers.shell import PROMPT
 from poimen.text.line_levels import first_failure_level
+from poimen.text.log_lines import is_log_line
 
 _ATTEMPTS = (("rollback", re.compile(r"\broll(?:ed|ing)?[ -]?back\b|\brollout\s+undo\b", re.I)),
              ("restart", re.compile(r"\brestart\w*|\brollout\s+restart\b|\bbounc(?:e|ed|ing)\b", re.I)),
@@ -93,6 +94,30 @@ def _options_laid_out(lines: Sequence[Line], roles: list[str]) -> None:
                     roles[j] = "none"
 
 
+PROPOSED = THRESHOLD / 2  # a line that names a change (a flag, a key and value, a version) but says nothing was done
+
+
+def _proposes(line: Line) -> bool:
+    """Whether a person wrote ``line`` (a change can be proposed in it): not what a program printed, nor a log
+    line quoted in a write-up ("> Nov  5 11:52:09 mx-out-1 postfix/cleanup[30388]: …")."""
+    return line.record.kind not in ("log", "output") and not is_log_line(line.text.lstrip("> \t"))
+
+
+def _confirmed(lines: Sequence[Line], roles: list[str], scored: list[Scores], after) -> None:
+    """A change proposed, then confirmed to work, was made: "Use `--on-conflict=skip` to get the old behaviour back"
+    and, later, "Restore with skip went through"; "adding `--progress=none` to the cron line skips that code path"
+    and "2.4.1 from PyPI fixes the cron job" (bench/incidents19). A verification makes the nearest line before it
+    that names a change (``PROPOSED``) and shares a word or a named thing with it an action (never one a rule above
+    demoted: a change logged before the failure, a suspect ruled out)."""
+    for i, role in enumerate(roles):
+        if role != "verification" or scored[i].action >= THRESHOLD:
+            continue  # (one that tells what was done itself, "Instead Piet rewrote the record …", needs no proposal)
+        named = [j for j in range(i - 1, -1, -1) if roles[j] == pick(scored[j]) == "none" and scored[j].action >= PROPOSED
+                 and not after(j, i) and _proposes(lines[j]) and _overlap(lines[i], lines[j]) >= 1]
+        for j in named[:1]:
+            roles[j] = "action"
+
+
 def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
     """A role for every line of an incident, in order, with ruled-out suspects and failed attempts demoted.
 
@@ -107,6 +132,7 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
     - Nothing is verified before something was done: a verification before the incident's first action is read
       again without that role (a symptom if it reports one, else none).
     - A change a timeline logs before the first symptom it logs triggered the failure; it fixed nothing.
+    - A change proposed and then confirmed to work was made (``_confirmed``).
     - An action that introduces a code block ("Added a drop-in limits.conf:", "build it yourself with", "we ran")
       gives the block's first ``INTRODUCED`` lines its role and its score plus ``AS_WRITTEN`` (a fenced or indented block, configuration, a command; not a
       line that quotes a log level): the block is the fix as written.
@@ -121,7 +147,7 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
             and when[j] > when[i]
 
     for i, (line, s) in enumerate(zip(lines, scored)):
-        if s.ruled_out:
+        if s.ruled_out and not OFF_TOPIC.search(line.text):
             named = [(_overlap(line, lines[j]), j) for j in range(i) if roles[j] != "verification"
                      and not (roles[j] == "symptom" and scored[j].symptom >= 2 * THRESHOLD)]  # an error printed stands
             # two words or an entity in common anywhere before, or one word in the lines just before it
@@ -175,6 +201,7 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
     _notes_on_edits(lines, roles, scored)
     _settings_under_comments(lines, roles, scored)
     _options_laid_out(lines, roles)
+    _confirmed(lines, roles, scored, after)
     first_action = next((i for i, r in enumerate(roles) if r == "action"), None)
     if first_action is not None:
         for i in range(first_action):

@@ -5,7 +5,7 @@ as a whole word or phrase, case-insensitive. In words:
   signature (+1); words, +0.6 each up to 1.8: error(s), fail/failed/failing/failure, exception, timeout / timed out,
   refused, unreachable, unavailable, is down / went down, outage, alert, alarm, threshold crossed / breached, firing /
   fired, paged, degraded, latency, spike(s/d), elevated, 5xx / 4xx / 502s / "returned|returning|throwing|seeing|getting
-  502", OOM, crash(ed/ing/es), hang(s/ing), stuck, slow, broken, not working, can't / cannot / unable to,
+  502", OOM, crash(ed/ing/es), aborts / aborted / aborting, hang(s/ing), stuck, slow, broken, not working, can't / cannot / unable to,
   complain(ts/ing), users/customers (are) report(ed/ing), dropped / dropping, backlog, lag, evicted, panic, saturated.
   The first word found counts 1.0 and each other +0.4, up to 1.8; a word that is the key of a ``key=value`` setting
   ("#failure=3", "timeout=2s") does not count.
@@ -109,7 +109,7 @@ SYMPTOM = words(
     r"firing", r"fired", r"paged", r"degraded", r"latency", r"spik(?:e|es|ed|ing)", r"elevated", r"[45]xx",
     r"(?:returned|returning|returns|throwing|seeing|getting|got) (?:an? )?(?:http )?[45]\d\ds?", r"[45]\d\ds",
     r"oom\w*",
-    r"crash(?:ed|ing|es|loop\w*)?", r"hang(?:s|ing)?", r"stuck", r"slow(?:ness)?", r"broken", r"not working",
+    r"crash(?:ed|ing|es|loop\w*)?", r"aborts", r"aborted", r"aborting", r"hang(?:s|ing)?", r"stuck", r"slow(?:ness)?", r"broken", r"not working",
     r"can't", r"cannot", r"unable to", r"complain(?:ts?|ing|ed)?",
     r"(?:users?|customers?|merchants?) (?:are |were )?report(?:ed|ing|s)?",
     r"dropp(?:ed|ing)", r"backlog", r"lag(?:ging)?", r"evicted", r"panic", r"saturated",
@@ -276,6 +276,10 @@ NOW_IS = re.compile(r"\b(?:is|are) now (?:\w+ly )?\w+(?:ed|en)\b|\bnow (?:also |
 PR_DOES = re.compile(r"^\W*(?:PR\s*|MR\s*)?[#!]\d+\s+(?:also\s+|now\s+)?(?:restores|adds|fixes|bumps|pins|sets|moves|"
                      r"reverts|removes|raises|lifts|lowers|switches|makes|changes|updates|drops|replaces|disables|"
                      r"enables|caps|limits|retries|skips|handles)\b", re.I)
+# An aside that rules out what it goes on to say, not an earlier line: "FWIW we saw the cron crash as well.
+# Unrelated, but on Python 3.12 2.4.0 also prints `DeprecationWarning: …`" (bench/incidents19).
+OFF_TOPIC = re.compile(r"(?:^|[.;!?]\s+|\b(?:fwiw|btw)[,:]?\s+)(?:unrelated|not related|side ?note|off[- ]topic)\s*(?:[,:;(\u2014-]|but\b)",
+                   re.I)
 RULED_OUT = words(
     r"not (?:the )?(?:cause|culprit|issue|problem)", r"not related", r"unrelated", r"ruled (?:it |this )?out",
     r"rule (?:it |this )?out", r"red[ -]herring", r"(?:wasn't|was not|isn't|is not) it", r"nothing to do with",

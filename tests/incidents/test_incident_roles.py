@@ -9,7 +9,7 @@ from incident_fixtures import (PAGERDUTY, PAGERDUTY_CAUSE, PAGERDUTY_FIX, PAGERD
 
 from poimen.incidents import assign, incidents, score
 from poimen.incidents.episodes import record_lines
-from poimen.incidents.roles import pick
+from poimen.incidents.roles import line_scores, pick
 
 
 @pytest.mark.parametrize("text, role", [
@@ -31,6 +31,7 @@ from poimen.incidents.roles import pick
     ("Cause found. The refactor calls shell.parse(ruleText) on every document instead of reusing the class.", "cause"),
     ("Went with option 3. Our Helm values now render this into the ConfigMap:", "action"),
     ("12:35  rollback to 5.13.4 discussed; rejected because 5.14.0 also carries the schema change", "none"),
+    ("Restoring into a directory now aborts at the first folder that exists.", "symptom"),
 ])
 def test_each_role_from_its_cues(text, role):
     assert pick(score(text)) == role
@@ -518,3 +519,28 @@ def test_options_laid_out_under_a_label_are_choices_and_the_one_taken_is_the_fix
     roles = {line.text: r.role for line, r in zip(lines, assign(lines))}
     assert [roles[t] for t in body.splitlines()[1:]] == ["none"] * 3
     assert roles[records[-1].text] == "action"
+
+
+def test_a_change_proposed_and_then_confirmed_to_work_is_the_fix():
+    """A maintainer's "Use `--on-conflict=skip` …" and the reporter's "Restore with skip went through": the change
+    was made, though nobody wrote that they made it; a log line quoted in the thread never becomes the fix."""
+    records = [rec("Error: FileExistsError: [Errno 17] File exists: '/srv/restore/projects/clients/2023'", 1, "comment"),
+               rec("> Dec  4 02:00:07 fs01 stashbox[2210]: restore target=/srv/restore/projects", 2, "comment"),
+               rec("Use `--on-conflict=skip` to get the old behaviour back, or `--on-conflict=overwrite` if the "
+                   "snapshot should win.", 3, "comment"),
+               rec("Restore with skip went through: 18,204 files checked, 2,911 restored, the rest skipped as already "
+                   "present. Closing, thanks!", 4, "comment")]
+    lines = [line for r in records for line in record_lines(r)]
+    before = [pick(line_scores(line)) for line in lines]
+    roles = {line.text: r.role for line, r in zip(lines, assign(lines))}
+    assert before[2] == "none" and roles[records[2].text] == "action"
+    assert roles[records[1].text] != "action" and roles[records[3].text] == "verification"
+
+
+def test_an_aside_rules_out_what_it_goes_on_to_say_not_the_failure_before_it():
+    records = [rec("2. The nightly cron job fails straight away since the upgrade.", 1, "comment"),
+               rec("FWIW we saw the cron crash as well. Unrelated, but 2.4.0 also prints a DeprecationWarning on every "
+                   "run; it's harmless.", 2, "comment")]
+    lines = [line for r in records for line in record_lines(r)]
+    roles = {line.text: r.role for line, r in zip(lines, assign(lines))}
+    assert roles[records[0].text] == "symptom"
