@@ -17,9 +17,10 @@ number. Then, in the stream's order:
   conversation stays on what it is about until it turns;
 - a burst a log printed is one failure: all its lines go with the problem whose item's own words they use most.
 
-What none took (the report's greeting, a start-up banner) goes with none. When two problems or more each end up
-with a failure and an action, each is an incident of its own; else the incident stays whole (a list of symptoms of
-one failure: "1. 502s on checkout 2. the queue backs up").
+What none took (the report's greeting, a start-up banner) goes with none. When the thread answered two problems or
+more (a person's line after the report went with each), each is an incident of its own; else, or when a line that
+does something went with none ("Rolled payments back; 502s stopped and the queue drained" under "1. Checkout answers
+502 2. The order queue backs up": the symptoms of one failure), the incident stays whole.
 """
 
 from __future__ import annotations
@@ -29,16 +30,17 @@ from collections.abc import Sequence
 
 from poimen.incidents.entities import entities
 from poimen.incidents.episodes import Episode
-from poimen.incidents.flow import fails
+from poimen.incidents.flow import acts, fails
 from poimen.incidents.lines import Line
 from poimen.incidents.link import Incident, _machine
-from poimen.incidents.shared import _NAMED_KINDS, _story
+from poimen.incidents.shared import _NAMED_KINDS
 from poimen.incidents.spoken import STORY_RARE, story_words
 from poimen.relevance.terms import rarity
 from poimen.inputs.readers.speakers import speaker
 
 _ITEM = re.compile(r"^\(?(\d)[.)]\s+\S")  # "1. After roughly …", "(2) Any artifact …", "2) …"
-_NUMBERED = re.compile(r"\((\d)\)")  # "For (1): …", "(1) is ours."
+# A problem named by its number: "For (1): …", "(1) is ours.", "**2 (cron):** that's a regression …", "2: …"
+_NUMBERED = re.compile(r"\((\d)\)|(?:^|\s)[*_]*(\d)\s+\([^()]{1,30}\)[*_]*:|^[*_>\s]*(\d)[*_]*[:)]\s")
 _STATUS = re.compile(r"(?<![\w.])[1-5]\d\d(?![\w.])")  # "the 407", "answering 502"
 _NAME = re.compile(r"[a-z0-9]+")
 # A person's line goes with the problem whose own words weigh most, and more than one word of rarity 4.0: "proxy"
@@ -76,20 +78,28 @@ def _listed(lines: Sequence[Line]) -> list[int] | None:
                 items.append(j)
             elif nxt or lines[j].record is not lines[items[-1]].record:
                 break  # (an item's own lines, wrapped, go on in its record)
-        if len(items) >= 2 and all(fails([lines[k]]) for k in items):
+        if len(items) >= 2 and all(fails(lines[k] for k in span) for span in _spans(lines, items)):
             return items
     return None
 
 
+def _spans(lines: Sequence[Line], items: Sequence[int]) -> list[range]:
+    """Each item's lines: from it to the next item, the last to the end of its record (the error an item pasted
+    under it, "1. Restoring … now aborts" over "Error: FileExistsError: …", is its own)."""
+    last = items[-1]
+    end = next((j for j in range(last, len(lines)) if lines[j].record is not lines[last].record), len(lines))
+    return [range(i, nxt) for i, nxt in zip(items, [*items[1:], end])]
+
+
 def _seeds(lines: Sequence[Line], items: Sequence[int]) -> dict[int, set[int]]:
     """Each problem's item, and every line of each comment after the list that names it alone by its number."""
-    seeds = {n: {i} for n, i in enumerate(items, 1)}
+    seeds = {n: set(span) for n, span in enumerate(_spans(lines, items), 1)}
     named: dict[int, set[int]] = {}
     for line in lines:
         named.setdefault(id(line.record), set()).update(
-            int(n) for n in _NUMBERED.findall(line.text) if 1 <= int(n) <= len(items))
+            int(n) for m in _NUMBERED.findall(line.text) for n in m if n and 1 <= int(n) <= len(items))
     for i, line in enumerate(lines):
-        if i > items[-1] and not _machine(line.record) and len(said := named[id(line.record)]) == 1:
+        if i > _spans(lines, items)[-1][-1] and not _machine(line.record) and len(said := named[id(line.record)]) == 1:
             seeds[next(iter(said))].add(i)
     return seeds
 
@@ -115,7 +125,8 @@ def _groups(lines: Sequence[Line], ep_of: Sequence[int], items: Sequence[int]) -
         last = owner[i] if owner[i] is not None else last
     # A burst a log printed is one failure, told by the words of the item that reports it (the comments tell its
     # cause and fix): each word once, as a trace repeats its frames.
-    described = {n: frozenset(_words(lines[i])) - preamble - authors for n, i in enumerate(items, 1)}
+    described = {n: frozenset().union(*(_words(lines[i]) for i in span)) - preamble - authors
+                 for n, span in enumerate(_spans(lines, items), 1)}
     described = {n: w - frozenset().union(*(v for m, v in described.items() if m != n)) for n, w in described.items()}
     for k in sorted(set(ep_of)):
         mine = [i for i, line in enumerate(lines) if ep_of[i] == k and _machine(line.record)]
@@ -137,9 +148,14 @@ def split(incident: Incident) -> list[Incident]:
     if items is None:
         return [incident]
     groups = _groups(lines, ep_of, items)
-    whole = [n for n, idx in groups.items() if _story(lines, idx)]
-    if len(whole) < 2:
-        return [incident]
+    told = _spans(lines, items)[-1][-1]  # the report's last line: what comes after it answers the report
+    answered = [n for n, idx in groups.items() if fails(lines[i] for i in idx)
+                and any(i > told and not _machine(lines[i].record) for i in idx)]
+    taken = set().union(*groups.values())
+    lost = [lines[i] for i in range(told + 1, len(lines)) if i not in taken and not _machine(lines[i].record)]
+    if len(answered) < 2 or acts(lost):
+        return [incident]  # one failure's symptoms, or a fix that speaks of none of them alone
+    whole = answered
     out = []
     for n in whole:
         episodes = []

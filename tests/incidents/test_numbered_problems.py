@@ -86,3 +86,39 @@ def test_a_numbered_list_of_one_failure_s_symptoms_stays_one_incident(tmp_path):
     (found,) = [f for f in _found(tmp_path, ONE_FAILURE) if any("Rolled payments back" in x.text for x in f.lines)]
     assert any("Checkout answers 502" in line.text for line in found.lines)
     assert any("order queue backs up" in line.text for line in found.lines)
+
+
+def test_a_json_issue_whose_items_paste_their_errors_is_answered_by_labelled_numbers(tmp_path):
+    """A GitHub issue export: the report's first item says what broke in words of no failure cue and pastes the
+    error under it; the maintainer answers "**2 (sync):**" first and "**1 (import):**" the next day, each with a
+    change the reporter then confirms (bench/incidents19's shape)."""
+    import json
+
+    body = ("Two issues after upgrading from 3.1 to 3.2:\r\n\r\n"
+            "1. Importing a folder that already holds part of the album now stops at the first duplicate.\r\n\r\n"
+            "```\r\nError: DuplicateAssetError: asset 7f3a already exists in album 'trips-2023'\r\n```\r\n\r\n"
+            "2. The hourly sync from cron fails straight away; by hand it works.\r\n\r\n"
+            "```\r\nOSError: [Errno 6] No such device or address: '/dev/tty'\r\n```\r\n")
+    comments = [
+        ("maint", "2024-06-03T09:00:00Z", "**2 (sync):** a regression from the new spinner in #301: it opens /dev/tty "
+                                          "unconditionally.\r\nUntil 3.2.1, adding `--spinner=off` to the cron line skips "
+                                          "that code path."),
+        ("reporter", "2024-06-03T20:00:00Z", "3.2.1 fixes the cron sync, last night's run went through and the log looks "
+                                             "normal again."),
+        ("maint", "2024-06-04T09:00:00Z", "**1 (import):** the stop is on purpose since 3.2.\r\nUse "
+                                          "`--on-duplicate=keep` to get the old behaviour back, or "
+                                          "`--on-duplicate=replace` if the import should win."),
+        ("reporter", "2024-06-04T11:00:00Z", "Import with keep went through: 912 assets checked. Closing, thanks!"),
+    ]
+    issue = {"number": 77, "title": "3.2: import stops on duplicates, cron sync crashes", "state": "closed",
+             "user": {"login": "reporter"}, "created_at": "2024-06-02T18:00:00Z", "body": body,
+             "comments": [{"user": {"login": who}, "created_at": when, "body": text} for who, when, text in comments]}
+    path = tmp_path / "albums-issues.json"
+    path.write_text(json.dumps([issue], indent=2), encoding="utf-8")
+    found = incidents({path.name: [r for r in records(path) if r.text.strip()]})
+    cards = [build_card(f) for f in found]
+    said = ["\n".join(f"{line.role}: {line.text}" for line in card.lines) for card in cards]
+    (imported,) = [s for s in said if "DuplicateAssetError" in s]
+    (synced,) = [s for s in said if "No such device or address" in s]
+    assert "action: Use `--on-duplicate=keep`" in imported and "--spinner" not in imported
+    assert "action: Until 3.2.1, adding `--spinner=off`" in synced and "--on-duplicate" not in synced
