@@ -36,6 +36,7 @@ from poimen.read.incidents import asks_about_incident
     "who was blocking the cleanup and what keeps it from happening again?",
     "curl from the same box works; is there a knob that avoids it without downgrading?",
     "rolling back our release did nothing; what got the poller updating parcels again?",
+    "every upload to our object storage is refused; what do I put in the config to make it work?",  # what to do
 ])
 def test_questions_about_what_was_done_or_why(question):
     assert asks_about_incident(question)
@@ -57,6 +58,7 @@ def test_questions_about_what_was_done_or_why(question):
     "How was the cake made?",
     "What keeps Caroline from going back to school?",
     "Is there a way to the lake from the campsite?",
+    "What should Caroline add to her garden?",
 ])
 def test_other_questions(question):
     assert not asks_about_incident(question)
