@@ -44,9 +44,10 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from poimen.incidents.entities import SHAPED_SIGNATURE, Entity, entities
+from poimen.incidents.entities import Entity, entities
 from poimen.incidents.episodes import Episode, Line
 from poimen.incidents.flow import GAP_SECONDS, acts, elapsed, fails
+from poimen.incidents.quotes import quoted_in
 from poimen.incidents.roles import line_scores, pick
 
 THRESHOLD = 1.0
@@ -146,7 +147,7 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
     filed = [_filed(ep) for ep in episodes]
     sets = _Sets(len(episodes))
     pairs = _pairs(episodes, holders, across_streams)
-    quoted = _quoted_in(episodes)  # a comment that quotes what a log printed: as a shaped signature shared
+    quoted = quoted_in(episodes)  # a comment that quotes what a log printed: as a shaped signature shared
     pairs |= set(quoted)
     quiet: dict[int, tuple] = {}  # an episode that is no whole story: its best partner (nearest, then most shared)
     for i, j in sorted(pairs):
@@ -203,52 +204,6 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
             for _, group in sorted(groups.items()) if any(failing[i] for i in group)]
 
 
-_QUOTE = re.compile(r"\"([^\"]{20,200})\"|`([^`]{20,200})`")
-_MACHINE = ("log", "output", "code")
-
-
-def _machine(record) -> bool:
-    """Whether a program printed ``record``: a log line, a command's output, a code block, or a bot's chat message
-    (Slack's ``bot_id``: an alert posted to the channel, whose error a responder then quotes)."""
-    return record.kind in _MACHINE or any(k == "bot_id" or (k, v) == ("subtype", "bot_message")
-                                          for k, v in record.attrs)
-
-
-def _norm(text: str) -> str:
-    return " ".join(re.sub(r"\d+", "0", text.lower()).split())
-
-
-def _quoted_in(episodes: Sequence[Episode]) -> dict[tuple[int, int], float]:
-    """Pairs of episodes of one stream where a person's line in one quotes, in quotes or backticks, four words or more
-    that a machine (``_machine``) printed in the other ("same PSQLException class though: \"An I/O error occurred while sending to
-    the backend\"" under the log that printed it; bench/incidents9): ``SHAPED_SIGNATURE`` for the pair, numbers
-    aside; of several that printed them, the latest before it (``_latest_before``). A quote names the failure as
-    precisely as the signature it copies."""
-    printed = [_norm(" ".join(line.text for line in ep.lines if _machine(line.record))) for ep in episodes]
-    out: dict[tuple[int, int], float] = {}
-    for i, ep in enumerate(episodes):
-        quotes = {_norm(m.group(1) or m.group(2)) for line in ep.lines if not _machine(line.record)
-                  for m in _QUOTE.finditer(line.text)}
-        quotes = {q for q in quotes if len(q.split()) >= 4}
-        for q in quotes:
-            found = [j for j, text in enumerate(printed) if j != i and episodes[j].stream == ep.stream and q in text]
-            j = _latest_before(episodes, found, i)
-            if j is not None:
-                out[(min(i, j), max(i, j))] = SHAPED_SIGNATURE
-    return out
-
-
-def _latest_before(episodes: Sequence[Episode], found: Sequence[int], i: int) -> int | None:
-    """Of the episodes that printed what episode ``i`` quotes, the one it quotes: the latest to begin before it
-    ends (a person quotes the error in front of them), by time where all have one, else by order; None when none
-    came before. A quote printed twice joins one of them, never both: it would bridge two incidents."""
-    if any(episodes[j].start is None for j in (*found, i)):
-        before = [j for j in found if j < i]
-        return max(before, default=None)
-    before = [j for j in found if episodes[j].start <= episodes[i].end]
-    return max(before, key=lambda j: (episodes[j].start, j), default=None)
-
-
 def _told(episode: Episode) -> frozenset[str]:
     """The tickets an episode names in its own words, alone on a line: not in a command or what it printed (a
     commit message's "follow-up to SEC-412" typed after the next incident), not in a list of tickets, and not in a
@@ -264,12 +219,12 @@ def _told(episode: Episode) -> frozenset[str]:
     return frozenset(out)
 
 
-def _siblings(a: Episode, b: Episode, a_filed: str, b_filed: str) -> bool:
-    """Two problems of one write-up (``poimen.incidents.shared``), or the comments of two tickets of one tracker
-    export (``_filed``): told apart on purpose, never joined."""
+def _siblings(a: Episode, b: Episode, a_filed: frozenset[str], b_filed: frozenset[str]) -> bool:
+    """Two problems of one write-up (``poimen.incidents.shared``), or the comments of tickets of one tracker export
+    that no ticket has in common (``_filed``): told apart on purpose, never joined."""
     if a.stream != b.stream:
         return False
-    if a_filed and b_filed and a_filed != b_filed:
+    if a_filed and b_filed and not a_filed & b_filed:
         return True
     return "#p" in a.key and "#p" in b.key and a.key.rsplit("#", 1)[0] == b.key.rsplit("#", 1)[0]
 
@@ -278,20 +233,20 @@ def _siblings(a: Episode, b: Episode, a_filed: str, b_filed: str) -> bool:
 _NUMBER = re.compile(r"(?<![\w#])(?:#\d{3,9}|[A-Z][A-Z0-9]{1,9}-\d{1,7}|[A-Z]{2,6}\d{6,10})\b")
 
 
-def _filed(episode: Episode) -> str:
-    """The ticket an episode's comments were filed under (the ticket each stands under, ``poimen.inputs.readers.log``),
-    when they all were under one; else, for a section, the one ticket its top heading names (a monthly report of two
-    postmortems, "# [#48213] …" and "# [#48397] … errors again": the second names the first as history, and it is
-    another incident; bench/incidents17); "" if none."""
-    filed = {dict(r.attrs).get("ticket", "") for r in episode.records if r.kind == "comment"} - {""}
-    if len(filed) == 1:
-        return next(iter(filed))
+def _filed(episode: Episode) -> frozenset[str]:
+    """The tickets an episode's comments were filed under (the ticket each stands under, ``poimen.inputs.readers.log``:
+    one, or a ticket and the duplicate closed into it, bench/incidents18); else, for a section, the one ticket its
+    top heading names (a monthly report of two postmortems, "# [#48213] …" and "# [#48397] … errors again": the
+    second names the first as history, and it is another incident; bench/incidents17); none if none."""
+    filed = frozenset(dict(r.attrs).get("ticket", "") for r in episode.records if r.kind == "comment") - {""}
+    if filed:
+        return filed
     if episode.key.startswith("section:"):
         tops = {r.headings[0] for r in episode.records if r.headings}
         numbers = set(_NUMBER.findall(next(iter(tops)))) if len(tops) == 1 else set()
         if len(numbers) == 1:
-            return numbers.pop()
-    return ""
+            return frozenset(numbers)
+    return frozenset()
 
 
 def _common(episodes: Sequence[Episode], holders: dict[tuple[str, str], list[int]]) -> frozenset[tuple[str, str]]:

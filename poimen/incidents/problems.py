@@ -32,7 +32,8 @@ from poimen.incidents.entities import entities
 from poimen.incidents.episodes import Episode
 from poimen.incidents.flow import acts, fails
 from poimen.incidents.lines import Line
-from poimen.incidents.link import Incident, _machine
+from poimen.incidents.link import Incident
+from poimen.incidents.quotes import machine as _machine
 from poimen.incidents.shared import _NAMED_KINDS
 from poimen.incidents.spoken import STORY_RARE, story_words
 from poimen.relevance.terms import rarity

@@ -7,6 +7,8 @@ from poimen.incidents import build_card, incidents, score
 from poimen.incidents.roles import pick
 from poimen.inputs.chunking import records
 
+from incident_fixtures import rec
+
 LOG = """\
 2024-03-02 02:01:00,139 ERROR [recon-worker-2] c.v.l.recon.ReconciliationJob - chunk failed period=2024-02
 java.net.SocketTimeoutException: Read timed out
@@ -148,7 +150,7 @@ def test_one_error_retold_after_a_redeploy_that_changed_nothing_is_one_incident(
 def test_a_quote_printed_twice_joins_the_latest_print_before_it_never_both():
     from types import SimpleNamespace
 
-    from poimen.incidents.link import _latest_before
+    from poimen.incidents.quotes import latest_before as _latest_before
 
     def ep(start, end):
         return SimpleNamespace(start=start, end=end)
@@ -159,6 +161,25 @@ def test_a_quote_printed_twice_joins_the_latest_print_before_it_never_both():
     assert _latest_before(episodes, [3], 2) is None  # printed only later: not what it quoted
     untimed = [SimpleNamespace(start=None, end=None)] * 4
     assert _latest_before(untimed, [0, 1, 3], 2) == 1
+
+
+def test_a_quote_cut_short_with_an_ellipsis_names_what_printed_its_parts_in_order():
+    """"`String value length (20971893) exceeds the maximum allowed (20000000, ...)`" quotes the log line that
+    printed it in full (bench/incidents18); the parts out of order quote nothing."""
+    from poimen.incidents.episodes import Episode
+    from poimen.incidents.quotes import quoted_in
+
+    printed = ("2025-04-08 05:32:05,455 ERROR [sync-1] c.l.f.PlanogramSyncJob - String value length (20971893) exceeds "
+               "the maximum allowed (20000000, from `StreamReadConstraints.getMaxStringLength()`)")
+    log = Episode("s", "flow:0", (rec(printed, 1, "log", time="2025-04-08 05:32:05,455"),))
+
+    def comment(text):
+        return Episode("s", "flow:1", (rec(text, 9, "comment", time="2025-04-08 08:03:00", author="ines"),))
+
+    assert quoted_in([log, comment("From the run: `String value length (20971893) exceeds the maximum allowed "
+                                   "(20000000, ...)` for store 0417.")])
+    assert not quoted_in([log, comment("From the run: `the maximum allowed (20000000 ... String value length "
+                                       "(20971893) exceeds`.")])
 
 
 ROLLBACK = """\

@@ -246,3 +246,22 @@ def test_two_postmortems_each_headed_by_its_ticket_are_two_incidents_though_the_
         ("Resolution", "Rebuilt pgbouncer-ledger on PgBouncer 1.22.1 with max_prepared_statements = 200.")])
     found = incidents({"report.md": first + second})
     assert sorted(len(i.episodes) for i in found) == [1, 1]
+
+
+def test_stories_filed_under_tickets_none_shares_stay_apart_though_a_duplicate_joins_one():
+    """A Jira export of three tickets: FUL-1191 is closed as a duplicate of FUL-1188, and its comment lands with
+    FUL-1188's story; FUL-1189 is another problem of the same service. Its story shares the service and the
+    release with the other, yet no ticket: two incidents (bench/incidents18)."""
+    from poimen.incidents.episodes import Episode
+    from poimen.incidents.link import _filed, _siblings
+
+    def story(key: str, tickets: list[str], start: int):
+        records = tuple(rec(f"fulfilment-api comment {n} on {t}", start + n, "comment", attrs=(("ticket", t),))
+                        for n, t in enumerate(tickets))
+        return Episode("s", key, records)
+
+    orders, planogram = story("flow:2", ["FUL-1188", "FUL-1191", "FUL-1188"], 1), story("flow:3", ["FUL-1189"], 10)
+    assert _filed(orders) == {"FUL-1188", "FUL-1191"}
+    assert _siblings(orders, planogram, _filed(orders), _filed(planogram))
+    retold = story("flow:4", ["FUL-1191"], 20)  # the duplicate's own later comment: the same story
+    assert not _siblings(orders, retold, _filed(orders), _filed(retold))
