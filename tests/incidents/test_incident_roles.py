@@ -32,6 +32,7 @@ from poimen.incidents.roles import line_scores, pick
     ("Went with option 3. Our Helm values now render this into the ConfigMap:", "action"),
     ("12:35  rollback to 5.13.4 discussed; rejected because 5.14.0 also carries the schema change", "none"),
     ("Restoring into a directory now aborts at the first folder that exists.", "symptom"),
+    ("Helm change merged and rolled out at 09:17: `max-poll-records: 40` in values-prod.yaml.", "action"),
 ])
 def test_each_role_from_its_cues(text, role):
     assert pick(score(text)) == role
@@ -544,3 +545,15 @@ def test_an_aside_rules_out_what_it_goes_on_to_say_not_the_failure_before_it():
     lines = [line for r in records for line in record_lines(r)]
     roles = {line.text: r.role for line, r in zip(lines, assign(lines))}
     assert roles[records[0].text] == "symptom"
+
+
+def test_an_xml_element_a_change_introduces_is_the_fix_as_written():
+    """"… pdoc.xml now reads:" over the element itself: configuration written as XML is the fix (bench/incidents18)."""
+    records = [rec("java.sql.SQLRecoverableException: IO Error: Connection reset", 1, "comment"),
+               rec("CHG0031877 implemented at 12:00 on both nodes, Resource jdbc/pdocDS in pdoc.xml now reads:", 2,
+                   "comment"),
+               rec('<Resource name="jdbc/pdocDS" auth="Container" testOnBorrow="true" validationQuery="SELECT 1 FROM '
+                   'DUAL"/>', 3, "comment")]
+    lines = [line for r in records for line in record_lines(r)]
+    roles = {line.text: r.role for line, r in zip(lines, assign(lines))}
+    assert roles[records[2].text] == "action"
