@@ -9,8 +9,8 @@ enough to tell a thread's few stories apart, hosts, services and keys, status co
 before its list, which speaks of all of them), and the words of each comment that names one problem by its
 number. Then, in the stream's order:
 
-- a person's line that names one problem by its number ("(2)", "For (1):") goes with that one, and so does every
-  line of its comment;
+- a person's line that names one problem by its number or its place ("(2)", "For (1):", "**2 (cron):**", "Let me
+  start with the second one") goes with that one, and so does every line of its comment;
 - else a person's line after the list goes with the problem whose own words it uses most, each weighing as much
   as it is rare, more than ``ONE_WORD`` ("Closing the loop on the proxy part" after the leak's fix was confirmed);
 - else it goes with the problem the thread last spoke of ("Good call. The VM ran …" after "About the 407: …"): a
@@ -41,7 +41,10 @@ from poimen.inputs.readers.speakers import speaker
 
 _ITEM = re.compile(r"^\(?(\d)[.)]\s+\S")  # "1. After roughly …", "(2) Any artifact …", "2) …"
 # A problem named by its number: "For (1): …", "(1) is ours.", "**2 (cron):** that's a regression …", "2: …"
-_NUMBERED = re.compile(r"\((\d)\)|(?:^|\s)[*_]*(\d)\s+\([^()]{1,30}\)[*_]*:|^[*_>\s]*(\d)[*_]*[:)]\s")
+_NUMBERED = re.compile(r"\((\d)\)|(?:^|\s)[*_]*(\d)\s+\([^()]{1,30}\)[*_]*:|^[*_>\s]*(\d)[*_]*[:)]\s"
+                       # ... or by its place: "Let me start with the second one", "the first issue is ours"
+                       r"|\bthe (first|second|third|fourth) (?:one|problem|issue|part|point|thing|bug)\b", re.I)
+_PLACES = {"first": "1", "second": "2", "third": "3", "fourth": "4"}
 _STATUS = re.compile(r"(?<![\w.])[1-5]\d\d(?![\w.])")  # "the 407", "answering 502"
 _NAME = re.compile(r"[a-z0-9]+")
 # A person's line goes with the problem whose own words weigh most, and more than one word of rarity 4.0: "proxy"
@@ -98,7 +101,8 @@ def _seeds(lines: Sequence[Line], items: Sequence[int]) -> dict[int, set[int]]:
     named: dict[int, set[int]] = {}
     for line in lines:
         named.setdefault(id(line.record), set()).update(
-            int(n) for m in _NUMBERED.findall(line.text) for n in m if n and 1 <= int(n) <= len(items))
+            int(n) for m in _NUMBERED.findall(line.text) for n in (_PLACES.get(x.lower(), x) for x in m)
+            if n and 1 <= int(n) <= len(items))
     for i, line in enumerate(lines):
         if i > _spans(lines, items)[-1][-1] and not _machine(line.record) and len(said := named[id(line.record)]) == 1:
             seeds[next(iter(said))].add(i)

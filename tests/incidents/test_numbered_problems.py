@@ -122,3 +122,38 @@ def test_a_json_issue_whose_items_paste_their_errors_is_answered_by_labelled_num
     (synced,) = [s for s in said if "No such device or address" in s]
     assert "action: Use `--on-duplicate=keep`" in imported and "--spinner" not in imported
     assert "action: Until 3.2.1, adding `--spinner=off`" in synced and "--on-duplicate" not in synced
+
+
+ORDINALS = """\
+2025-05-06 06:00:01,655 ERROR [upload-1] c.k.transfer.Job - transfer failed endpoint=harrow: JSchAlgoNegoFailException: Algorithm negotiation fail
+2025-05-06 07:41:12,951 ERROR [exec-3] c.k.http.BankClient - POST /v2/batches/B-7731/confirm failed: NoHttpResponseException: failed to respond
+
+===== pasted from the tracker =====
+
+**dvornik-m** commented on May 6, 2025
+Hi! Since the upgrade two things went wrong:
+
+1. The 06:00 upload to Harrow fails with `JSchAlgoNegoFailException: Algorithm negotiation fail` on every attempt.
+2. Also, separately: a confirm call died with `NoHttpResponseException: failed to respond` and was not retried.
+
+**jhaverkamp** commented on May 6, 2025
+Let me start with the first one, it is ours. The new fork we ship no longer offers SHA-1 signatures.
+
+Set `legacy-sha1-host-key: true` on that endpoint until the bank rotates its key.
+
+**jhaverkamp** commented on May 7, 2025
+Now the second one. The bank's new edge closes a pooled connection after 60 s of quiet.
+
+For right now, set `validate-after-inactivity: 1s` in the http pool settings.
+"""
+
+
+def test_a_thread_that_names_each_problem_by_its_place_keeps_each_fix_with_its_own(tmp_path):
+    """"Let me start with the first one" right after the list, whose last item was the second: the place named, not
+    the item read last, says which problem the answer is about."""
+    cards = _cards(tmp_path, ORDINALS)
+    said = ["\n".join(line.text for line in card.lines) for card in cards]
+    (upload,) = [s for s in said if "1. The 06:00 upload" in s]
+    (confirm,) = [s for s in said if "2. Also, separately" in s]
+    assert "legacy-sha1-host-key" in upload and "validate-after-inactivity" not in upload
+    assert "validate-after-inactivity" in confirm and "legacy-sha1-host-key" not in confirm
