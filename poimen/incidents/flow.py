@@ -202,6 +202,7 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
     start: float | None = None
     named: set[tuple[str, str]] = set()  # what the current piece has named
     failed = False  # whether the current piece holds a failure yet
+    failed_at = False  # ... one that is no untimed log line (a pasted ticket header's "not loading")
     last_time: float | None = None
     last_failure: tuple[float, frozenset[str]] | None = None  # the latest failure's time and the errors it raised
     done: list[int] = []  # where in the current piece each action of its story ends
@@ -251,7 +252,7 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
             begun = elapsed(start, t)
             homes = [n for n, s0 in enumerate(starts) if failing[n] and (d := elapsed(s0, t)) is not None and d >= 0]
             home = None
-            if begun is None or begun < 0 or not failed:
+            if begun is None or begun < 0 or not failed_at:
                 home = max(homes, default=None)
             elif homes and not ticket:  # two failures had begun by then: the comment goes with the one it speaks
                 # of, if it says (a ticket's first comment: by its time alone)
@@ -308,6 +309,7 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
             starts.pop(), failing.pop(), lasts.pop()
             named |= said_by.pop()
             failed, seen = True, seen | {key for r in current for key in _signatures(r) if is_failure(r)}
+            failed_at = True
             start = min((x for x in (record_seconds(r.time, r.text, r.kind) for r in current) if x is not None),
                         default=None)
         if new or done:
@@ -319,6 +321,7 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
             said_by.append(set(named))
             lasts.append(last_time)
             current, named, failed, start, done, seen = [], set(), False, None, [], set()
+            failed_at = False
             reopen = after and not late and not topic
             if after and not late and not topic:
                 for r in carried:
@@ -344,6 +347,7 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
             named |= mine
         ever |= mine
         failed = failed or failure
+        failed_at = failed_at or (failure and (t is not None or record.kind != "log"))
         if failure and t is not None:
             last_failure = (t, _raised(record))
         if t is not None:

@@ -318,3 +318,33 @@ def test_a_comment_s_later_paragraphs_are_its_author_s_words_and_its_quote_links
                                                                     and line.record.kind == "log" for line in inc.lines)]
     card = build_card(story)
     assert any("disabledSchemes" in line.text and line.role == "action" for line in card.lines)
+
+
+JOURNAL = """\
+2025-04-05 08:01:12,004 ERROR [pool-init] c.p.pdoc.Db - Unable to create initial connections of pool pdocDS
+java.sql.SQLRecoverableException: IO Error: Connection reset
+2025-04-05 10:39:52,118 INFO  [main] c.p.pdoc.Main - Server startup in [9,874] milliseconds
+2025-04-05 10:41:12,230 INFO  [exec-1] c.p.pdoc.Web - GET /pdoc/api/policies/PW-HH-00620915/documents -> 200
+
+==========================================================
+ServiceNow  INC0051872  (activity export, newest first)
+==========================================================
+Short description:   Policy documents not loading in agent desktop ("Document service unavailable")
+
+2025-04-05 10:44:05 - Priya Nandakumar (Work notes)
+CHG0031902 implemented at 10:38 on pdoc-app-01: appended -Djava.security.egd=file:/dev/./urandom to CATALINA_OPTS.
+
+2025-04-05 08:31:07 - Priya Nandakumar (Work notes)
+Reopened. Same error again in the pdoc log: Unable to create initial connections of pool. Pulling logs.
+"""
+
+
+def test_a_journal_s_newest_note_goes_with_the_failure_it_fixed_not_the_header_pasted_above_it(tmp_path):
+    """A help desk journal listed newest first, under a header whose short description reads as a failure but has
+    no time: the fix noted at 10:44 goes with the stretch of the log that failed, not with the quiet restart at 10:39
+    it was written during, which only the header's words had made look failed (bench/incidents18)."""
+    path = tmp_path / "pdoc.log"
+    path.write_text(JOURNAL, encoding="utf-8")
+    found = incidents({"pdoc.log": [r for r in records(path) if r.text.strip()]})
+    (failed,) = [f for f in found if any(x.record.kind == "log" and "Unable to create" in x.text for x in f.lines)]
+    assert any("CHG0031902 implemented" in x.text for x in failed.lines)
