@@ -23,7 +23,7 @@ as a whole word or phrase, case-insensitive. In words:
   from bench/incidents6, a write into /etc by redirect or tee, ``sed -i``, ``rm /etc/…``, chmod/chown, ``systemctl
   revert``, ``journalctl --vacuum-…``, SELinux and volume resizes, certbot, keytool -import, rndc, ceph set,
   iptables); a done verb: bumped, raised, increased, decreased, lowered, reduced, pinned, disabled, enabled, turned
-  off/on, reverted, rolled back, rolled (it) out, restarted, redeployed, deployed, patched, scaled, upgraded, downgraded, applied,
+  off/on, reverted, rolled back, restarted, redeployed, deployed, patched, scaled, upgraded, downgraded, applied,
   merged, shipped, hotfixed, flushed, purged, drained, cordoned, rotated, renewed, replaced, removed, added, changed,
   updated, switched, migrated, failed over, killed, resized, tuned, backported, rebuilt, reindexed, freed, pushed,
   released, marked, imported, installed, granted, built, cleared, amended, turned (it) on/off, cleaned up, ran `a
@@ -169,7 +169,6 @@ STEMS = (r"bump", r"rais", r"increas", r"decreas", r"lower", r"reduc", r"pinn?",
           r"vacuum", r"reassign", r"prun", r"regenerat", r"reissu", r"wrapp", r"flipp", r"toggl", r"associat")
 DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS if s != r"rebuil"), r"rebuilt", r"rolled back",  # not "rebuild"
              r"rolled (?:[\w.-]+ ){1,3}back",  # "rolled the ingress chart back to v3.7.2"
-             r"rolled (?:(?:it|them|this|that|the [\w.-]+) )?out",  # "Helm change merged and rolled out at 09:17" (incidents18)
              r"turned (?:(?:it|them|this|that|the [\w.-]+) )?(?:off|on)", r"failed over",
                r"cleaned up", r"set (?:the )?[\w.-]+ to", r"shipped", r"pinned", r"applied", r"set", r"built",
                r"r[au]n(?= `)", r"re-?ran",
