@@ -97,14 +97,15 @@ def _spans(lines: Sequence[Line], items: Sequence[int]) -> list[range]:
 
 def _seeds(lines: Sequence[Line], items: Sequence[int]) -> dict[int, set[int]]:
     """Each problem's item, and every line of each comment after the list that names it alone by its number."""
-    seeds = {n: set(span) for n, span in enumerate(_spans(lines, items), 1)}
+    spans = _spans(lines, items)
+    seeds = {n: set(span) for n, span in enumerate(spans, 1)}
     named: dict[int, set[int]] = {}
     for line in lines:
         named.setdefault(id(line.record), set()).update(
             int(n) for m in _NUMBERED.findall(line.text) for n in (_PLACES.get(x.lower(), x) for x in m)
             if n and 1 <= int(n) <= len(items))
     for i, line in enumerate(lines):
-        if i > _spans(lines, items)[-1][-1] and not _machine(line.record) and len(said := named[id(line.record)]) == 1:
+        if i > spans[-1][-1] and not _machine(line.record) and len(said := named[id(line.record)]) == 1:
             seeds[next(iter(said))].add(i)
     return seeds
 
