@@ -98,8 +98,10 @@ _PERSONS = frozenset("we i they he she someone somebody you on-call oncall team"
 _PASSIVE = frozenset("is was were are been be being got gets get has have had".split())
 _DETERMINERS = frozenset("the a an this that these those our their its new old".split())
 # After a done verb, what says nobody is named as its doer: a headline's passive ("Hotfix 5.2.2 deployed.", "Feature
-# flag X set in the flag service", "Follow-up merged (PR #671)"): the line's end, a stop, or a place.
-_HEADLINE_PASSIVE = re.compile(r"\s*(?:$|[.;:,(\u2014-]|(?:in|on|to|into|across|at|for|via|from)\b)", re.I)
+# flag X set in the flag service", "Follow-up merged (PR #671)"): the line's end, a stop, or a place; also after the
+# rollout that shipped it ("Helm change merged and rolled out at 09:17: `…max-poll-records: 40`", bench/incidents18).
+_HEADLINE_PASSIVE = re.compile(r"\s*(?:(?:and|&)\s+(?:rolled|pushed|went|is|was)\s+(?:out|live)\b\s*)?"
+                               r"(?:$|[.;:,(\u2014-]|(?:in|on|to|into|across|at|for|via|from)\b)", re.I)
 
 
 def _agentive(text: str, verb_at: int) -> bool:

@@ -245,6 +245,10 @@ def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
     # a headline's passive names no doer: someone did it
     ("Follow-up merged (PR #671): purge-orphans now deletes in chunks of 5000 by primary key. Closing.", "action"),
     ("10:24  Feature flag orders.read_from_replica=false set in the flag service.", "action"),
+    # ...also when the rollout that shipped it is said with it (bench/incidents18); a bot's rollout alone is none
+    ("Helm change merged and rolled out at 09:17: `spring.kafka.consumer.max-poll-records: 40` in values-prod.yaml "
+     "(deploy #5512).", "action"),
+    (":rocket: notifications-svc v2.3.7 rolled out to prod-eu-1", "none"),
     ("1. 10:49 - Reverted the flag to the last good version", "action"),
     # ...where a stative "has X pinned" or a thing's own change is no fix
     ("our truststore.jks is baked into the image and only has the old intermediate pinned.", "none"),
