@@ -10,12 +10,21 @@ before its list, which speaks of all of them), and the words of each comment tha
 number. Then, in the stream's order:
 
 - a person's line that names one problem by its number or its place ("(2)", "For (1):", "**2 (cron):**", "Let me
-  start with the second one") goes with that one, and so does every line of its comment;
+  start with the second one") goes with that one, and so does every line of its comment that names no other;
 - else a person's line after the list goes with the problem whose own words it uses most, each weighing as much
   as it is rare, more than ``ONE_WORD`` ("Closing the loop on the proxy part" after the leak's fix was confirmed);
+- else with the problem the rest of its comment names ("I also rolled back to 2.13.4. The file went out at 10:30,
+  so (1) is gone.");
 - else it goes with the problem the thread last spoke of ("Good call. The VM ran …" after "About the 407: …"): a
   conversation stays on what it is about until it turns;
-- a burst a log printed is one failure: all its lines go with the problem whose item's own words they use most.
+- a burst a log printed is one failure: all its lines go with the problem whose item's own words they use most,
+  and its failure lines' words tell that problem too ("For the Harrow SFTP problem" under "could not open SFTP
+  session");
+- someone other than the reporter who pastes a failure of their own, whose words tell none of the problems, opens
+  one more ("2.14.0 broke us too and it isn't the SFTP thing:" over a `NoClassDefFoundError` trace).
+
+An exception's name counts as people say it too ("a NoHttpResponse" for `NoHttpResponseException`). A place names a
+problem ("the second one") unless it is a place in time ("the first one after a few minutes of quiet").
 
 What none took (the report's greeting, a start-up banner) goes with none. When the thread answered two problems or
 more (a person's line after the report went with each), each is an incident of its own; else, or when a line that
@@ -25,10 +34,12 @@ does something went with none ("Rolled payments back; 502s stopped and the queue
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 
 from poimen.incidents.entities import entities
+from poimen.signatures import extract_signatures
 from poimen.incidents.episodes import Episode
 from poimen.incidents.flow import acts, fails
 from poimen.incidents.lines import Line
@@ -42,11 +53,15 @@ from poimen.inputs.readers.speakers import speaker
 _ITEM = re.compile(r"^\(?(\d)[.)]\s+\S")  # "1. After roughly …", "(2) Any artifact …", "2) …"
 # A problem named by its number: "For (1): …", "(1) is ours.", "**2 (cron):** that's a regression …", "2: …"
 _NUMBERED = re.compile(r"\((\d)\)|(?:^|\s)[*_]*(\d)\s+\([^()]{1,30}\)[*_]*:|^[*_>\s]*(\d)[*_]*[:)]\s"
-                       # ... or by its place: "Let me start with the second one", "the first issue is ours"
-                       r"|\bthe (first|second|third|fourth) (?:one|problem|issue|part|point|thing|bug)\b", re.I)
+                       # ... or by its place: "Let me start with the second one", "the first issue is ours"; not
+                       # a place in time or in a list of its own ("is the failing call always the first one after a
+                       # few minutes of quiet", bench/incidents18)
+                       r"|\bthe (first|second|third|fourth) (?:one|problem|issue|part|point|thing|bug)\b"
+                       r"(?!\s+(?:after|before|of|in|on|at|from|to|that|which|when|where|since)\b)", re.I)
 _PLACES = {"first": "1", "second": "2", "third": "3", "fourth": "4"}
 _STATUS = re.compile(r"(?<![\w.])[1-5]\d\d(?![\w.])")  # "the 407", "answering 502"
 _NAME = re.compile(r"[a-z0-9]+")
+_THROWN = re.compile(r"([a-z][a-z0-9]{5,})(?:exception|error)")  # "nohttpresponseexception": "nohttpresponse"
 # A person's line goes with the problem whose own words weigh most, and more than one word of rarity 4.0: "proxy"
 # (4.27) says which, "java" (4.0, in a class name of one item and a JDK package of the other) does not (chosen on
 # bench/incidents16's relay thread, a dev suite).
@@ -54,11 +69,13 @@ ONE_WORD = 1.0
 
 
 def _words(line: Line) -> frozenset[str]:
-    """What a line tells a problem by; nothing for a comment's header ("**mkessler** commented on Mar 4")."""
+    """What a line tells a problem by; nothing for a comment's header ("**mkessler** commented on Mar 4"). An
+    exception's name counts as people say it too: "a NoHttpResponse" for `NoHttpResponseException`."""
     if speaker(line.text):
         return frozenset()
-    return story_words(line.text) | set(_STATUS.findall(line.text)) \
+    words = story_words(line.text) | set(_STATUS.findall(line.text)) \
         | {e.value.lower() for e in entities(line.text) if e.kind in _NAMED_KINDS}
+    return words | {m.group(1) for w in words if (m := _THROWN.fullmatch(w))}
 
 
 def _weight(words: frozenset[str]) -> float:
@@ -107,7 +124,31 @@ def _seeds(lines: Sequence[Line], items: Sequence[int]) -> dict[int, set[int]]:
     for i, line in enumerate(lines):
         if i > spans[-1][-1] and not _machine(line.record) and len(said := named[id(line.record)]) == 1:
             seeds[next(iter(said))].add(i)
+        elif i > spans[-1][-1] and not _machine(line.record) and (n := _names(line, len(items))) is not None:
+            seeds[n].add(i)  # a comment that speaks of two: each of its sentences that names one alone
     return seeds
+
+
+def _names(line: Line, count: int) -> int | None:
+    """The one problem of ``count`` a line names by its number or its place, else None."""
+    said = {int(n) for m in _NUMBERED.findall(line.text) for n in (_PLACES.get(x.lower(), x) for x in m)
+            if n and 1 <= int(n) <= count}
+    return next(iter(said)) if len(said) == 1 else None
+
+
+def _new_problem(lines: Sequence[Line], i: int, reporter: str, told: dict[int, frozenset[str]]) -> list[int]:
+    """The lines of the post that starts at ``i`` when it reports a problem of its own: someone other than the
+    reporter pastes a failure whose words tell none of the problems ``told`` (a third user's "2.14.0 broke us
+    too and it isn't the SFTP thing:" over a `NoClassDefFoundError` trace, bench/incidents18); else nothing."""
+    line = lines[i]
+    if line.record.author in ("", reporter) or (i and (lines[i - 1].record.author, lines[i - 1].record.time) ==
+                                                (line.record.author, line.record.time)):
+        return []
+    post = list(itertools.takewhile(lambda j: not _machine(lines[j].record) and (
+        lines[j].record.author, lines[j].record.time) == (line.record.author, line.record.time), range(i, len(lines))))
+    failing = [j for j in post if extract_signatures(lines[j].text) and fails([lines[j]])]
+    said = frozenset().union(*(_words(lines[j]) for j in failing))
+    return post if failing and all(_weight(said & w) <= ONE_WORD for w in told.values()) else []
 
 
 def _groups(lines: Sequence[Line], ep_of: Sequence[int], items: Sequence[int]) -> dict[int, set[int]]:
@@ -115,33 +156,48 @@ def _groups(lines: Sequence[Line], ep_of: Sequence[int], items: Sequence[int]) -
     seeds = _seeds(lines, items)
     preamble = frozenset().union(*(_words(line) for line in lines[:items[0]] if not _machine(line.record)))
     authors = {w for line in lines for w in _NAME.findall(line.record.author.lower())}  # "@okonkwo-q" is no topic
-    words = {n: frozenset().union(*(_words(lines[i]) for i in idx)) - preamble - authors for n, idx in seeds.items()}
-    own = {n: w - frozenset().union(*(v for m, v in words.items() if m != n)) for n, w in words.items()}
-    groups = {n: set(idx) for n, idx in seeds.items()}
-    owner = {i: n for n, idx in seeds.items() for i in idx}
-    last = None
-    for i, line in enumerate(lines):
-        if i <= items[0] or _machine(line.record):
-            continue
-        if i not in owner:
-            uses = sorted(((_weight(_words(line) & w), n) for n, w in own.items()), reverse=True)
-            owner[i] = uses[0][1] if uses[0][0] > ONE_WORD and uses[0][0] > uses[1][0] else last
-            if owner[i] is not None:
-                groups[owner[i]].add(i)
-        last = owner[i] if owner[i] is not None else last
     # A burst a log printed is one failure, told by the words of the item that reports it (the comments tell its
     # cause and fix): each word once, as a trace repeats its frames.
     described = {n: frozenset().union(*(_words(lines[i]) for i in span)) - preamble - authors
                  for n, span in enumerate(_spans(lines, items), 1)}
     described = {n: w - frozenset().union(*(v for m, v in described.items() if m != n)) for n, w in described.items()}
+    printed: dict[int, list[int]] = {n: [] for n in seeds}
     for k in sorted(set(ep_of)):
         mine = [i for i, line in enumerate(lines) if ep_of[i] == k and _machine(line.record)]
         said = frozenset().union(*(_words(lines[i]) for i in mine))
         uses = sorted(((_weight(said & w), n) for n, w in described.items()), reverse=True)
         if mine and uses[0][0] > uses[1][0]:
-            for idx in groups.values():
-                idx.difference_update(mine)
-            groups[uses[0][1]].update(mine)
+            printed[uses[0][1]] += mine
+    # what people said of each problem; and the failure lines its own burst printed tell it too ("For the Harrow
+    # SFTP problem" under "could not open SFTP session"), not their frames ("at java.base/…", every trace's words)
+    said = {n: frozenset().union(*(_words(lines[i]) for i in idx)) - preamble - authors for n, idx in seeds.items()}
+    words = {n: said[n] | (frozenset().union(*(_words(lines[i]) for i in printed[n] if fails([lines[i]])))
+                           - preamble - authors) for n in seeds}
+    own = {n: w - frozenset().union(*(v for m, v in words.items() if m != n)) for n, w in words.items()}
+    mine = {i for idx in printed.values() for i in idx}
+    groups = {n: (set(idx) - mine) | set(printed[n]) for n, idx in seeds.items()}
+    owner = {i: n for n, idx in groups.items() for i in idx}
+    last = None
+    told = _spans(lines, items)[-1][-1]
+    for i, line in enumerate(lines):
+        if i <= items[0] or _machine(line.record):
+            continue
+        if i > told and i not in owner and (post := _new_problem(lines, i, lines[items[0]].record.author, said)):
+            n = len(groups) + 1  # "2.14.0 broke us too and it isn't the SFTP thing:" over a trace of its own
+            groups[n], words[n] = set(post), frozenset().union(*(_words(lines[j]) for j in post)) - preamble - authors
+            said[n] = words[n]
+            own = {m: w - frozenset().union(*(v for k, v in words.items() if k != m)) for m, w in words.items()}
+            owner.update((j, n) for j in post)
+        if i not in owner:
+            uses = sorted(((_weight(_words(line) & w), n) for n, w in own.items()), reverse=True)
+            # failing that, the problem the rest of its comment names ("I also rolled back to 2.13.4. The file
+            # went out at 10:30, so (1) is gone."), else the one the thread last spoke of
+            ahead = next((n for j in range(i + 1, len(lines)) if lines[j].record is line.record
+                          for n in [_names(lines[j], len(groups))] if n is not None), None)
+            owner[i] = uses[0][1] if uses[0][0] > ONE_WORD and uses[0][0] > uses[1][0] else ahead or last
+            if owner[i] is not None:
+                groups[owner[i]].add(i)
+        last = owner[i] if owner[i] is not None else last
     return groups
 
 

@@ -134,7 +134,7 @@ ORDINALS = """\
 Hi! Since the upgrade two things went wrong:
 
 1. The 06:00 upload to Harrow fails with `JSchAlgoNegoFailException: Algorithm negotiation fail` on every attempt.
-2. Also, separately: a confirm call died with `NoHttpResponseException: failed to respond` and was not retried.
+2. Also, separately: a confirm call to the Harrow API died with `NoHttpResponseException: failed to respond` and was not retried.
 
 **jhaverkamp** commented on May 6, 2025
 Let me start with the first one, it is ours. The new fork we ship no longer offers SHA-1 signatures.
@@ -157,3 +157,76 @@ def test_a_thread_that_names_each_problem_by_its_place_keeps_each_fix_with_its_o
     (confirm,) = [s for s in said if "2. Also, separately" in s]
     assert "legacy-sha1-host-key" in upload and "validate-after-inactivity" not in upload
     assert "validate-after-inactivity" in confirm and "legacy-sha1-host-key" not in confirm
+
+
+THIRD = """\
+2025-05-06 06:00:01,655 ERROR [upload-1] c.k.transfer.Job - transfer failed endpoint=harrow: could not open SFTP session to sftp.harrow.example:22
+Caused by: com.jcraft.jsch.JSchAlgoNegoFailException: Algorithm negotiation fail
+2025-05-06 07:41:12,951 ERROR [exec-3] c.k.http.BankClient - POST /v2/batches/B-7731/confirm failed
+Caused by: org.apache.hc.core5.http.NoHttpResponseException: api.harrow.example:443 failed to respond
+
+===== pasted from the tracker =====
+
+**dvornik-m** commented on May 6, 2025
+Hi! Since the upgrade two things went wrong:
+
+1. The 06:00 upload to Harrow fails with `JSchAlgoNegoFailException: Algorithm negotiation fail` on every attempt.
+2. Also, separately: a confirm call to the Harrow API died with `NoHttpResponseException: failed to respond` and was not retried.
+
+**jhaverkamp** commented on May 6, 2025
+Let me start with the second one. A NoHttpResponseException on a pooled connection means the server closed it while it sat idle.
+
+Is the failing call always the first one after a few minutes of quiet?
+
+**dvornik-m** commented on May 6, 2025
+Yes, every failing call comes after 3 to 9 minutes of nothing.
+
+I also rolled the whole deployment back to 2.13.4 this morning (`image.tag: 2.13.4` in our Helm values). The Harrow file went out at 10:30 on 2.13.4 after a manual retry from the console, so (1) is gone. The second one is still there on 2.13.4 though, see the 11:52 line in the log above, so it is not something that 2.14.0 introduced.
+
+**jhaverkamp** commented on May 7, 2025
+Now (1). The fork we ship no longer offers SHA-1 host key signatures.
+
+That explains the quiet: we re-validate a pooled idle connection only after 10 minutes. For right now, set `validate-after-inactivity: 1s` on your side.
+
+**pkaratas** commented on May 8, 2025
+Not sure this belongs here, but 2.14.0 broke us too:
+
+```
+Caused by: java.lang.NoClassDefFoundError: io/micrometer/observation/ObservationRegistry
+\tat com.kestrel.sluice.http.HttpClientFactory.<init>(HttpClientFactory.java:61)
+```
+
+**aoife-mccrann** commented on May 8, 2025
+@pkaratas that is a separate problem. Workaround for today: pin `<micrometer.version>1.10.13</micrometer.version>` in your pom.
+
+**jhaverkamp** commented on May 9, 2025
+2.14.1 is out. For the Harrow SFTP problem set `legacy-sha1-host-key: true` on that endpoint.
+
+sluice logs a WARN at startup for every endpoint that has it switched on, on purpose.
+
+**dvornik-m** commented on May 10, 2025
+Upgraded to 2.14.1 with `legacy-sha1-host-key: true` on harrow only; the 06:00 upload went out on the first attempt.
+
+About the timeout: not a single NoHttpResponse since we set `validate-after-inactivity: 1s`.
+"""
+
+
+def test_a_third_problem_posted_into_the_thread_and_answers_that_name_their_problem_in_passing(tmp_path):
+    """A third user pastes a failure of their own into a thread of two numbered problems: a third incident. A
+    comment that names one problem after saying what was done ("I also rolled back … so (1) is gone") gives that
+    line to it; "the first one after a few minutes" names no problem; a problem's own burst ("could not open SFTP
+    session") tells "the Harrow SFTP problem"; "a NoHttpResponse" is how people say `NoHttpResponseException`
+    (bench/incidents18's sluice thread)."""
+    said = ["\n".join(line.text for line in found.lines) for found in _found(tmp_path, THIRD)]
+    (upload,) = [s for s in said if "1. The 06:00 upload" in s]
+    (confirm,) = [s for s in said if "2. Also, separately" in s]
+    (third,) = [s for s in said if "NoClassDefFoundError" in s]
+    assert "`image.tag: 2.13.4`" in upload and "For the Harrow SFTP problem set `legacy-sha1-host-key" in upload
+    assert "Upgraded to 2.14.1 with `legacy-sha1-host-key" in upload and "so (1) is gone" in upload
+    assert "first one after a few minutes" in confirm and "About the timeout" in confirm
+    assert "The second one is still there" in confirm
+    assert "<micrometer.version>1.10.13" in third
+    for mine, others in ((upload, ("validate-after-inactivity", "micrometer.version")),
+                         (confirm, ("legacy-sha1-host-key", "micrometer.version")),
+                         (third, ("legacy-sha1-host-key", "validate-after-inactivity"))):
+        assert not any(other in mine for other in others)
