@@ -331,7 +331,9 @@ PLANNED = words(r"should", r"will", r"going to", r"plan(?:ning)? to", r"needs? t
                   r"follow-?ups?", r"let's", r"we could", r"consider", r"propose",
                   # options laid out, not yet taken: "two choices: roll the chart back, or override the annotation"
                   r"(?:two|three|four|\d) (?:choices|options)", r"options?:", r"choices:")
-NEGATED = re.compile(r"(?:\b(?:didn't|did not|never|no|without|not|don't)\s+(?:\w+\s+)?)$", re.I)
+# "Nothing has changed on the DB since the RU" (bench/incidents18), "the config hasn't been touched" say no change
+NEGATED = re.compile(r"(?:\b(?:didn't|did not|never|no|without|not|don't|nothing|nobody|no one|hasn't|haven't|"
+                     r"hadn't|wasn't|weren't|isn't|aren't)\s+(?:\w+\s+)?)$", re.I)
 CAUSE_SECTION = re.compile(r"root cause|cause|diagnosis|analysis|contributing|^why\b", re.I)
 FIX_SECTION = re.compile(r"resolution|remediation|mitigation|\bfix\b|workaround|recovery|what we (?:did|changed)|"
                          r"what was done|how (?:it was|we) fixed|what fixed it", re.I)
@@ -358,9 +360,10 @@ SETTING = re.compile(r"[#\w.-]+=\S*")
 ASIDE = re.compile(r"\([^()]*\)")
 
 
-# An action line that introduces what follows: "…limits.conf:", "build it yourself with", "on both resolvers we ran"
-INTRODUCES = re.compile(r"(?::|\bwith|\b(?:ran|run|executed|issued|typed|applied|used)|<<-?\s*['\"]?\w+['\"]?)\s*$",
-                        re.I)
+# An action line that introduces what follows: "…limits.conf:", "build it yourself with", "on both resolvers we ran",
+# "override the managed version in your pom, for example" (bench/incidents18)
+INTRODUCES = re.compile(r"(?::|\bwith|\b(?:ran|run|executed|issued|typed|applied|used)|<<-?\s*['\"]?\w+['\"]?"
+                        r"|\b(?:for example|for instance|e\.g\.|like (?:this|so))[.:]?)\s*$", re.I)
 FENCE = re.compile(r"^\s*(?:```|~~~)\S*\s*$")
 # A line of configuration: "LimitNOFILE=65536", "max_connections: 200", an INI section "[Service]", an XML element
 # ('<Resource name="jdbc/pdocDS" … testOnBorrow="true" …/>', "<micrometer.version>1.10.13</micrometer.version>";

@@ -253,6 +253,7 @@ def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
     # ...where a stative "has X pinned" or a thing's own change is no fix
     ("our truststore.jks is baked into the image and only has the old intermediate pinned.", "none"),
     ("PR #1834 raised the batch size for every consumer", "none"),
+    ("Nothing has changed on the DB since the RU on 30/03.", "none"),  # a change denied (bench/incidents18)
     # what a thing does now is done, not planned; what it takes now is no fix
     ("Follow-up in !1402: the helm step now uses `--timeout 8m` and `--atomic`", "action"),
     ("rendering one invoice PDF now takes about 1.2 s", "none"),
@@ -268,6 +269,18 @@ def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
 ])
 def test_release_headline_and_now_cues(text, role):
     assert pick(score(text)) == role
+
+
+def test_a_block_in_a_paragraph_of_its_own_that_an_example_introduces_is_the_fix():
+    """A GitHub comment pasted as text: "…in your pom, for example" and, after a blank line, the XML block
+    (bench/incidents18)."""
+    lines = [line for r in (rec("Workaround for today: override the managed version in your pom, for example", 1,
+                                "comment"),
+                            rec("```xml\n<properties>\n<micrometer.version>1.10.13</micrometer.version>\n</properties>\n```",
+                                3, "comment"))
+             for line in record_lines(r)]
+    roles = {r.line.text: r.role for r in assign(lines)}
+    assert roles["<micrometer.version>1.10.13</micrometer.version>"] == "action"
 
 
 def test_a_code_block_an_action_introduces_is_the_fix():
