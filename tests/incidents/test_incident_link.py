@@ -265,3 +265,22 @@ def test_stories_filed_under_tickets_none_shares_stay_apart_though_a_duplicate_j
     assert _siblings(orders, planogram, _filed(orders), _filed(planogram))
     retold = story("flow:4", ["FUL-1191"], 20)  # the duplicate's own later comment: the same story
     assert not _siblings(orders, retold, _filed(orders), _filed(retold))
+
+
+def test_a_reopened_tickets_burst_joins_the_stretch_that_acts_though_its_error_is_the_streams_subject():
+    """ServiceNow work notes, newest first, under the log of an incident and its recurrence: the reopen's burst
+    ("could not get a connection from pdocDS", then "Reopened. Same error text as Thursday") acts on nothing, and
+    the next stretch (the restart that changed nothing, the entropy diagnosis, the fix) acts. They share the error
+    every failure of this stream prints, which weighs a quarter as the stream's subject; where a failure goes on
+    into the next stretch it weighs whole (bench/incidents18, a dev suite)."""
+    from pathlib import Path
+
+    from poimen.inputs.chunking import records
+
+    path = Path(__file__).parents[2] / "bench/incidents18/java/policy-docs-2025-04-03-INC0051872.log"
+    found = incidents({path.name: [r for r in records(path) if r.text.strip()]})
+    said = ["\n".join(line.text for line in inc.lines) for inc in found]
+    (reopened,) = [s for s in said if "could not get a connection from pdocDS after 60,611 ms" in s]
+    assert "java.security.egd=file:/dev/./urandom" in reopened and 'testOnBorrow="true"' not in reopened
+    (first,) = [s for s in said if 'testOnBorrow="true"' in s]
+    assert "java.security.egd" not in first
