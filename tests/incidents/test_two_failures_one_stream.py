@@ -186,9 +186,7 @@ def test_the_comments_of_two_tickets_under_one_log_stay_on_their_tickets(tmp_pat
     assert any("Closing" in line.text for line in hikari[0].lines)
 
 
-def test_a_card_of_logged_errors_also_says_what_people_saw(tmp_path):
-    """Three shapes of machine error outscore a person's words, but a question is asked in the person's words."""
-    log = """2024-09-18T10:08:31.006Z ERROR 1 --- [exec-41] o.h.SqlExceptionHelper : HikariPool-1 - Connection is not available, request timed out after 30000ms.
+SAW = """2024-09-18T10:08:31.006Z ERROR 1 --- [exec-41] o.h.SqlExceptionHelper : HikariPool-1 - Connection is not available, request timed out after 30000ms.
 2024-09-18T10:08:31.019Z ERROR 1 --- [exec-41] o.a.c.DispatcherServlet : Servlet.service() threw exception: CannotCreateTransactionException
 2024-09-18T10:08:34.502Z ERROR 1 --- [exec-44] c.t.i.ReservationController : reservation failed order=ORD-7731950: 500 INTERNAL_SERVER_ERROR
 
@@ -198,6 +196,33 @@ Checkout reports that stock reservations hang for 30s and then fail.
 Yusuf Demir added a comment - 18/Sep/24 11:05 AM
 Deployed the fix: spring.datasource.hikari.maximum-pool-size 10 -> 30 via the configmap.
 """
-    card = next(iter(_cards(tmp_path, "inventory.log", log)))
+
+
+def test_a_card_of_logged_errors_also_says_what_people_saw(tmp_path):
+    """Three shapes of machine error outscore a person's words, but a question is asked in the person's words."""
+    card = next(iter(_cards(tmp_path, "inventory.log", SAW)))
     assert sum(line.text.startswith("2024-09-18T10:08") for line in card.symptoms) == 3
     assert any("stock reservations hang" in line.text for line in card.symptoms)
+
+
+def test_the_card_a_run_stores_keeps_what_people_saw_beside_three_logged_errors(tmp_path):
+    """The same card through ``mem run`` (the offline engine's reply, then the writer's cap on each role): the
+    writer kept three symptoms, the three errors, and dropped the person's words a question is asked in."""
+    from poimen.embedding.embedders import default_embedder
+    from poimen.index import build_projections, default_db
+    from poimen.index.read import connect_read_only
+    from poimen.write.core import RunRequest, run_loops
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "inventory.log").write_text(SAW, encoding="utf-8")
+    root = tmp_path / "log"
+    result = run_loops(RunRequest(root=root, sources=[tmp_path / "src" / "inventory.log"], sources_root=tmp_path / "src",
+                                  query="What failed, and how was it fixed?", incidents=True))
+    assert result.ok, result.source_errors
+    db = default_db(root)
+    build_projections(root, db, default_embedder())
+    con = connect_read_only(db)
+    symptoms = [t for (t,) in con.execute("SELECT text FROM incident_line WHERE role = 'symptom'").fetchall()]
+    con.close()
+    assert sum(t.startswith("2024-09-18T10:08") for t in symptoms) == 3
+    assert any("stock reservations hang" in t for t in symptoms)
