@@ -20,7 +20,7 @@ are labelled and split). Per run, as a user would:
 Scored per incident: the answer (or top hit) holds the fix when it contains
 one of the incident's fix substrings (whitespace-insensitive); it is a
 confusion when it holds the fix of another incident (a ``recurs_with``
-incident excepted); output tokens are ``count_tokens`` of what is printed.
+pair excepted, either way round); output tokens are ``count_tokens`` of what is printed.
 
 In the same run, each at the SAME number of tokens as poimen's output for that
 item (a comparison at equal output tokens):
@@ -167,7 +167,8 @@ def holds(output: str, needles: Sequence[str]) -> bool:
 
 def score(output: str, incident: Incident, others: Sequence[Incident]) -> tuple[bool, bool]:
     """(holds this incident's fix, holds another incident's fix)."""
-    alien = [o.fix for o in others if o.id != incident.id and o.id != incident.recurs_with]
+    # a recurrence and the incident it recurs with, either way round: lookup shows both, each with its own fix
+    alien = [o.fix for o in others if o.id not in (incident.id, incident.recurs_with) and o.recurs_with != incident.id]
     return holds(output, incident.fix), any(holds(output, f) for f in alien)
 
 
@@ -202,7 +203,8 @@ class PoimenRun:
 
     def lookup(self, text: str) -> str:
         """The top hit's lines as ``mem lookup -k 1`` prints them (its header and evidence lines left out): an
-        incident's card, else the hit's best lines, else its text."""
+        incident's card (and the card of each other incident of the same failure, which `-k 1` shows with it),
+        else the hit's best lines, else its text."""
         from poimen.read.incidents import render_incident
         from poimen.read.shapes import hit_from
 
@@ -210,7 +212,7 @@ class PoimenRun:
         if not shapes:
             return ""
         if shapes[0].get("incident"):
-            return "\n".join(render_incident(shapes[0]["incident"]))
+            return "\n\n".join("\n".join(render_incident(s["incident"])) for s in shapes if s.get("incident"))
         hit, shown = hit_from(shapes[0])
         if shown is not None and shown.lines:
             return "\n".join(line.render() for line in shown.lines)

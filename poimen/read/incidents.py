@@ -212,16 +212,21 @@ def leading_cards(engine, question: str, views: dict[str, IncidentView]) -> list
     text = question if isinstance(question, str) else question.text
     asked = [core for s in extract_signatures(text) if len(core := _core(s.key)) >= MIN_CORE]
 
-    def held(view: IncidentView) -> bool:
-        """Whether a symptom line of the card holds one of the question's signatures (one key's core inside the
-        other's: a log template inside an exception's message, a pasted line with or without its quotes)."""
-        mine = [_core(s.key) for line in view.of("symptom") for s in extract_signatures(line.text)]
-        return any(a in m or m in a for a in asked for m in mine if len(m) >= MIN_CORE)
+    def held(view: IncidentView) -> frozenset[str]:
+        """The question's signatures a symptom line of the card, or the raw line of its incident that printed the
+        question's message, holds (one key's core inside the other's: a log template inside an exception's message,
+        a pasted line with or without its quotes)."""
+        said = [line.text for line in view.of("symptom")] + ([view.printed.text] if view.printed else [])
+        mine = [_core(s.key) for text in said for s in extract_signatures(text)]
+        return frozenset(a for a in asked for m in mine if len(m) >= MIN_CORE and (a in m or m in a))
 
     lead_score, lead = ranked[0]
     out = [(lead_score, lead)]
-    if held(lead):
-        out += [(s, v) for s, v in ranked[1:] if s >= RECURRENCE * lead_score and held(v)]
+    # another incident holds every signature of the question the lead holds: not only the framework's wrapper both
+    # print ("Servlet.service() … threw exception [Request processing failed; nested exception is …", its template
+    # cut short) around another exception
+    if (full := held(lead)):
+        out += [(s, v) for s, v in ranked[1:] if s >= RECURRENCE * lead_score and held(v) >= full]
     return out
 
 

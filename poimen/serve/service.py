@@ -104,7 +104,9 @@ class ReadService:
 
     def _incidents_first(self, question, hits: list, k: int, engine) -> tuple[list, list]:
         """The hits with the incidents that match ``text`` first (``leading_cards``: the best card, and the same
-        failure's other incidents), each card shown as its incident; (hits, incident shapes or None per hit)."""
+        failure's other incidents), each card shown as its incident; (hits, incident shapes or None per hit). The
+        incidents of one failure are one answer and count as one of the ``k`` hits: `-k 1` on an error that happened
+        twice and was fixed two ways shows both fixes, each under its own incident."""
         from poimen.read.incidents import incident_shape, incident_views, leading_cards
 
         index = self.index()
@@ -112,7 +114,7 @@ class ReadService:
         first = [h for score, view in lead if (h := index.hit_for(view.sha, score, "incident",
                                                                   f"incident card: its lines score {score:.3f}"))]
         shown = {h.sha for h in first}
-        hits = (first + [h for h in hits if h.sha not in shown])[:k]
+        hits = first + [h for h in hits if h.sha not in shown][:k - 1 if first else k]
         views = incident_views(self.db_path, [h.sha for h in hits if h.kind == "memory"])
         views.update({view.sha: view for _, view in lead})  # as ranked: with the raw line that matched, if one did
         return hits, [incident_shape(views[h.sha], question.text) if h.sha in views else None for h in hits]

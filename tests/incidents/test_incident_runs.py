@@ -105,12 +105,15 @@ def test_incident_tables_rebuild_byte_identically_from_the_log(built, tmp_path):
     con_b.close()
 
 
-def test_a_raw_error_seen_in_two_sources_returns_both_incidents_each_with_its_own_fix(built):
+@pytest.mark.parametrize("k", [4, 1])
+def test_a_raw_error_seen_in_two_sources_returns_both_incidents_each_with_its_own_fix(built, k):
+    """Both, also at `-k 1`: the incidents of one failure are one answer (each with its own fix)."""
     _, _, service, _ = built
     shapes = service.lookup('psycopg2.OperationalError: connection to server at "orders-db" (10.9.9.9), port 5432 '
-                            "failed: FATAL:  sorry, too many clients already", k=4)
+                            "failed: FATAL:  sorry, too many clients already", k=k)
     cards = [s["incident"] for s in shapes if s.get("incident")]
     assert len(cards) == 2 and {c["stream"] for c in cards} == {"chat/incidents.json", "logs/reporting.log"}
+    assert len(shapes) == 2 + k - 1  # the two incidents are one of the k hits
     for card in cards:
         fixes = [line["text"] for line in card["lines"] if line["role"] == "action"]
         own, other = (SLACK_FIX, LOG_FIX) if card["stream"].startswith("chat") else (LOG_FIX, SLACK_FIX)
@@ -268,3 +271,36 @@ def test_a_new_version_of_the_cut_cards_the_streams_again_and_supersedes_the_old
     assert {r[0] for r in con.execute("SELECT run_id FROM incident").fetchall()} == now
     con.close()
     # (the rebuild carries the old runs as history: scripts/demo's rebuild job on a log built by the previous cut)
+
+
+WRAPPER = ("{at} ERROR 1 --- [nio-8080-exec-{n}] o.a.c.c.C.[.[.[/].[dispatcherServlet]    : Servlet.service() for servlet "
+           "[dispatcherServlet] in context with path [] threw exception [Request processing failed; nested exception "
+           "is {nested}] with root cause")
+MISSING = "org.springframework.dao.InvalidDataAccessResourceUsageException: could not extract ResultSet"
+IDLE = "org.springframework.transaction.CannotCreateTransactionException: Could not open JPA EntityManager for transaction"
+
+
+def test_an_incident_that_shares_only_the_frameworks_wrapper_is_no_recurrence(tmp_path):
+    """Two incidents of one service print Spring's wrapper around different exceptions: the error pasted again
+    brings back the one whose exception it names, not the other beside it as if the same failure recurred."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "accounts-release.log").write_text(
+        WRAPPER.format(at="2024-07-08 09:29:12.611", n=3, nested=MISSING) + "\n"
+        "[08/Jul/24 09:40] lise: logins fail with 500 since the 3.22.0 release\n"
+        "[08/Jul/24 09:51] ana: ran flyway migrate by hand from the accounts-db-migrate:3.22.0 image, V57 applied\n"
+        "[08/Jul/24 09:55] ana: logins OK again, resolved\n")
+    (src / "accounts-night.log").write_text(
+        WRAPPER.format(at="2024-07-09 02:47:15.336", n=8, nested=IDLE) + "\n"
+        "[09/Jul/24 08:00] raj: idle connections die after 350 s behind the NAT gateway\n"
+        "[09/Jul/24 08:02] raj: set SPRING_DATASOURCE_HIKARI_KEEPALIVETIME=60000 in the configmap and restarted\n"
+        "[09/Jul/24 08:30] raj: no more failures, resolved\n")
+    root = tmp_path / "log"
+    result = run_loops(RunRequest(root=root, sources=sorted(src.iterdir()), query=QUERY, sources_root=src,
+                                  incidents=True))
+    assert result.ok, result.source_errors
+    db = default_db(root)
+    build_projections(root, db, default_embedder())
+    shapes = ReadService(root, db).lookup(WRAPPER.format(at="2024-10-14 13:05:27.746", n=2, nested=MISSING), k=1)
+    cards = [s["incident"] for s in shapes if s.get("incident")]
+    assert [c["stream"] for c in cards] == ["accounts-release.log"]
