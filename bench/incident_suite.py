@@ -76,7 +76,9 @@ SUITE = Path(__file__).resolve().parent / "incidents"
 # Markdown, plain-text postmortems, a Slack export and a GitHub issues CSV, likewise, in stop 36; incidents18, Java
 # logs under a GitHub issue pasted as text that numbers two problems, a Jira export of three tickets and ServiceNow
 # work notes of a recurrence, and incidents19, Markdown timelines, plain-text postmortems, a GitHub REST issues
-# export with a two-problem report and a bastion session, likewise, in stop 37);
+# export with a two-problem report and a bastion session, likewise, in stop 37; incidents20, Java logs under GitLab,
+# Redmine and Zendesk threads, postmortems and a PagerDuty postmortem, and incidents21, GitHub REST and GitLab
+# issues, bastion sessions, a FireHydrant-style review and a Discord export, likewise, in stop 38);
 # "blind" suites were written by someone who read no code, and their misses were never read: incidents4, and
 # incidents15 (the six formats of the held-out streams, two incidents each, written in stop 35 at `ca1b949`). The baselines' weights are chosen on bench/incidents' split "dev" alone.
 SUITES = ((SUITE, "dev"), (SUITE.with_name("incidents2"), "dev"), (SUITE.with_name("incidents3"), "dev"),
@@ -87,6 +89,7 @@ SUITES = ((SUITE, "dev"), (SUITE.with_name("incidents2"), "dev"), (SUITE.with_na
           (SUITE.with_name("incidents13"), "dev"), (SUITE.with_name("incidents14"), "dev"),
           (SUITE.with_name("incidents16"), "dev"), (SUITE.with_name("incidents17"), "dev"),
           (SUITE.with_name("incidents18"), "dev"), (SUITE.with_name("incidents19"), "dev"),
+          (SUITE.with_name("incidents20"), "dev"), (SUITE.with_name("incidents21"), "dev"),
           (SUITE.with_name("incidents4"), "blind"), (SUITE.with_name("incidents15"), "blind"))
 WINDOW = 3
 SHOWN_CHARS = 600  # mem lookup prints a hit without lines as its text cut here (poimen.cli.readout.print_hits)

@@ -50,9 +50,11 @@ def test_every_suite_has_unique_ids_and_streams_that_exist(folder):
         assert all(sum(i.stream == s for i in incidents) >= 2 for s in streams)  # each holds several
     elif folder.name == "incidents15":  # the held-out streams' six formats, two incidents each
         assert len({i.format for i in incidents}) == 6 and len(incidents) == 12
-    elif folder.name in ("incidents11", "incidents12", "incidents13", "incidents14", "incidents16"):  # 3 formats
+    elif folder.name in ("incidents11", "incidents12", "incidents13", "incidents14", "incidents16", "incidents20"):
+        # 3 formats (incidents20: Java logs under GitLab, Redmine and Zendesk threads, postmortems, PagerDuty)
         assert len({i.format for i in incidents}) == 3
-    elif folder.name in ("incidents17", "incidents19"):  # PagerDuty Markdown, postmortems, a chat or a shell, issues
+    elif folder.name in ("incidents17", "incidents19", "incidents21"):  # PagerDuty Markdown, postmortems, a chat or
+        # a shell, issues (incidents21: issues, shell, a FireHydrant-style review, a Discord export)
         assert len({i.format for i in incidents}) == 4
     elif folder.name == "incidents18":  # Java logs under a pasted GitHub issue, a Jira export and ServiceNow notes
         assert {i.format for i in incidents} == {"java"} and len({i.stream for i in incidents}) == 3
