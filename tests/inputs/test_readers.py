@@ -147,6 +147,17 @@ def test_a_shell_session_with_notes_as_a_txt(tmp_path):
     ("notes.md", "| a | b |\n|---|---|\n| 1 | 2 |\n", "markdown"),
     ("apache.log", "[Sun Dec 04 04:47:44 2005] [notice] workerEnv.init() ok\n", "log"),
     ("tickets.dat", "Key,Summary,Description\nA-1,x,y\n", "csv"),
+    # a log pasted under a title: a rule-framed path, a "#" line, both (bench/incidents20)
+    ("console.txt", "=== wf-bill-02:/opt/wildfly/standalone/log/console.log -- 2025-03-03 ===\n"
+                    "01:00:00,004 INFO  [billing.Run] (EJB default - 1) run started\n"
+                    "01:00:00,212 INFO  [billing.Run] (EJB default - 2) batch queued\n"
+                    "01:14:22,130 ERROR [billing.Run] (EJB default - 37) batch failed\n", "log"),
+    ("excerpt.txt", "### rate-engine -- log excerpts\n### pattern: %d [%t] %-5level %logger - %msg%n\n\n"
+                    "---- 2025-02-11, pod rate-engine-7c9d5b6f48-xk2lp ----\n"
+                    "2025-02-11 08:51:58,204 [main] INFO  c.k.RateEngine - Starting\n"
+                    "2025-02-11 08:52:03,377 [main] INFO  c.z.HikariDataSource - HikariPool-1 - Starting...\n"
+                    "2025-02-11 09:02:43,552 [exec-9] ERROR c.k.Quote - quote failed\n", "log"),
+    ("report.txt", "### Incident report\nThe checkout failed for an hour.\nWe rolled back.\n", "text"),
 ])
 def test_detection_by_content_not_only_by_suffix(tmp_path, name, content, expected):
     p = tmp_path / name

@@ -31,7 +31,11 @@ HEAD = 1 << 16
 LOG_SHARE = 0.8  # of a head's non-blank lines, for a .txt to read as a log
 PROMPT_SHARE = 0.1  # of a head's non-blank lines, prompts, for a session (commands print many lines each)
 OPENING = 40  # the non-blank lines a file opens with: a log with a comment thread after it is a log by these
-_BANNER = re.compile(r"^==> .+ <==$")
+# What stands over a log pasted into a file: `tail`'s "==> catalina.out <==", a rule-framed title ("=== wf-bill-02:
+# /opt/wildfly/standalone/log/console.log -- 2025-03-03 ===") or a "#" line ("### pattern: %d [%t] %-5level …")
+# (bench/incidents20); up to ``BANNERS`` of them
+_BANNER = re.compile(r"^==> .+ <==$|^\s*[-=#*~]{3,}\s+\S.*?\s+[-=#*~]{3,}\s*$|^#{1,6}\s+\S")
+BANNERS = 3
 _TRACE = re.compile(r"^\s+(?:at |\.\.\. \d+ (?:more|common))|^(?:Caused by|Suppressed): |^\s+\S"
                     r"|^[\w$.]+(?:Exception|Error|Throwable)\b")  # the exception a trace opens with
 
@@ -108,8 +112,8 @@ def _line_kind(head: str) -> str | None:
     # its title still stands over its body. What ``tail`` and ``head`` print over a file ("==> catalina.out <==")
     # is no title, and a trace's frames are the log's lines: a Java log whose comment thread follows it (from
     # bench/incidents9) is a log by its opening lines.
-    if lines and _BANNER.match(lines[0]):
-        lines = lines[1:]
+    banners = next((n for n, x in enumerate(lines[:BANNERS + 1]) if not _BANNER.match(x)), 0)
+    lines = lines[banners:]
     opening = lines[:OPENING]
     logged = [is_log_line(x) or bool(_TRACE.match(x)) for x in opening]
     if len(lines) >= 3 and is_log_line(lines[0]) and (
