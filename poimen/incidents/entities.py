@@ -76,6 +76,8 @@ _PREFIXES = frozenset("""
 """.split())
 # A part that is a hash or an id's group (a UUID's "58b2", a digest's "0d7e1f2a"): hex digits, one of them a digit.
 _HEX_PART = re.compile(r"^(?=[a-f0-9]*\d)[a-f0-9]{4,}$")
+# A value given to an id's key names a request, not a service: "requestId=q-9e41d7c2", "trace_id: ab-12cd34"
+_ID_KEY = re.compile(r"(?:[Ii]d|ID)\s*[=:]\s*\Z")
 # A chat line as the readers render it: "[2024-05-14T13:32:00Z] maria.k: …" (a stamp, then a speaker). The speaker
 # (a person, "deploy-bot") is who wrote, not what the line is about.
 SPEAKER = re.compile(r"^\s*(?:\[[^\]]{4,40}\]\s*|\d{4}-\d\d-\d\d[T ][\d:.,]+Z?\s+)[A-Za-z][\w .@-]{0,40}?:\s+(?=\S)")
@@ -247,7 +249,7 @@ def entities(text: str) -> tuple[Entity, ...]:
                 _add(found, "config", key)
                 taken.append(m.span())
     taken += [m.span() for m in _THREAD.finditer(text)]  # a log's "[sync-worker-3]" is a thread of the process
-    for m in _RESOURCE.finditer(text):
+    for m in _RESOURCE.finditer(text):  # (an id's value, "requestId=q-9e41d7c2", names no service: ``_ID_KEY``)
         _add(found, "service", workload(m.group(1)))
         taken.append(m.span())
     for m in _SERVICE.finditer(text):
@@ -258,7 +260,9 @@ def entities(text: str) -> tuple[Entity, ...]:
         if free(m) and m.group(0) not in _HYPHENATED_WORDS and not any(p.isdigit() for p in name.split("-")) \
                 and ("-" in name or name == m.group(0).lower()) and parts[0] not in _PREFIXES \
                 and parts[-1] not in _PARTICLES and not _JOINERS.intersection(parts[1:-1]) \
-                and sum(bool(_HEX_PART.match(p)) for p in parts) < 2:
+                and sum(bool(_HEX_PART.match(p)) for p in parts) < 2 \
+                and (len("".join(p for p in parts if not _HEX_PART.match(p))) >= 3  # "q-9e41d7c2": an id
+                     or not any(map(_HEX_PART.match, parts))) and not _ID_KEY.search(text, 0, m.start()):
             _add(found, "service", name)
     for m in _VERSION.finditer(text):
         if free(m):

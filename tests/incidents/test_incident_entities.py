@@ -148,3 +148,11 @@ def test_a_hyphenated_phrase_joined_by_a_small_word_is_no_service():
     assert ("service", "report-exporter") in {(e.kind, e.value) for e in entities("report-exporter failed")}
     for phrase in ("bytes-per-inode", "end-of-life", "one-by-one"):
         assert not any(e.kind == "service" for e in entities(f"ext4 with default {phrase} ratio")), phrase
+
+
+def test_a_request_id_is_no_service():
+    """"requestId=q-9e41d7c2" on every failed quote named a new service each time (bench/incidents20): a value given to
+    an id's key, or a letter and a hex id, names a request."""
+    assert not [e for e in entities("quote failed traceId=checkout-abc lane=DE-PL") if e.kind == "service"]
+    assert not [e for e in entities("q-9e41d7c2 timed out") if e.kind == "service"]
+    assert [e.value for e in entities("checkout-api timed out") if e.kind == "service"] == ["checkout-api"]
