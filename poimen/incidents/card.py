@@ -45,7 +45,7 @@ LIMITS = {"symptom": 3, "cause": 2, "action": 4, "verification": 2}
 WEAK_CAUSE = 0.6
 TITLE_CHARS = 80
 _PREFIX = re.compile(
-    r"^(?:\[[^\]]*\]\s*|\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\s*|\d{1,2}:\d\d(?::\d\d)?\s*|"
+    r"^(?:\[[^\]]*\]\s*|\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\s*|\d{1,2}:\d\d(?::\d\d(?:[.,]\d+)?)?\s*|"
     r"[-*>#$]\s*|(?:[A-Z][a-z]{2}\s+\d{1,2}\s+[\d:]+)\s*|\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4}\s+[\d:.,]+\s*|"
     r"(?:DEBUG|INFO|WARN(?:ING)?|ERROR|FATAL|CRITICAL)\b:?\s*|\([\w.$]+:\d+\)\s*|"
     r"[-\u2013\u2014|:]\s*|\d+\s+---\s+|(?:[a-z][\w$]*\.)+[\w$.\[\]/]*\s+[:-]\s+|"  # Spring's "1 --- ", a logger

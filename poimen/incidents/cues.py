@@ -183,17 +183,16 @@ FIX_WORDS = words(r"workaround", r"fix:", r"the fix (?:was|is)", r"fixed (?:by|w
                     r"resolved (?:by|with|via)", r"mitigated (?:by|with|via)", r"hot-?fix(?:ed)?", r"rollback",
                   r"v?\d+(?:\.\d+)+\S* (?:is|was) (?:out|live|released|deployed|rolled out)")
 # Running the incident, not fixing the system: "Incident upgraded to P1", "severity raised to SEV-2", "escalated",
-# and what an alarm is doing: "memory resource limit alarm set on node rabbit@rabbit-eu-2", and the status page the
-# customers read: "status page updated to investigating", "posted to statuspage", "closing the status page incident"
-# (bench/incidents8)
+# and an alarm's state ("memory resource limit alarm set on node rabbit@rabbit-eu-2"), and the status page the
+# customers read ("status page updated to investigating", "closing the status page incident"; bench/incidents8)
 INCIDENT_ADMIN = re.compile(r"\b(?:incident|severity|sev|priority)\b[^.;]{0,20}?\b(?:upgraded|downgraded|raised|escalated|"
                             r"lowered|changed|bumped)\b|\b(?:upgraded|downgraded|raised|escalated|lowered|bumped)\b[^.;]{0,15}?"
                             r"\bto (?:P|SEV-?|sev-?)[0-5]\b"
                             r"|\balarms?\s+(?:was\s+|is\s+)?(?:set|cleared|raised)\b"  # an alarm's state
                             r"|\bstatus ?page\b[^.;]{0,40}|\b(?:updated|posted|opened|closed|closing|resolved)\b[^.;]{0,20}?"
                             r"\bstatus ?page\b[^.;]{0,20}", re.I)
-# Talk about the incident process, not the system: "reminder: retro for last week's search outage is thursday",
-# "postmortem draft for INC-2231 is up" (bench/incidents11): it reports no failure and changes nothing
+# Talk about the incident process, not the system ("reminder: retro for last week's search outage is thursday",
+# "postmortem draft for INC-2231 is up"; bench/incidents11): no failure reported, nothing changed
 MEETING = re.compile(r"\b(?:retro|retrospective|post-?mortem|incident review)\b[^.;:]{0,50}?\b(?:is|are|doc|draft|"
                      r"meeting|scheduled|(?:mon|tues|wednes|thurs|fri)day|tomorrow|next week)\b", re.I)
 # What a thing does since the fix: "purge-orphans now deletes in chunks", "the controller now sets X" (+1.0)
@@ -203,6 +202,7 @@ NOW_DOES = re.compile(r"\bnow (?:also |only |always |correctly )?(?:uses|sets|so
                       r"compiles|caches|resolves|wraps|streams|uploads)\b", re.I)
 # A tracker's own line about a post, not what the post says: "Jana Novák added a comment - 02/Apr/24 2:14 PM"
 TRACKER_META = re.compile(r"\b(?:added|left|posted) a comment\b|\bchanged the (?:status|assignee|priority)\b"
+                          r"|^(?:#note-\d+\s+)?Updated by \S|^\S[^@]{0,40} @[\w.-]+ ·"  # Redmine, GitLab headers
                           r"|\badded (?:the )?labels?\b|\bcommented\b(?= on\b| -|$)", re.I)
 # The parts of an incident's write-up (the sections of the Google SRE and PagerDuty postmortem templates): a line
 # that only names one ("5. RESOLUTION") is a heading, and a section under one is part of the write-up above it.
@@ -303,8 +303,8 @@ INEFFECTIVE = words(
     r"still (?:at|the same|there|happen\w*|occurr\w*|present|seeing|hitting|red)", r"did nothing", r"does nothing",
     r"changed nothing", r"nothing changed", r"no better", r"didn't work", r"did not work", r"dead end",
     r"(?:didn't|did not|doesn't|does not) (?:make|change) (?:a|any) difference", r"to no avail", r"in vain",
-    r"(?:did not|didn't) (?:go away|stop|recover)", r"(?:made|making|makes) (?:it|things|this|that|matters) worse", r"(?:fail(?:s|ed)?|breaks|broke|crash(?:es|ed)) (?:again )?(?:in )?the same way", r"(?:errors?|failures?|crash(?:es|ing)?|timeouts?|problems?) "
-    r"(?:continued|kept (?:coming|happening))", r"reverted? (?:it )?(?:back )?(?:again)?,? (?:but|no)",
+    r"(?:did not|didn't) (?:go away|stop|recover)", r"(?:made|making|makes) (?:it|things|this|that|matters) worse", r"(?:fail(?:s|ed)?|breaks|broke|crash(?:es|ed)) (?:again )?(?:in )?the same way", r"(?:errors?|failures?|crash(?:es|ing)?|timeouts?|problems?|[45]\d\ds) "
+    r"(?:continued?|continues|kept (?:coming|happening))", r"reverted? (?:it )?(?:back )?(?:again)?,? (?:but|no)",
     # a stopgap that wore off: "Restart only helped for an hour", "helped for a while", "bought us an hour"
     r"only (?:helped|worked|fixed it)", r"only (?:delayed|postponed|moved|masked|hid) (?:it|them|the \w+)", r"(?:helped|worked) only", r"(?:helped|worked) for (?:about |roughly |~)?"
     r"(?:an?|one|\d+) (?:hour|minutes?|while)", r"bought (?:us )?(?:an?|some|\d+) (?:hour|minutes?|time)")
@@ -353,8 +353,7 @@ STOP = frozenset("""the a an and or of to in on at for with from by is was were 
     those we i our they he she you after before when then than into onto out over still just also which what who
     there here its it's has have had not no but so as all any some same more most very""".split())
 
-# A setting printed as key=value ("#failure=3", "timeout=2s" in a probe's description): its key names a knob, not a
-# failure that happened.
+# A setting printed as key=value ("#failure=3", "timeout=2s"): its key names a knob, not a failure that happened.
 SETTING = re.compile(r"[#\w.-]+=\S*")
 # An aside in parentheses: "(sphinx 7 is fine with it)" says something beside the line's own claim.
 ASIDE = re.compile(r"\([^()]*\)")

@@ -225,10 +225,17 @@ def _set_aside(headings: Sequence[str]) -> bool:
     return len(part.split()) <= 8 and bool(RULED_OUT.search(part) or ineffective(part))
 
 
+# A tracker's journal of field changes, however many on a line ("Status changed from Assigned to Closed % Done
+# changed from 80 to 100", Redmine), and GitLab's role badge under a comment's header ("Maintainer"): no claim
+FIELD_CHANGE = re.compile(r"^(?:(?:Status|Assignee|Priority|% Done|Target version|Category|Subject|Tracker|Due date|"
+                          r"Resolution|Severity|Labels?|Milestone) (?:changed from \S.* to \S.*|set to \S.*|deleted\b.*)"
+                          r"|(?:Author|Owner|Maintainer|Developer|Reporter|Guest|Planner|Contributor|Member))$", re.I)
+
+
 def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = ()) -> Scores:
     """The role scores of one line of text, from the cues in the module docstring."""
     if FRAME.match(text) or FENCE.match(text) or is_part_line(text) or is_label(text, headings) or \
-            (TRACKER_META.search(text) and len(text.split()) <= 12):
+            (TRACKER_META.search(text) and len(text.split()) <= 12) or FIELD_CHANGE.match(text):
         return Scores()  # a frame, a fence, a heading, a label, a tracker's line about a post: no claim
     text = body(text)
     if MEETING.search(text) or DECIDED_AGAINST.search(text):

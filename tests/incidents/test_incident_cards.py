@@ -150,3 +150,11 @@ def test_a_work_notes_header_says_nothing_and_the_finding_under_it_is_the_cause(
     card = build_card(incidents({"settle.log": list(read(f))})[0])
     assert _texts(card.causes) == [finding]
     assert not any("(Work notes)" in text for text in _texts(card.lines))
+
+
+def test_a_title_drops_a_log_lines_clock_with_its_milliseconds():
+    """WildFly's "01:14:22,130 ERROR [category] (thread) …": the title says what failed, not ",130 ERROR"."""
+    from poimen.incidents.card import clause
+
+    assert clause("01:14:22,130 ERROR [org.jboss.as.ejb3.invocation] (EJB default - 37) batch 021 failed") == \
+        "(EJB default - 37) batch 021 failed"

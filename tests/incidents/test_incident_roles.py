@@ -254,6 +254,10 @@ def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
     ("our truststore.jks is baked into the image and only has the old intermediate pinned.", "none"),
     ("PR #1834 raised the batch size for every consumer", "none"),
     ("Nothing has changed on the DB since the RU on 30/03.", "none"),  # a change denied (bench/incidents18)
+    # a tracker's journal of field changes (Redmine), and what did not stop the failure (bench/incidents20)
+    ("Status changed from Assigned to Closed % Done changed from 80 to 100", "none"),
+    ("#note-1  Updated by Dmitri Levchenko about 1 month ago", "none"),  # a journal's header
+    ("Restarted bgw-01 at 10:47 to check the flag is on the command line: it is, but the 400s continue.", "symptom"),
     # what a thing does now is done, not planned; what it takes now is no fix
     ("Follow-up in !1402: the helm step now uses `--timeout 8m` and `--atomic`", "action"),
     ("rendering one invoice PDF now takes about 1.2 s", "none"),

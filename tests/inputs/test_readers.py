@@ -261,3 +261,18 @@ def test_prompts_without_a_user_in_a_container_and_from_a_laptops_theme(tmp_path
     assert dict(recs[5].attrs)["command"] == "cat /etc/app.yaml" and recs[10].time == "Tue 14:05"
     for prose in ("https://example.com/a#b c", "/var/log/syslog: permission denied", "(node:123) Warning: x"):
         assert not is_prompt(prose), prose
+
+
+def test_issues_copied_from_a_tracker_page_file_their_comments_by_the_address_or_number_heading_each(tmp_path):
+    """A GitLab or Redmine issue copied as text heads itself with its address ("==== https://…/-/issues/1187 ===="),
+    or its tracker and number ("Bug #4471"): an export of two files each one's comments under it (bench/incidents20)."""
+    p = tmp_path / "app.log"
+    p.write_text("2025-02-11 09:02:43,571 [exec-9] ERROR c.k.Quote - quote failed\n\n"
+                 "==== https://gitlab.example/pricing/rates/-/issues/1187 (copied from the web UI) ====\n\n"
+                 "Priya Raman @praman · 2 weeks ago\nQuotes fail after 30 s.\n\n"
+                 "Redmine -- https://redmine.example/issues/4471 (page text)\n\nBug #4471\n\n"
+                 "#note-1  Updated by Ingrid Solberg about 1 month ago\nThe unit sets TasksMax=4096.\n", encoding="utf-8")
+    recs = [r for r in records(p) if r.text.strip()]
+    filed = [(r.kind, dict(r.attrs).get("ticket", "")) for r in recs]
+    assert filed == [("log", ""), ("ticket", "#1187"), ("comment", "#1187"), ("ticket", "#4471"), ("ticket", "#4471"),
+                     ("comment", "#4471")]

@@ -173,9 +173,20 @@ TICKET_HEAD = re.compile(r"^(?:(?P<key>[A-Z][A-Z0-9]{1,9}-\d{1,7})(?::|\s+[-–�
 # and filing it under its one number would hold them together (bench/incidents9).
 # A helpdesk may name itself first: "Zendesk ticket #51877  \"Claim letters won't download\"". ServiceNow's numbers are a
 # helpdesk's too: "INC0048213 | Priority 2 - High | State: Resolved" (bench/incidents16).
+# An issue tracker's page copied as text heads each issue with its address or its tracker and number: "==== https://
+# gitlab.example/group/app/-/issues/1187 (copied from the web UI) ====", "Redmine -- https://…/issues/4471", "Bug #4471"
+# (bench/incidents20).
 NUMBERED_HEAD = re.compile(r"^(?:(?:(?:Zendesk|Freshdesk|Help ?Scout|Front|Intercom) )?(?:[Tt]icket|Issue|Case|Request)"
                            r"\s+(?P<number>#\d{2,9})(?=\s{2,}|\s*[:|\"“-]|\s*$)"
-                           r"|(?P<record>[A-Z]{2,6}\d{6,10})(?=\s*[:|]|\s{2,}|\t))")
+                           r"|(?P<record>[A-Z]{2,6}\d{6,10})(?=\s*[:|]|\s{2,}|\t)"
+                           r"|(?:Bug|Feature|Support|Task|Defect|Story|Incident|Problem)\s+(?P<tracked>#\d{1,9})\s*$"
+                           r"|[=#*~-]{0,80}\s*(?:[A-Z][\w ]{0,20}\s+[-–—]+\s+)?https?://\S+?/(?:-/)?(?:issues|tickets|"
+                           r"work_packages)/(?P<url>\d{1,9})\b)")
+
+
+def _number(head: re.Match) -> str:
+    """The ticket a numbered header names, as "#4471" however it was written."""
+    return head.group("number") or head.group("record") or head.group("tracked") or "#" + head.group("url")
 
 
 def _on_tickets(records: Iterator[Record]) -> Iterator[Record]:
@@ -192,7 +203,7 @@ def _on_tickets(records: Iterator[Record]) -> Iterator[Record]:
         head = TICKET_HEAD.match(record.text) if record.kind == "log" and not record.time else None
         number = NUMBERED_HEAD.match(record.text) if count and record.kind == "log" and not record.time else None
         if head or number:
-            ticket = (number.group("number") or number.group("record")) if number else \
+            ticket = _number(number) if number else \
                 head.group("key") or head.group("bracketed") or head.group("bare")
             record = replace(record, kind="ticket", level="")  # the ticket's key and summary, as its filer wrote them
         elif record.kind == "log" and LOG_START.match(record.text) and record.time:
@@ -202,7 +213,7 @@ def _on_tickets(records: Iterator[Record]) -> Iterator[Record]:
     for record in records:
         number = NUMBERED_HEAD.match(record.text) if record.kind == "log" and not record.time else None
         if number:
-            numbers.add(number.group("number") or number.group("record"))
+            numbers.add(_number(number))
         if len(numbers) == 1:
             held.append(record)
             continue

@@ -12,7 +12,11 @@ the lines below it:
 - "Jana Novak - 2024-06-02 13:20:" (a name, then the time, as plain-text exports and e-mails write a header), and
   after the post's kind: "[Private note] Hamid Serrano - Mon, 8 Jul 2024 at 09:38 AM" (Freshdesk, Zendesk), or
   after two spaces: "Tomás Ferreira  Feb 13, 2025, 09:41 GMT  (internal note)" (a help desk's export);
-- any of these drawn between rules: "--- comment by Dami Okafor (2024-07-21 09:21) ---".
+- any of these drawn between rules: "--- comment by Dami Okafor (2024-07-21 09:21) ---";
+- an issue tracker's page copied as text: "Priya Raman @praman · 2 weeks ago" (GitLab; its system notes, "… @mnovak
+  closed 1 week ago", too), "#note-4  Updated by Ingrid Solberg about 1 month ago" (Redmine), and a help desk's
+  printed view, "Internal note -- Jesper Holm  (Mar 4, 2025, 09:05 CET)" (a name may hold "de", "van", …). An
+  e-mail's "On Tue, 4 Mar 2025 at 08:12, X wrote:" is a quote's header, no one speaking.
 
 A name is a handle ("priya.n") or up to four capitalised words ("Camille Dubois"); a level word before it makes
 the line a log line, not a person ("[10:40] ERROR db: …", "17/06/09 20:10:41 INFO Remoting: …").
@@ -26,7 +30,9 @@ from poimen.text.log_lines import level_of, time_of
 
 _HANDLE = r"[^\W\d_][\w.@-]{0,40}"  # priya.n, tobias, ops-bot
 _CAPITALISED = r"(?:[A-Z]|[^\W\d_\x00-\x7f])[\w'.-]*"  # Dubois, Krüger, Ólafur, O'Neil
-_NAME = rf"(?:{_CAPITALISED}(?: {_CAPITALISED}){{1,3}}|{_HANDLE})"
+_PARTICLE = r"(?:de|da|di|du|del|della|der|den|van|von|le|la|ten|ter|dos|das|bin|al|el) "  # Arjen de Wit
+_PERSON = rf"{_CAPITALISED}(?: (?:{_PARTICLE})*{_CAPITALISED}){{1,3}}"
+_NAME = rf"(?:{_PERSON}|{_HANDLE})"
 _ROLE = r"(?:\s+\([^()]{1,40}\))?"
 _BRACKET = re.compile(rf"^\[(?P<time>[^\]]{{4,40}})\]\s+(?P<who>{_NAME}){_ROLE}:(?:\s+\S.*)?$")
 _AFTER_TIME = re.compile(rf"^\]?\s*(?P<who>{_NAME}){_ROLE}:(?:\s+\S.*)?$")
@@ -40,9 +46,24 @@ _BY = re.compile(rf"^(?:Comment|Note|Work note|Update|Reply) by (?P<who>{_NAME})
                  r"\s*[\])]\s*:?$", re.I)
 
 
+# A help desk's printed view names the post's kind first: "Internal note -- Jesper Holm  (Mar 4, 2025, 09:05 CET)"
+_KIND_FIRST = r"(?:Internal|Private|Public) (?:note|reply|comment)\s*(?:[-–—:]+\s*)"
+# GitLab's issue page copied as text: "Priya Raman @praman · 2 weeks ago" over the author's role ("Maintainer"), and
+# its system notes, "Marek Novák @mnovak closed 1 week ago" (bench/incidents20)
+_WHEN = (r"(?:about |over |almost |less than )?(?:\d+|an?|one) \w+ ago"  # "2 weeks ago", "about 1 month ago"
+         r"|(?:on )?(?:\d{4}-\d{2}-\d{2}|\d{1,2} \w{3,9},? \d{4}|\w{3,9} \d{1,2},? \d{4}|\d{1,2}/\d{1,2}/\d{2,4})\b.*")
+_GITLAB = re.compile(rf"^(?P<who>{_NAME}) @[\w.-]+(?: ·| (?:mentioned|closed|reopened|changed|added|removed|assigned|"
+                     r"unassigned|marked|set|created|requested|approved|merged|made|linked)\b.*?)\s+"
+                     rf"(?P<time>{_WHEN})$")
+# Redmine's journal: "#note-4  Updated by Ingrid Solberg about 1 month ago", "Updated by X on 2025-03-04 10:12"
+_REDMINE = re.compile(rf"^(?:#note-\d+\s+)?Updated by (?P<who>{_NAME})\s+(?P<time>{_WHEN})$")
+# An e-mail's quote header, "On Tue, 4 Mar 2025 at 08:12, Arjen de Wit <…> wrote:": what follows it is quoted
+_WROTE = re.compile(r"^On .{5,120}\bwrote:\s*$")
+
+
 # "Jana Novak - 2024-06-02 13:20:", "Marco Bellini, 2 Jun 2024 14:06", "ops-bot (2024-06-02 14:40):" (a header alone)
 # Freshdesk and Zendesk put the post's kind first: "[Private note] Hamid Serrano - Mon, 8 Jul 2024 at 09:38 AM"
-_NAME_TIME = re.compile(rf"^(?:\[[A-Za-z][A-Za-z ]{{1,20}}\]\s+)?(?P<who>{_NAME}){_ROLE}\s*(?:[-–—,]\s*|\(\s*)(?P<time>[^()]*\d[^()]*?)\)?"
+_NAME_TIME = re.compile(rf"^(?:\[[A-Za-z][A-Za-z ]{{1,20}}\]\s+|{_KIND_FIRST})?(?P<who>{_NAME}){_ROLE}\s*(?:[-–—,]\s*|\(\s*)(?P<time>[^()]*\d[^()]*?)\)?"
                         r"(?:\s*\([^()]{1,30}\))?\s*:?\s*$")  # "…, 08:05 (internal note)": Zendesk's kind after the time
 
 
@@ -68,6 +89,11 @@ def speaker(line: str) -> tuple[str, str] | None:
     """(time, author) of a line that is someone speaking; None for a log line or any other."""
     if framed := _FRAMED.match(line):
         line = framed.group("core")
+    if _WROTE.match(line):
+        return None
+    m = _GITLAB.match(line) or _REDMINE.match(line)
+    if m:
+        return m.group("time").strip(), m.group("who")
     m = _BRACKET.match(line)
     if m and not level_of(line[:m.end("who")]):
         return m.group("time"), m.group("who")
