@@ -237,3 +237,22 @@ def test_comments_joined_in_one_cell_by_rule_lines_are_each_a_comment(tmp_path):
     assert [(r.line_start, r.line_end) for r in comments] == [(3, 3), (5, 5), (7, 7)]
     assert all(r.thread == "497" for r in comments) and "---" not in "".join(r.text for r in comments)
     assert "#499 bumps jinja2" in lines_of(p, comments[2].line_start, comments[2].line_end)
+
+
+def test_issues_whose_comments_an_export_script_nested_under_a_key_of_its_own(tmp_path):
+    """GitHub's REST issue objects, with each issue's comments fetched and nested under "comments_data" (its own
+    "comments" is a count), and labels that carry a description: the comments are the thread, the labels are not
+    (bench/incidents21)."""
+    label = {"id": 1, "name": "bug", "color": "d73a4a", "description": "Something isn't working as documented"}
+    issue = {"number": 418, "title": "2.8.0: uploads to Ceph fail", "user": {"login": "tk"}, "comments": 2,
+             "created_at": "2025-01-21T08:31:57Z", "labels": [label], "body": "XAmzContentSHA256Mismatch on every pack",
+             "comments_data": [
+                 {"user": {"login": "ines"}, "created_at": "2025-01-24T16:20:11Z",
+                  "body": "Fixed in 2.8.1; on 2.8.0 set checksum_mode: when_required."},
+                 {"user": {"login": "tk"}, "created_at": "2025-01-25T08:12:36Z",
+                  "body": "2.8.1 on all three hosts, nightly ran clean."}]}
+    p = tmp_path / "issues.json"
+    p.write_text(json.dumps([issue], indent=2), encoding="utf-8")
+    recs = list(records(p))
+    assert [(r.kind, r.author) for r in recs] == [("ticket", "tk"), ("comment", "ines"), ("comment", "tk")]
+    assert recs[1].text.endswith("set checksum_mode: when_required.") and recs[1].thread == "418"

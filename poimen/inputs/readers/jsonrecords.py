@@ -4,7 +4,8 @@ records' shape (``fields.infer``) or named by ``--fields``.
 JSON Lines most of whose records are log events (pino, bunyan, zap …) read as logs (``jsonlog``). JSON Lines
 whose records carry a string ``text`` read as they always have ("[ts] speaker: text", the first of
 speaker/user/author and ts/time/timestamp/date present). A record with a title (an issue, a ticket) is a
-``ticket`` "title\\nbody"; a list of objects under "comments" or "replies" gives one ``comment`` record each,
+``ticket`` "title\\nbody"; a list of objects under "comments" or "replies" (else any list of objects that say
+something in a text field: ``child_keys``) gives one ``comment`` record each,
 threaded to it, and so does a list beside it whose records name it ({"issues": […], "comments": […]} joined by
 ``issue_url``: ``jsonlinks``). A line that is no JSON object is kept as written.
 """
@@ -22,6 +23,8 @@ from poimen.inputs.records import Record
 from poimen.inputs.stream import whole_text
 
 CHILD_KEYS = ("comments", "replies")
+CHILD_TEXT = 20  # characters: a comment says something; a label's name or a login does not
+_SAID = ("body", "text", "content", "message", "notes", "comment")  # not a label's or a milestone's "description"
 _LEGACY_WHO = ("speaker", "user", "author")
 _LEGACY_WHEN = ("ts", "time", "timestamp", "date")
 
@@ -84,8 +87,20 @@ def read_jsonl(path: Path, options) -> Iterator[Record]:
             yield from _children(value, f, rec, lambda key: [(c, n, n) for c in value.get(key) or [] if isinstance(c, dict)])
 
 
+def child_keys(value: dict) -> list[str]:
+    """The keys of ``value`` whose lists hold its thread: "comments", "replies", else any list of objects most of
+    which say something in a text field ("comments_data" an export script added to a GitHub issue, Redmine's
+    "journals" with their "notes"; bench/incidents21), not its labels or assignees."""
+    def says(c) -> bool:
+        return isinstance(c, dict) and any(isinstance(c.get(k), str) and len(c[k].strip()) >= CHILD_TEXT
+                                           for k in _SAID)
+
+    named = [k for k in CHILD_KEYS if isinstance(value.get(k), list)]
+    return named or [k for k, v in value.items() if isinstance(v, list) and v and sum(map(says, v)) * 2 > len(v)]
+
+
 def _children(value: dict, f: Fields, parent: Record, located) -> Iterator[Record]:
-    for key in CHILD_KEYS:
+    for key in child_keys(value):
         if isinstance(value.get(key), list):
             items = located(key)
             cf = _child_fields(f, [c for c, _, _ in items])
