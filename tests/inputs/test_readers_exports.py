@@ -256,3 +256,21 @@ def test_issues_whose_comments_an_export_script_nested_under_a_key_of_its_own(tm
     recs = list(records(p))
     assert [(r.kind, r.author) for r in recs] == [("ticket", "tk"), ("comment", "ines"), ("comment", "tk")]
     assert recs[1].text.endswith("set checksum_mode: when_required.") and recs[1].thread == "418"
+
+
+def test_a_discord_bots_post_says_what_its_embeds_say(tmp_path):
+    """DiscordChatExporter: an alert or deploy bot posts with an empty "content" and says it in "embeds" (title,
+    description, fields); its message was the raw JSON object (bench/incidents21)."""
+    bot = {"id": "1", "timestamp": "2025-03-04T09:06:33.771+00:00", "content": "",
+           "author": {"name": "Alertmanager", "isBot": True},
+           "embeds": [{"title": "[FIRING:1] LoginErrorRateHigh (edge-nginx prod)",
+                       "description": "**Alert:** login 5xx ratio above 2% for 5m",
+                       "fields": [{"name": "severity", "value": "page"}]}]}
+    person = {"id": "2", "timestamp": "2025-03-04T09:08:12.250+00:00", "content": "looking", "embeds": [],
+              "author": {"name": "rook", "isBot": False}}
+    p = tmp_path / "ops.json"
+    p.write_text(json.dumps({"channel": {"name": "ops"}, "messages": [bot, person]}, indent=2), encoding="utf-8")
+    recs = list(records(p))
+    assert [(r.kind, r.author) for r in recs] == [("message", "Alertmanager"), ("message", "rook")]
+    assert recs[0].text.endswith("Alertmanager: [FIRING:1] LoginErrorRateHigh (edge-nginx prod)\n"
+                                 "**Alert:** login 5xx ratio above 2% for 5m\nseverity: page")

@@ -87,3 +87,15 @@ def extra_lines(text: str, message: dict) -> list[str]:
     for a in message.get("attachments") or []:
         out += [x for x in attachment_lines(a) if x not in out and " ".join(x.split()) not in squashed]
     return out
+
+
+def embed_lines(embed: object) -> list[str]:
+    """A Discord embed (a bot's post: DiscordChatExporter's "embeds") as lines: its title, description and fields."""
+    if not isinstance(embed, dict):
+        return []
+    lines = [as_text(embed.get(k)).strip() for k in ("title", "description")]
+    for f in embed.get("fields") or []:
+        if isinstance(f, dict):
+            name, value = as_text(f.get("name")).strip(), as_text(f.get("value")).strip()
+            lines.append(f"{name}: {value}" if name and value else name or value)
+    return [x for x in lines if x]

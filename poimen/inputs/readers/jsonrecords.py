@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from poimen.inputs.readers import jsonlinks, jsonpos
+from poimen.inputs.readers.attachments import attachment_lines, embed_lines
 from poimen.inputs.readers.jsonlog import is_log_event, log_record
 from poimen.inputs.readers.fields import Fields, as_text, get, infer, readable_time, rendered
 from poimen.inputs.records import Record
@@ -41,6 +42,9 @@ def legacy_text(record: dict) -> str | None:
 def render(record: dict, f: Fields, raw: str, start: int, end: int, parent: str = "") -> Record | None:
     value = get(record, f.text) if f.text else None
     text = as_text(value).strip() if isinstance(value, (str, int, float)) else ""
+    if not text:  # a bot's post says it in its embeds or attachments (Discord's alert and deploy bots)
+        text = "\n".join([x for e in _listed(record, "embeds") for x in embed_lines(e)]
+                         + [x for a in _listed(record, "attachments") for x in attachment_lines(a)])
     title = as_text(get(record, f.title)).strip() if f.title else ""
     when_value = get(record, f.time) if f.time else None
     when = when_value if isinstance(when_value, str) else readable_time(when_value) if when_value is not None else ""
@@ -54,6 +58,11 @@ def render(record: dict, f: Fields, raw: str, start: int, end: int, parent: str 
         return None
     return Record(line, start, end, kind=kind, time=as_text(when_value) if when_value is not None else "", author=who,
                   thread=thread)
+
+
+def _listed(record: dict, key: str) -> list:
+    value = record.get(key)
+    return value if isinstance(value, list) else []
 
 
 def _is_log(value: dict) -> bool:
