@@ -103,6 +103,9 @@ def _proposes(line: Line) -> bool:
     return line.record.kind not in ("log", "output") and not is_log_line(line.text.lstrip("> \t"))
 
 
+_POSTED = frozenset({"message", "reply"})  # a chat's posts, each stamped when it was posted
+
+
 def _confirmed(lines: Sequence[Line], roles: list[str], scored: list[Scores], after) -> None:
     """A change proposed, then confirmed to work, was made: "Use `--on-conflict=skip` to get the old behaviour back"
     and, later, "Restore with skip went through"; "adding `--progress=none` to the cron line skips that code path"
@@ -131,7 +134,8 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
     - A command whose own output opens with an error ("Error: UPGRADE FAILED") changed nothing: it is no action.
     - Nothing is verified before something was done: a verification before the incident's first action is read
       again without that role (a symptom if it reports one, else none).
-    - A change a timeline logs before the first symptom it logs triggered the failure; it fixed nothing.
+    - A change a timeline logs before the first symptom it logs triggered the failure; it fixed nothing. So did a
+      chat post of a change before the first post of the failure (by the posts' own times).
     - A change proposed and then confirmed to work was made (``_confirmed``).
     - An action that introduces a code block ("Added a drop-in limits.conf:", "build it yourself with", "we ran")
       gives the block's first ``INTRODUCED`` lines its role and its score plus ``AS_WRITTEN`` (a fenced or indented block, configuration, a command; not a
@@ -184,6 +188,15 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
         for i, (line, r) in enumerate(zip(lines, roles)):
             t = clock_of(line.text)
             if r == "action" and t is not None and t < began:
+                roles[i] = "none"
+    # ... and a message posted before the first failure anyone posted ("Kestrel CI: Deployed warden 3.2.0" at 08:41,
+    # the login alert at 09:06; bench/incidents21), by the records' own times
+    posted = [(when[i], i) for i, r in enumerate(roles) if r == "symptom" and when[i] is not None]
+    if posted:
+        first = min(posted)[0]
+        for i, r in enumerate(roles):
+            if r == "action" and lines[i].record.kind in _POSTED and when[i] is not None \
+                    and time_kind(when[i]) == time_kind(first) and when[i] < first:
                 roles[i] = "none"
     for i, (line, r) in enumerate(zip(lines, roles)):
         # "Added a drop-in limits.conf:" / "build it yourself with" over a code block: the block is the fix itself

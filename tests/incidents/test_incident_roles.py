@@ -577,3 +577,16 @@ def test_an_xml_element_a_change_introduces_is_the_fix_as_written():
     lines = [line for r in records for line in record_lines(r)]
     roles = {line.text: r.role for line, r in zip(lines, assign(lines))}
     assert roles[records[2].text] == "action"
+
+
+def test_a_chat_post_of_a_change_before_anyone_posted_the_failure_is_no_fix():
+    """A deploy bot's "Deployed warden 3.2.0" at 08:41 and the login alert at 09:06 (bench/incidents21): what was
+    posted before the failure is what triggered it; the buffer raised after it is the fix."""
+    records = (rec("[2025-03-04T08:41:02Z] Kestrel CI: Deployed warden 3.2.0 to prod", 1, "message",
+                   time="2025-03-04T08:41:02Z", author="Kestrel CI"),
+               rec("[2025-03-04T09:06:33Z] Alertmanager: login 502 errors above 2%, upstream sent too big header", 2,
+                   "message", time="2025-03-04T09:06:33Z", author="Alertmanager"),
+               rec("[2025-03-04T13:48:20Z] rook: fixed: raised proxy_buffer_size to 16k on the login location", 3,
+                   "message", time="2025-03-04T13:48:20Z", author="rook"))
+    roles = [r.role for r in assign([line for r in records for line in record_lines(r)])]
+    assert roles == ["none", "symptom", "action"]
