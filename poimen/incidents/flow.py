@@ -58,6 +58,9 @@ __all__ = ["GAP_SECONDS", "QUIET_KINDS", "RULE", "SPOKEN_MIN", "acts", "cut", "e
            "rare_words"]  # (SPOKEN_MIN and rare_words: ``poimen.incidents.spoken``'s, for ``shared``)
 
 GAP_SECONDS = 30 * 60
+# The shell's own complaint about the command just typed ("-bash: /usr/bin/rm: Argument list too long", "sudo: …"):
+# that attempt failing, within the story, not the next incident (bench/incidents21)
+_COMPLAINT = re.compile(r"^-?(?:ba|z|da|k)?sh: |^sudo: ")
 BURST_SECONDS = 60  # a failure this soon after another, naming its error, is its echo (a worker dying of its crash)
 PATIENCE_SECONDS = 3 * 24 * 3600  # the linking horizon: a comment a week later is about something else
 TOPIC_WEIGHT = 0.5
@@ -237,7 +240,7 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
         if ticket in placed and placed[ticket] < len(pieces):
             pieces[placed[ticket]].append(record)  # a ticket's comments are about the ticket: they stay together
             continue
-        failure = is_failure(record)
+        failure = is_failure(record) and not _COMPLAINT.match(record.text)
         since = elapsed(last_time, t) if current else None
         # A person who reports a failure after a silence ("# 15:06 customer reports: cert errors") opens a new page,
         # and so does an operator's note after a silence that the session's commands resume right after: the

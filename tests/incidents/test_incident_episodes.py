@@ -210,3 +210,17 @@ def test_a_note_that_sets_another_service_aside_opens_nothing():
                         ("command", "$ systemctl enable --now report-tmp-clean.timer"))
     assert [len(ep.records) for ep in episodes(session(", known + unrelated"))] == [4]
     assert [len(ep.records) for ep in episodes(session(""))] == [2, 2]
+
+
+
+def test_the_shells_complaint_about_a_command_is_that_attempt_failing_not_the_next_incident():
+    """"-bash: /usr/bin/rm: Argument list too long" after the rm, in a `script` capture (bench/incidents21, a dev
+    suite): the story goes on to its fix; it cut the session, and the fix went with the complaint, away from the
+    export's "No space left on device"."""
+    from pathlib import Path
+
+    p = Path(__file__).parents[2] / "bench/incidents21/shell/pg-ledger-2-typescript-2024-11.txt"
+    found = inc.incidents({p.name: [r for r in records(p) if r.text.strip()]})
+    (story,) = [f for f in found if any("No space left on device" in line.text for line in f.lines)]
+    assert any("MAILTO" in line.text for line in story.lines)
+    assert any("Argument list too long" in line.text for line in story.lines)
