@@ -118,9 +118,7 @@ def _seeds(lines: Sequence[Line], items: Sequence[int]) -> dict[int, set[int]]:
     seeds = {n: set(span) for n, span in enumerate(spans, 1)}
     named: dict[int, set[int]] = {}
     for line in lines:
-        named.setdefault(id(line.record), set()).update(
-            int(n) for m in _NUMBERED.findall(line.text) for n in (_PLACES.get(x.lower(), x) for x in m)
-            if n and 1 <= int(n) <= len(items))
+        named.setdefault(id(line.record), set()).update(_numbers(line, len(items)))
     for i, line in enumerate(lines):
         if i > spans[-1][-1] and not _machine(line.record) and len(said := named[id(line.record)]) == 1:
             seeds[next(iter(said))].add(i)
@@ -129,10 +127,15 @@ def _seeds(lines: Sequence[Line], items: Sequence[int]) -> dict[int, set[int]]:
     return seeds
 
 
+def _numbers(line: Line, count: int) -> set[int]:
+    """The problems of ``count`` a line names by their number or their place."""
+    return {int(n) for m in _NUMBERED.findall(line.text) for n in (_PLACES.get(x.lower(), x) for x in m)
+            if n and 1 <= int(n) <= count}
+
+
 def _names(line: Line, count: int) -> int | None:
     """The one problem of ``count`` a line names by its number or its place, else None."""
-    said = {int(n) for m in _NUMBERED.findall(line.text) for n in (_PLACES.get(x.lower(), x) for x in m)
-            if n and 1 <= int(n) <= count}
+    said = _numbers(line, count)
     return next(iter(said)) if len(said) == 1 else None
 
 
@@ -163,19 +166,19 @@ def _groups(lines: Sequence[Line], ep_of: Sequence[int], items: Sequence[int]) -
     described = {n: w - frozenset().union(*(v for m, v in described.items() if m != n)) for n, w in described.items()}
     printed: dict[int, list[int]] = {n: [] for n in seeds}
     for k in sorted(set(ep_of)):
-        mine = [i for i, line in enumerate(lines) if ep_of[i] == k and _machine(line.record)]
-        said = frozenset().union(*(_words(lines[i]) for i in mine))
-        uses = sorted(((_weight(said & w), n) for n, w in described.items()), reverse=True)
-        if mine and uses[0][0] > uses[1][0]:
-            printed[uses[0][1]] += mine
+        burst = [i for i, line in enumerate(lines) if ep_of[i] == k and _machine(line.record)]
+        shown = frozenset().union(*(_words(lines[i]) for i in burst))
+        uses = sorted(((_weight(shown & w), n) for n, w in described.items()), reverse=True)
+        if burst and uses[0][0] > uses[1][0]:
+            printed[uses[0][1]] += burst
     # what people said of each problem; and the failure lines its own burst printed tell it too ("For the Harrow
     # SFTP problem" under "could not open SFTP session"), not their frames ("at java.base/…", every trace's words)
     said = {n: frozenset().union(*(_words(lines[i]) for i in idx)) - preamble - authors for n, idx in seeds.items()}
     words = {n: said[n] | (frozenset().union(*(_words(lines[i]) for i in printed[n] if fails([lines[i]])))
                            - preamble - authors) for n in seeds}
     own = {n: w - frozenset().union(*(v for m, v in words.items() if m != n)) for n, w in words.items()}
-    mine = {i for idx in printed.values() for i in idx}
-    groups = {n: (set(idx) - mine) | set(printed[n]) for n, idx in seeds.items()}
+    bursts = {i for idx in printed.values() for i in idx}
+    groups = {n: (set(idx) - bursts) | set(printed[n]) for n, idx in seeds.items()}
     owner = {i: n for n, idx in groups.items() for i in idx}
     last = None
     told = _spans(lines, items)[-1][-1]
