@@ -25,7 +25,9 @@ a *new* failure starts or time runs out:
   log's date). The comments of a tracker export's ticket (``attrs`` "ticket", ``poimen.inputs.readers.log``) stay
   together: its first comment is placed by its time alone (a ticket is filed about what was failing then), its
   header and description go with it, and every later comment of the ticket follows (from bench/incidents7: a
-  ticket's "Closing." written the morning the next failure began).
+  ticket's "Closing." written the morning the next failure began), a day later too, and so do the log lines a
+  comment pastes (bench/incidents20). A comment dated by its day alone ("4 days ago" on a page copied on the 28th)
+  was written by that day's end.
 
 When two incidents are worked at once in one channel, a chat message that names what only an earlier stretch has
 named (the current one not), within ``GAP_SECONDS`` of that stretch's last time, goes back to it (from
@@ -49,7 +51,7 @@ from poimen.incidents.entities import entities
 from poimen.incidents.lines import Line, record_lines
 from poimen.incidents.roles import THRESHOLD, ineffective, line_scores, pick
 from poimen.incidents.spoken import SPOKEN_MIN, rare_words, spoken_of, story_of
-from poimen.incidents.times import record_seconds, time_kind
+from poimen.incidents.times import DAY, record_seconds, time_kind
 from poimen.inputs.readers.shell import PROMPT
 from poimen.inputs.records import Record
 from poimen.signatures import extract_signatures
@@ -195,6 +197,9 @@ def _turn(current: Sequence[Record], done: Sequence[int], failure: Record) -> in
     return note[-1] if note else own
 
 
+_DAY_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
 def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list[list[Record]]:
     """``flow`` cut into pieces, in order (the module's docstring says where); ``topics`` False cuts on time alone
     (a chat conversation ``poimen.incidents.converse`` told apart is about one thing already)."""
@@ -240,6 +245,9 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
         if ticket in placed and placed[ticket] < len(pieces):
             pieces[placed[ticket]].append(record)  # a ticket's comments are about the ticket: they stay together
             continue
+        if current and (("quoted", "comment") in record.attrs or (ticket in placed and record.kind in _ON_TICKET_KINDS)):
+            current.append(record)  # (in the piece still open: a day later, too; and the log lines a comment pastes)
+            continue
         failure = is_failure(record) and not _COMPLAINT.match(record.text)
         since = elapsed(last_time, t) if current else None
         # A person who reports a failure after a silence ("# 15:06 customer reports: cert errors") opens a new page,
@@ -252,8 +260,10 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
             # A comment stream pasted under a log can go back in time: a comment belongs with the stretch of the
             # stream it was written during, the latest that had begun by then and holds a failure (not a quiet
             # stretch of the service starting up again after the fix).
-            begun = elapsed(start, t)
-            homes = [n for n, s0 in enumerate(starts) if failing[n] and (d := elapsed(s0, t)) is not None and d >= 0]
+            # (a comment dated by its day alone, "4 days ago" on a page copied on the 28th, was written by its end)
+            by = t + DAY - 1 if _DAY_ONLY.match(record.time) else t
+            begun = elapsed(start, by)
+            homes = [n for n, s0 in enumerate(starts) if failing[n] and (d := elapsed(s0, by)) is not None and d >= 0]
             home = None
             if begun is None or begun < 0 or not failed_at:
                 home = max(homes, default=None)

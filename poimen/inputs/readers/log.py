@@ -16,7 +16,9 @@ prose (no log, trace or note line, ticket header or rule) another record of the 
 about an error reads as their words, not as one more log line. An operator's ``# …`` note under the log is a
 ``note`` (its indented ``#   …`` lines carry it on), at the clock it opens with on the date of the last log line
 read, so the flow can place it beside what the log printed then. A tracker export's ticket header ("INV-2231  Reservations timing out")
-files what follows it, up to the next header or log line, under its ticket (``attrs`` "ticket").
+files what follows it, up to the next header or log line, under its ticket (``attrs`` "ticket"); a comment's
+relative time there ("2 weeks ago") is the day it was, counted back from the date the header says the page was
+copied on (``speakers.dated``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from pathlib import Path
 
 from poimen.inputs.readers.jsonlog import is_log_event, log_record
 from poimen.inputs.readers.jsonpos import depth_ok
-from poimen.inputs.readers.speakers import speaker
+from poimen.inputs.readers.speakers import as_of, dated, speaker
 from poimen.inputs.records import Record
 from poimen.inputs.stream import Piece, shown_pieces
 from poimen.text.log_lines import LOG_START, level_of, time_of
@@ -80,6 +82,8 @@ class _Reader:
         self.last_indent = 0
         self.held: list[Piece] = []  # stamped lines with nothing written: kept if the trace goes on after them
         self.speaking: tuple[str, str] | None = None  # (time, author) of the comment the last paragraph was of
+        self.quoted = False  # the record is log lines the comment above pastes
+        self.block = False  # ... or another indented block of it (its lines keep their indent)
 
     def verdict(self, p: Piece) -> str:
         if not self.lines or len(self.lines) + len(self.held) >= MAX_TRACE_LINES:
@@ -108,8 +112,11 @@ class _Reader:
         if verdict == HOLD:
             self.held.append(p)
             return
-        self.lines += [h.text for h in self.held] + [p.text]
+        self.lines += [h.text for h in self.held] + [self._as_written(p)]
         self.held, self.end, self.last_indent = [], p.line_end, p.indent
+
+    def _as_written(self, p: Piece) -> str:
+        return " " * p.indent + p.text if self.block else p.text
 
     def flush(self) -> Iterator[Record]:
         """The record read so far (its span the file lines it came from, blank lines inside it included)."""
@@ -124,21 +131,34 @@ class _Reader:
             else:
                 when = time_of(self.lines[0])
                 self.day = day.group(0) if (day := _DAY.match(when)) else self.day
-                yield Record(text, self.start, self.end, kind="log", time=when, level=level_of(self.lines[0]))
+                yield Record(text, self.start, self.end, kind="log", time=when, level=level_of(self.lines[0]),
+                             attrs=(("quoted", "comment"),) if self.quoted else ())
         self.lines, self.held, self.said, self.note = [], [], None, False
 
     def begin(self, p: Piece) -> None:
         said = speaker(p.text)
-        if not said and self.speaking and _goes_on(p):
+        # log lines a comment pastes, indented under its words ("hundreds of these between 06:00:01 and 06:02:51:"):
+        # what the log printed, quoted in the comment, which goes on after them
+        self.quoted = bool(not said and self.speaking and p.indent > 0 and LOG_START.match(p.text))
+        # and any other indented block under them ("Building the index by hand instead:" over the statement, an
+        # EXPLAIN's plan): the comment's own, as indented as it was written, so a card tells it for a code block
+        self.block = bool(not said and self.speaking and p.indent > 0 and not self.quoted)
+        if not said and self.speaking and (_goes_on(p) or self.block):
             said = self.speaking  # the next paragraph of the comment above, after a blank line
-        self.speaking = said
-        self.lines, self.start, self.end, self.said = [p.text], p.line_start, p.line_end, said
+        if not self.quoted:
+            self.speaking = said
+        self.lines, self.start, self.end, self.said = [self._as_written(p)], p.line_start, p.line_end, said
         self.note = not self.said and NOTE.match(p.text) is not None
         self.last_indent = p.indent
 
 
 # A line that is no person's prose: a rule or a banner ("--- container restarted 16:31 ---", "===== pasted from … =====").
 _RULE = re.compile(r"^[-=~*_#]{3,}")
+
+
+def _quoted(record: Record) -> bool:
+    """Whether a log record is lines a comment pasted, not what the log went on to print."""
+    return ("quoted", "comment") in record.attrs
 
 
 def _goes_on(p: Piece) -> bool:
@@ -196,18 +216,26 @@ def _on_tickets(records: Iterator[Record]) -> Iterator[Record]:
     a second one is seen: the records from the first are held till then, or till the end (streamed otherwise)."""
     numbers: set[str] = set()
     held: list[Record] = []
-    ticket = ""
+    ticket = copied = ""
 
     def filed(record: Record, count: bool) -> Record:
-        nonlocal ticket
+        nonlocal ticket, copied
         head = TICKET_HEAD.match(record.text) if record.kind == "log" and not record.time else None
         number = NUMBERED_HEAD.match(record.text) if count and record.kind == "log" and not record.time else None
         if head or number:
+            previous = ticket
             ticket = _number(number) if number else \
                 head.group("key") or head.group("bracketed") or head.group("bare")
+            # "(copied from the web UI on 2025-02-28)": what "2 weeks ago" counts from (Redmine's "Bug #4471" under
+            # the page's header names the same ticket again, and no date)
+            copied = as_of(record.text) or (copied if ticket == previous else "")
             record = replace(record, kind="ticket", level="")  # the ticket's key and summary, as its filer wrote them
-        elif record.kind == "log" and LOG_START.match(record.text) and record.time:
-            ticket = ""
+        elif record.kind == "log" and LOG_START.match(record.text) and record.time and not _quoted(record):
+            ticket = copied = ""
+        if record.kind == "comment" and ticket:
+            record = replace(record, time=dated(record.time, copied))
+        elif record.kind == "log" and ticket and not record.time:  # the page's own text ("Example requestId=…,
+            record = replace(record, kind="ticket", level="")  # log excerpt above"), not a line the log printed
         return replace(record, attrs=tuple(sorted(record.attrs + (("ticket", ticket),)))) if ticket else record
 
     for record in records:

@@ -25,6 +25,7 @@ the line a log line, not a person ("[10:40] ERROR db: …", "17/06/09 20:10:41 I
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
 
 from poimen.text.log_lines import level_of, time_of
 
@@ -55,6 +56,34 @@ _WHEN = (r"(?:about |over |almost |less than )?(?:\d+|an?|one) \w+ ago"  # "2 we
 _GITLAB = re.compile(rf"^(?P<who>{_NAME}) @[\w.-]+(?: ·| (?:mentioned|closed|reopened|changed|added|removed|assigned|"
                      r"unassigned|marked|set|created|requested|approved|merged|made|linked)\b.*?)\s+"
                      rf"(?P<time>{_WHEN})$")
+_AGO = re.compile(r"^(?:about |over |almost |less than )?(\d+|an?|one) (minute|hour|day|week|month|year)s? ago$")
+_UNIT_DAYS = {"minute": 0, "hour": 0, "day": 1, "week": 7, "month": 30, "year": 365}
+_AS_OF = re.compile(r"(?<![\d-])(\d{4})-(\d{2})-(\d{2})(?![\d-])")
+
+
+def as_of(header: str) -> str:
+    """The date a page was copied on, from its header ("… (copied from the web UI on 2025-02-28)"): its one ISO
+    date; "" for a header with none or several."""
+    found = _AS_OF.findall(header)
+    return "-".join(found[0]) if len(found) == 1 else ""
+
+
+def dated(when: str, copied: str) -> str:
+    """A tracker's relative time ("2 weeks ago", "about 1 month ago") as the day it was, counted back from the date
+    the page was ``copied`` on (``as_of``), so a comment finds the log lines of its days; ``when`` as given when it is
+    no relative time or there is no date to count from. A month counts 30 days, a year 365: a tracker rounds its
+    "ago" as coarsely."""
+    m = _AGO.match(when.strip())
+    if not m or not copied:
+        return when
+    count = 1 if m.group(1) in ("a", "an", "one") else int(m.group(1))
+    try:
+        day = date.fromisoformat(copied) - timedelta(days=count * _UNIT_DAYS[m.group(2)])
+    except (ValueError, OverflowError):
+        return when
+    return day.isoformat()
+
+
 # Redmine's journal: "#note-4  Updated by Ingrid Solberg about 1 month ago", "Updated by X on 2025-03-04 10:12"
 _REDMINE = re.compile(rf"^(?:#note-\d+\s+)?Updated by (?P<who>{_NAME})\s+(?P<time>{_WHEN})$")
 # An e-mail's quote header, "On Tue, 4 Mar 2025 at 08:12, Arjen de Wit <…> wrote:": what follows it is quoted
