@@ -199,6 +199,14 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
                     and time_kind(when[i]) == time_kind(first) and when[i] < first:
                 roles[i] = "none"
     for i, (line, r) in enumerate(zip(lines, roles)):
+        # "EXPLAIN (ANALYZE) of the lane query on prod:" over an indented block: what it printed, shown as evidence;
+        # no line of it is a change, unless it is a command ("Rows Removed by Filter: 40918337"; bench/incidents20)
+        if r != "action" and line.text.rstrip().endswith(":") and line.indent < 4:
+            for j in range(i + 1, len(lines)):
+                if lines[j].indent < 4:
+                    break
+                if roles[j] == "action" and not COMMAND.search(lines[j].text):
+                    roles[j] = "none"
         # "Added a drop-in limits.conf:" / "build it yourself with" over a code block: the block is the fix itself
         if r == "action" and INTRODUCES.search(line.text):
             for j in range(i + 1, min(len(lines), i + 1 + INTRODUCED)):

@@ -18,8 +18,10 @@ When no line reaches the role threshold for a cause, the best line that states a
 diagnosis is the finding that led to the fix: among the plain statements between the first symptom and the first
 action (no suspect ruled out, no hedge or question, no plan, no machine output), the one that shares the most
 words with the fix, then the nearest to it. People rarely write "because"; they write what they found, then
-what they changed. When every symptom kept is a line a machine printed, the best symptom a person wrote ("checkout
-says reservations hang for 30s") is kept beside them (from bench/incidents7): a question is asked in those words.
+what they changed. When every symptom kept is a line a machine printed, the ``SAID`` best symptoms people wrote
+("checkout says reservations hang for 30s"; an issue's title and description) are kept beside them (from
+bench/incidents7; two since bench/incidents20, where the title alone lost "the rollback did not help"): a question
+is asked in those words.
 
 ``choose(lines)`` is the selection; ``build_card(incident)`` and the offline engine's incident task
 (``poimen.llm.offline_incident``, which sees only the lines of a prompt) both make their cards with it.
@@ -42,6 +44,7 @@ from poimen.incidents.times import seconds
 from poimen.signatures.masking import template
 
 LIMITS = {"symptom": 3, "cause": 2, "action": 4, "verification": 2}
+SAID = 2  # what people said they saw, kept beside the errors machines printed
 WEAK_CAUSE = 0.6
 TITLE_CHARS = 80
 _PREFIX = re.compile(
@@ -181,10 +184,9 @@ def choose(lines: Sequence[Line]) -> list[tuple[int, CardLine]]:
         if name == "symptom" and kept and all(roles[i].line.record.kind in _MACHINE_KINDS for i in kept):
             # what people said they saw ("Reservations timing out / 500s"), beside what the machines printed: the
             # words a question about it uses
-            said = next((i for i, r in sorted(candidates, key=lambda ir: (-ir[1].scores.symptom, ir[0]))
-                         if r.line.record.kind not in _MACHINE_KINDS and i not in kept), None)
-            if said is not None:
-                kept.append(said)
+            said = [i for i, r in sorted(candidates, key=lambda ir: (-ir[1].scores.symptom, ir[0]))
+                    if r.line.record.kind not in _MACHINE_KINDS and i not in kept and r.line.text not in seen_text]
+            kept += said[:SAID]
         for i in kept:
             seen_text.add(roles[i].line.text)
             chosen[i] = name

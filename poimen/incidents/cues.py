@@ -18,7 +18,8 @@ as a whole word or phrase, case-insensitive. In words:
   in, stopped doing, no longer, ", so ".
 - **action** (+1.5): a command that changes state (``kubectl patch|scale|set|apply|edit|delete|drain|cordon|rollout
   undo|rollout restart``, ``helm upgrade|rollback|install``, ``terraform apply``, ``ALTER …``, ``UPDATE … SET``,
-  ``ANALYZE|VACUUM|REINDEX a_table`` (bench/incidents9), ``SET GLOBAL``, ``systemctl restart|reload|stop|start|edit``,
+  ``ANALYZE|VACUUM|REINDEX a_table`` (bench/incidents9), ``CREATE [UNIQUE] INDEX``, ``REFRESH MATERIALIZED VIEW``
+  (bench/incidents20), ``SET GLOBAL``, ``systemctl restart|reload|stop|start|edit``,
   ``apt-get|yum|pip install``, ``git revert``, ``sysctl -w|-p``, ``docker restart``, ``redis-cli config set``; and,
   from bench/incidents6, a write into /etc by redirect or tee, ``sed -i``, ``rm /etc/…``, chmod/chown, ``systemctl
   revert``, ``journalctl --vacuum-…``, SELinux and volume resizes, certbot, keytool -import, rndc, ceph set,
@@ -136,6 +137,7 @@ COMMAND = re.compile(
     r"\bkubectl\b.*?\b(?:patch|scale|set|apply|edit|delete|drain|cordon|uncordon|replace|annotate|label|"
     r"rollout\s+(?:undo|restart))\b|\bhelm\b(?:\s+-{1,2}[\w-]+(?:[= ](?!-)\S+)?)*\s+(?:upgrade|rollback|install|uninstall)\b|\bterraform\s+apply\b"
     r"|\bALTER\s+(?:TABLE|SYSTEM|DATABASE|USER|ROLE|INDEX)\b|\bUPDATE\s+\w+\s+SET\b|\bSET\s+GLOBAL\b"
+    r"|\bCREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:CONCURRENTLY\s+)?\w|\bREFRESH\s+MATERIALIZED\s+VIEW\b"
     r"|\b(?:ANALYZE|VACUUM(?:\s+FULL)?|REINDEX(?:\s+(?:TABLE|INDEX|DATABASE))?)\s+[a-z_]\w*(?:[_.\d][\w.]*|\s*;)"
     r"|\bsystemctl\s+(?:restart|reload|stop|start|enable|disable)\b|\bservice\s+\S+\s+restart\b"
     r"|\b(?:apt-get|apt|yum|dnf|apk|zypper|brew)\s+(?:-\S+\s+)*(?:install|upgrade|remove|add|del)\b|\bpip3?\s+install\b"
@@ -283,7 +285,7 @@ OFF_TOPIC = re.compile(r"(?:^|[.;!?]\s+|\b(?:fwiw|btw)[,:]?\s+)(?:unrelated|not 
 RULED_OUT = words(
     r"not (?:the )?(?:cause|culprit|issue|problem)", r"not related", r"unrelated", r"ruled (?:it |this )?out",
     r"rule (?:it |this )?out", r"red[ -]herring", r"(?:wasn't|was not|isn't|is not) it", r"nothing to do with",
-    r"(?:a )?coincidence", r"coincidental", r"false (?:alarm|positive)", r"(?:is|was|looks|looked) fine",
+    r"(?:a )?coincidence", r"coincidental", r"false (?:alarm|positive)", r"(?:is|was|looks|looked) fine(?! again)",
     r"not it", r"(?:so|then|it's|its|it is|that's|thats) not the \w+", r"not (?:the|our) (?:deploy|release|rollout|chart|"
     r"change|network|database|db|cdn|dns|load balancer|lb|broker|disk)\b", r"ignore it", r"is (?:a |just )?noise",
     r"are (?:normal|expected)", r"is (?:normal|expected)", r"(?:normal|expected) for this",

@@ -14,6 +14,9 @@ same between the alert and the fix written hours later, and drops what differs b
 - ``config``: a key that is set: ``snake_case`` (``client_max_body_size``), ``UPPER_SNAKE`` (``JAVA_OPTS``),
   dotted keys (``spark.executor.memory``, ``scheduler.lease_ttl``), a ``--flag`` and a kebab key given a value
   (``proxy-body-size: 0``).
+- ``id``: the value given to an id's key (``requestId=q-9e41d7c2``, ``trace_id: 4bf92f35``), with a digit in it:
+  one request, one trace. A ticket that quotes it ("Example requestId=q-9e41d7c2, log excerpt above") is about the
+  log lines that printed it.
 - ``version``: ``v2.3.0``, ``8.14.2``, ``image:1.4``, "upgrade to 8.15"; stored without the ``v``.
 - nothing from a log line's thread ("[sync-worker-3]", "[pool-3-thread-7]"), nor from a login banner
   ("Welcome to Ubuntu …", "Last login: … from 10.8.0.14"): every ssh prints it; nor is a machine
@@ -37,8 +40,8 @@ from poimen import signatures
 from poimen.inputs.readers.shell import PROMPT
 from poimen.signatures.specificity import has_shape
 
-KINDS = ("service", "host", "ticket", "config", "version", "signature")
-WEIGHTS = {"ticket": 1.0, "host": 0.7, "service": 0.6, "config": 0.6, "version": 0.3}
+KINDS = ("service", "host", "ticket", "id", "config", "version", "signature")
+WEIGHTS = {"ticket": 1.0, "id": 1.0, "host": 0.7, "service": 0.6, "config": 0.6, "version": 0.3}
 SHAPED_SIGNATURE = 1.0
 FAMILY_SIGNATURE = 0.4
 GENERIC = 0.1
@@ -78,6 +81,8 @@ _PREFIXES = frozenset("""
 _HEX_PART = re.compile(r"^(?=[a-f0-9]*\d)[a-f0-9]{4,}$")
 # A value given to an id's key names a request, not a service: "requestId=q-9e41d7c2", "trace_id: ab-12cd34"
 _ID_KEY = re.compile(r"(?:[Ii]d|ID)\s*[=:]\s*\Z")
+_ID_VALUE = re.compile(r"(?<![\w.-])(?:[a-z][A-Za-z]*Id|[a-z][a-z0-9]*_id|[a-z][a-z0-9]*ID)\s*[=:]\s*[\"']?"
+                       r"(?=[\w.:-]*\d)([A-Za-z0-9][\w.:-]{5,}[A-Za-z0-9])")
 # A chat line as the readers render it: "[2024-05-14T13:32:00Z] maria.k: …" (a stamp, then a speaker). The speaker
 # (a person, "deploy-bot") is who wrote, not what the line is about.
 SPEAKER = re.compile(r"^\s*(?:\[[^\]]{4,40}\]\s*|\d{4}-\d\d-\d\d[T ][\d:.,]+Z?\s+)[A-Za-z][\w .@-]{0,40}?:\s+(?=\S)")
@@ -226,6 +231,9 @@ def entities(text: str) -> tuple[Entity, ...]:
             if free(m) and m.group(0).rsplit(".", 1)[-1].lower() not in _FILE_EXTENSIONS:
                 _add(found, "host", m.group(0).lower())
                 taken.append(m.span())
+    for m in _ID_VALUE.finditer(text):
+        _add(found, "id", m.group(1))
+        taken.append(m.span())
     for m in _TICKET.finditer(text):
         if m.group(1) not in _NOT_TICKET and not m.group(1).isdigit():
             _add(found, "ticket", f"{m.group(1)}-{int(m.group(2))}")

@@ -11,8 +11,9 @@ Two rules keep a busy channel's incidents apart:
   subject rather than an incident's, and weighs a quarter; it is counted within its stream, so what else a run
   reads changes no stream's incidents, and a subject ticket ("OPS-5120" atop every comment) joins nothing by
   itself;
-- episodes further apart in time than ``HORIZON_SECONDS`` link only through a ticket id: the same service
-  failing the same way a week later is a recurrence, a new incident that lookup shows beside the first one;
+- episodes further apart in time than ``HORIZON_SECONDS`` link only through a ticket id, or a request's id a
+  comment cites from what a log printed (``quotes.cited_in``): the same service failing the same way a week later
+  is a recurrence, a new incident that lookup shows beside the first one;
 - two episodes that are each a whole story, a failure and something done about it, link only through a ticket id
   too (named in words, not in a command or what it printed: a commit's "follow-up to SEC-412"): what links is a
   later fix (a Remediation section, a comment) to the failure it answers, and two failures each with its own fix
@@ -49,7 +50,7 @@ from dataclasses import dataclass
 from poimen.incidents.entities import Entity, entities
 from poimen.incidents.episodes import Episode, Line
 from poimen.incidents.flow import GAP_SECONDS, acts, elapsed, fails
-from poimen.incidents.quotes import quoted_in
+from poimen.incidents.quotes import cited_in, quoted_in
 from poimen.incidents.roles import line_scores, pick
 
 THRESHOLD = 1.0
@@ -150,6 +151,8 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
     sets = _Sets(len(episodes))
     pairs = _pairs(episodes, holders, across_streams)
     quoted = quoted_in(episodes)  # a comment that quotes what a log printed: as a shaped signature shared
+    cited = cited_in(episodes)  # a comment that cites a request's id a log printed: so too, at any distance in time
+    quoted.update(cited)
     pairs |= set(quoted)
     quiet: dict[int, tuple] = {}  # an episode that is no whole story: its best partner (nearest, then most shared)
     for i, j in sorted(pairs):
@@ -159,7 +162,7 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
         tickets = (told[i] & told[j]) - {value for kind, value in common if kind == "ticket"}
         # (a comment that quotes what the other printed is about it, whole story or not: "same \"consumer poll timeout
         # has expired\"" under the log that printed it, after a restart noted there; bench/incidents16)
-        if not tickets and (_far_apart(a, b, horizon_seconds) or (complete[i] and complete[j] and (i, j) not in quoted)):
+        if not tickets and (i, j) not in cited and (_far_apart(a, b, horizon_seconds) or (complete[i] and complete[j] and (i, j) not in quoted)):
             continue
         weight = shared_weight(a, b, common) + quoted.get((i, j), 0.0)
         if weight < threshold:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from poimen.incidents.entities import SHAPED_SIGNATURE
+from poimen.incidents.entities import SHAPED_SIGNATURE, entities
 from poimen.incidents.episodes import Episode
 
 _QUOTE = re.compile(r"\"([^\"]{20,200})\"|`([^`]{20,200})`")
@@ -49,6 +49,27 @@ def quoted_in(episodes: Sequence[Episode]) -> dict[tuple[int, int], float]:
     return out
 
 
+def cited_in(episodes: Sequence[Episode]) -> dict[tuple[int, int], float]:
+    """Pairs of episodes of one stream where a person's line in one cites an id a machine printed in the other
+    ("Example requestId=q-9e41d7c2, log excerpt above" under the log line that printed ``requestId=q-9e41d7c2``;
+    bench/incidents20): one request's id names the failure as precisely as a quote of it, however long ago it was
+    printed. Of several that printed it, the latest before it (``latest_before``)."""
+    def ids(ep: Episode, printed: bool) -> set[str]:
+        return {e.value for line in ep.lines if machine(line.record) == printed
+                for e in entities(line.text) if e.kind == "id"}
+
+    printed = [ids(ep, True) for ep in episodes]
+    out: dict[tuple[int, int], float] = {}
+    for i, ep in enumerate(episodes):
+        for value in sorted(ids(ep, False)):
+            found = [j for j, held in enumerate(printed) if j != i and value in held
+                     and episodes[j].stream == ep.stream]
+            j = latest_before(episodes, found, i)
+            if j is not None:
+                out[(min(i, j), max(i, j))] = SHAPED_SIGNATURE
+    return out
+
+
 _ELLIPSIS = re.compile(r"\.\.\.|\u2026")
 
 
@@ -74,4 +95,4 @@ def latest_before(episodes: Sequence[Episode], found: Sequence[int], i: int) -> 
     return max(before, key=lambda j: (episodes[j].start, j), default=None)
 
 
-__all__ = ["latest_before", "machine", "quoted_in"]
+__all__ = ["cited_in", "latest_before", "machine", "quoted_in"]

@@ -230,12 +230,18 @@ def _set_aside(headings: Sequence[str]) -> bool:
 FIELD_CHANGE = re.compile(r"^(?:(?:Status|Assignee|Priority|% Done|Target version|Category|Subject|Tracker|Due date|"
                           r"Resolution|Severity|Labels?|Milestone) (?:changed from \S.* to \S.*|set to \S.*|deleted\b.*)"
                           r"|(?:Author|Owner|Maintainer|Developer|Reporter|Guest|Planner|Contributor|Member))$", re.I)
+# A tracker's fields laid out in a row ("Created: 08/Apr/25 8:12 AM    Resolved: 08/Apr/25 8:40 AM", "Status:   Closed
+# Start date:   03/03/2025"): a form, not anyone's claim
+# (a short value, then three blanks or more: two after a stop are a typist's sentence space, "Cause: disk full.  Fix:
+# rotated the logs")
+FIELD_ROW = re.compile(r"^[A-Z][\w %/.-]{0,24}:\s+[^.\s][^.]{0,29}?\s{3,}[A-Z][\w %/.-]{0,24}:(?:\s|$)")
 
 
 def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = ()) -> Scores:
     """The role scores of one line of text, from the cues in the module docstring."""
     if FRAME.match(text) or FENCE.match(text) or is_part_line(text) or is_label(text, headings) or \
-            (TRACKER_META.search(text) and len(text.split()) <= 12) or FIELD_CHANGE.match(text):
+            (TRACKER_META.search(text) and len(text.split()) <= 12) or FIELD_CHANGE.match(text) \
+            or FIELD_ROW.match(text):
         return Scores()  # a frame, a fence, a heading, a label, a tracker's line about a post: no claim
     text = body(text)
     if MEETING.search(text) or DECIDED_AGAINST.search(text):

@@ -20,24 +20,36 @@ from poimen.llm.prompts import sections
 
 def prompt_lines(user: str) -> list[Line]:
     """The incident's lines as the prompt shows them, each on a record rebuilt from the fields shown."""
+    objs = [json.loads(raw) for raw in sections(user).get("incident", "").splitlines() if raw.strip()]
+    keys = [int(obj.get("record", n)) for n, obj in enumerate(objs)]
+    # Each record's text: its lines as shown, each as indented as it was (a code block in a comment, ``Line.indent``)
+    texts: dict[int, list[str]] = {}
+    spans: list[tuple[int, int]] = []
+    for key, obj in zip(keys, objs):
+        written = " " * _indent(obj) + str(obj.get("text", ""))
+        lines = texts.setdefault(key, [])
+        at = sum(len(line) + 1 for line in lines) + _indent(obj)
+        spans.append((at, at + len(str(obj.get("text", "")))))
+        lines.append(written)
     out: list[Line] = []
     records: dict[int, Record] = {}
     offsets: dict[int, int] = {}
-    for raw in sections(user).get("incident", "").splitlines():
-        if not raw.strip():
-            continue
-        obj = json.loads(raw)
-        key = int(obj.get("record", len(records)))
+    for key, obj, (start, end) in zip(keys, objs, spans):
         if key not in records:
             kind = obj.get("kind") if obj.get("kind") in KINDS else "paragraph"
-            records[key] = Record(text=str(obj.get("text", "")) or " ", line_start=1, line_end=1, kind=kind,
+            records[key] = Record(text="\n".join(texts[key]) or " ", line_start=1, line_end=1, kind=kind,
                                   time=str(obj.get("time", "")), author=str(obj.get("author", "")),
                                   headings=tuple(str(h) for h in obj.get("headings", ())),
                                   level=str(obj.get("level", "")))
         offset = offsets.get(key, 0)
         offsets[key] = offset + 1
-        out.append(Line(str(obj.get("text", "")), records[key], str(obj.get("stream", "")), offset))
+        out.append(Line(str(obj.get("text", "")), records[key], str(obj.get("stream", "")), offset, start, end))
     return out
+
+
+def _indent(obj: dict) -> int:
+    value = obj.get("indent", 0)
+    return value if isinstance(value, int) and 0 <= value <= 80 else 0
 
 
 def incident(system: str, user: str) -> str:

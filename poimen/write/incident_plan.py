@@ -9,7 +9,8 @@ was cut across two chunks, or the chunks were cut from another version of the so
 incident: a card line without evidence would break the rule that every memory line names where it came from.
 
 The rendered lines (``prompt_text``) are what the model is shown: one JSON object per line with its number, its
-record (lines of one record share it), kind, time, author, level, headings and text.
+record (lines of one record share it), kind, time, author, level, headings, indent (the blanks that set a line
+of a code block off in text, when there are any) and text.
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ class IncidentPlan:
             number = records.setdefault(id(r), len(records))
             obj = {"n": n, "record": number, "kind": r.kind}
             for name, value in (("time", r.time), ("author", r.author),
-                                ("level", r.level if p.line.offset == 0 else ""), ("headings", list(r.headings))):
+                                ("level", r.level if p.line.offset == 0 else ""), ("headings", list(r.headings)),
+                                ("indent", p.line.indent)):
                 if value:
                     obj[name] = value
             obj["text"] = p.line.text

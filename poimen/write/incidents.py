@@ -43,10 +43,10 @@ from poimen.write.loop import RunOutcome
 INCIDENT_QUERY = Query(id="incidents", text="What failed, what caused it, and how was it fixed?", store="episodic")
 MAX_ATTEMPTS = 3
 REPLY_TOKENS = 1024
-# The most lines of each role a card keeps from a reply (a model that marks every line a symptom says nothing): a
-# symptom more than the three distinct errors ``poimen.incidents.card`` keeps, for what a person said they saw
-# beside them (it kept 3, so a card of three printed errors lost the words a question is asked in).
-ROLE_LIMITS = {"symptom": 4, "cause": 3, "action": 5, "verification": 2}
+# The most lines of each role a card keeps from a reply (a model that marks every line a symptom says nothing): the
+# three distinct errors ``poimen.incidents.card`` keeps and the two lines of what people said they saw beside them
+# (``card.SAID``; it kept 3, so a card of three printed errors lost the words a question is asked in).
+ROLE_LIMITS = {"symptom": 5, "cause": 3, "action": 5, "verification": 2}
 
 
 def incident_format(client: ModelClient) -> ReplyFormat | None:

@@ -12,6 +12,29 @@ def rec(text: str, line: int, kind: str = "paragraph", **fields) -> Record:
     return Record(text=text, line_start=line, line_end=end, kind=kind, **fields)
 
 
+def stored_lines(tmp_path, name: str, text: str, role: str) -> list[str]:
+    """The lines of ``role`` of the cards ``mem run`` stores for one source (the offline engine's replies, then the
+    writer's cap on each role), as the index's ``incident_line`` table holds them."""
+    from poimen.embedding.embedders import default_embedder
+    from poimen.index import build_projections, default_db
+    from poimen.index.read import connect_read_only
+    from poimen.write.core import RunRequest, run_loops
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / name).write_text(text, encoding="utf-8")
+    root = tmp_path / "log"
+    result = run_loops(RunRequest(root=root, sources=[tmp_path / "src" / name], sources_root=tmp_path / "src",
+                                  query="What failed, and how was it fixed?", incidents=True))
+    assert result.ok, result.source_errors
+    db = default_db(root)
+    build_projections(root, db, default_embedder())
+    con = connect_read_only(db)
+    try:
+        return [t for (t,) in con.execute("SELECT text FROM incident_line WHERE role = ?", [role]).fetchall()]
+    finally:
+        con.close()
+
+
 # Slack channel export: a fix in the thread, an unrelated incident later in the same channel, chatter.
 SLACK = (
     rec("checkout-api is throwing 413s on image uploads for some merchants", 3, "message",

@@ -1,10 +1,16 @@
-"""An issue tracker's page copied as text under the log it is about: its comments keep their days, and what a
-comment pastes (log lines, a plan, a statement) stays the comment's."""
+"""An issue tracker's page copied as text under the log it is about: its comments keep their days, a request id it
+cites joins the log line that printed it, and what a comment pastes (log lines, a plan, a statement) stays the
+comment's."""
 
 from __future__ import annotations
 
 import re
 
+from incident_fixtures import stored_lines
+
+from poimen import incidents as inc
+from poimen.incidents.card import build_card
+from poimen.incidents.roles import score
 from poimen.inputs.chunking import records
 
 PAGE = """### orders-api -- log excerpts for shop/orders#311 and #318
@@ -73,6 +79,20 @@ def _records(tmp_path, name, text):
     return [r for r in records(f) if r.text.strip()]
 
 
+def test_a_request_id_the_issue_cites_joins_the_log_lines_weeks_before_its_comments(tmp_path):
+    """The burst was printed on 2 May, the comments a month later ("4 weeks ago" on a page copied on 30 June): too
+    far apart for a service and a message to link them, but the issue cites one request of the burst."""
+    recs = _records(tmp_path, "orders.log", PAGE)
+    cards = [build_card(i) for i in inc.incidents({"orders.log": recs})]
+    card = next(c for c in cards if any("CREATE INDEX CONCURRENTLY" in line.text for line in c.actions))
+    assert any("checkout failed requestId=" in line.text for line in card.symptoms)
+    # what people said they saw, two of their lines, beside the errors the log printed
+    said = [line.text for line in card.symptoms if not line.text.startswith("2025-")]
+    assert said[:1] == ["Checkouts hang for 30 s and then fail"] and said[1].startswith("About half of the checkouts")
+    export = next(c for c in cards if any("REFRESH MATERIALIZED VIEW" in line.text for line in c.actions))
+    assert export is not card and any("export failed" in line.text for line in export.symptoms)
+
+
 def test_a_trackers_relative_times_count_back_from_the_day_the_page_was_copied(tmp_path):
     recs = _records(tmp_path, "orders.log", PAGE)
     assert {r.time for r in recs if r.kind == "comment"} == {"2025-06-02", "2025-05-27", "2025-05-28"}
@@ -86,6 +106,29 @@ def test_a_trackers_relative_times_count_back_from_the_day_the_page_was_copied(t
     assert {r.time for r in undated if r.kind == "comment"} == {"4 weeks ago", "3 days ago", "2 days ago"}
 
 
+def test_what_a_comment_pastes_stays_the_comments(tmp_path):
+    """The page's own text is the ticket's; a plan pasted under "The plan of the price query" is shown, not done; the
+    statement pasted under "Building it by hand:" is the fix, as in a card the offline engine builds from the
+    prompt (the indent travels with the line)."""
+    recs = _records(tmp_path, "orders.log", PAGE)
+    assert not [r for r in recs if r.kind == "log" and dict(r.attrs).get("ticket") and ("quoted", "comment") not in r.attrs]
+    assert any(r.kind == "ticket" and "Example requestId" in r.text for r in recs)
+    plan = next(r for r in recs if "Seq Scan" in r.text)
+    assert plan.kind == "comment" and plan.author == "Ben Ode" and plan.text.startswith("    Seq Scan")
+    cards = [build_card(i) for i in inc.incidents({"orders.log": recs})]
+    assert {"ANALYZE price_rule;", "CREATE INDEX CONCURRENTLY ix_price_rule_cart ON price_rule (cart_region, "
+            "valid_from);"} <= {line.text for c in cards for line in c.actions}  # a code block's lines as written
+    assert not any("Rows Removed" in line.text or "Seq Scan" in line.text for c in cards for line in c.lines)
+
+
+def test_the_card_a_run_stores_reads_a_comments_code_block_as_the_direct_card_does(tmp_path):
+    """``mem run``'s offline engine sees the incident's lines in the prompt: their indent goes with them, so the
+    plan pasted under "The plan of the price query" is no fix there either."""
+    actions = stored_lines(tmp_path, "orders.log", PAGE, "action")
+    assert "ANALYZE price_rule;" in actions and any("REFRESH MATERIALIZED VIEW" in t for t in actions)
+    assert not any("Rows Removed" in t or "Seq Scan" in t for t in actions)
+
+
 def test_log_lines_a_comment_pastes_are_quoted_and_the_comment_goes_on(tmp_path):
     recs = _records(tmp_path, "orders.log", PAGE)
     quoted = [r for r in recs if ("quoted", "comment") in r.attrs]
@@ -94,3 +137,24 @@ def test_log_lines_a_comment_pastes_are_quoted_and_the_comment_goes_on(tmp_path)
     assert after.kind == "comment" and after.author == "Jo Kim" and dict(after.attrs)["ticket"] == "#318"
     last = next(r for r in recs if "REFRESH MATERIALIZED VIEW" in r.text)
     assert dict(last.attrs)["ticket"] == "#318" and last.time == "2025-05-28"  # still on its ticket's page
+
+
+def test_a_statement_that_changes_a_table_or_a_view_is_a_command():
+    for text in ("CREATE UNIQUE INDEX ux_cart_totals ON cart_totals_mv (cart_id);",
+                 "CREATE INDEX CONCURRENTLY ix_price_rule_cart ON price_rule (cart_region);",
+                 "REFRESH MATERIALIZED VIEW CONCURRENTLY cart_totals_mv;"):
+        assert score(text, "code").action >= 1.5, text
+    assert score("the unique index lets the view refresh without a lock", "code").action < 1.0
+
+
+def test_a_trackers_row_of_fields_claims_nothing_and_a_sentence_space_is_no_row():
+    assert score("Created: 08/Apr/25 8:12 AM    Resolved: 08/Apr/25 8:40 AM", "ticket").verification == 0.0
+    assert score("Status:         Closed                 Start date:     03/03/2025", "ticket") == score("", "ticket")
+    assert score("Cause: the disk was full.  Fix: rotated the logs, resolved.", "comment").action >= 1.5
+
+
+def test_fine_again_is_the_failure_going_away_not_a_suspect_cleared():
+    text = "Every night the export fails after 30 s with a lock timeout. After 02:03 everything is fine again."
+    assert not score(text, "ticket").ruled_out
+    assert score(text, "ticket").symptom >= 1.0
+    assert score("The database is fine, it's not that.", "comment").ruled_out
