@@ -18,6 +18,11 @@ OTHER_LINE_WEIGHT = 0.8  # a card's cause, fix or verification line speaks for i
 PHRASE_TOKENS = 8  # a run of this many words in a row shared with the question is the same message
 PHRASE_WEIGHT = 0.5  # what sharing such a run adds to a line's score (chosen on bench/incidents dev)
 NAMING_WEIGHT = 0.2  # what naming the question's service, host or ticket adds (chosen on the dev suites 1-3)
+# A field every error of a card logs with one value ("stage=tariff" in each "quote failed … lane=… stage=tariff
+# took=…") says which failure it is; the lane, the request and the time vary within one. The question's value for
+# it adds as naming does, and another value takes as much away (set equal to NAMING_WEIGHT before measuring).
+FIELD_WEIGHT = NAMING_WEIGHT
+_FIELD = re.compile(r"(?<![\w.-])([A-Za-z_][\w.-]*)=([^\s,;\"'()\[\]]+)")
 _TOKEN = re.compile(r"[A-Za-z_]+|\d+")
 # A word of letters and digits mixed, five or more long: a hash, a pod suffix, a request id ("4be1c0a2", "p2m4x",
 # "7d9f8b6c5"); it differs between occurrences of one message as a number does
@@ -54,7 +59,7 @@ def rank_cards(engine, question: str, views: dict[str, IncidentView]) -> list[tu
     is two incidents, and the question says which); ties by sha."""
     scores = engine.scores(question)
     text = question if isinstance(question, str) else question.text
-    asked, asked_names = phrase_tokens(text), named(text)
+    asked, asked_names, asked_fields = phrase_tokens(text), named(text), _fields(text)
     printed = _printed_at(engine, scores, asked, views)
     out = []
     for view in views.values():
@@ -69,9 +74,33 @@ def rank_cards(engine, question: str, views: dict[str, IncidentView]) -> list[tu
             best, view = raw, replace(view, printed=line_printed)
         if asked_names and best > 0:
             best += NAMING_WEIGHT * min(1.0, sum(w for key, w in asked_names.items() if key in view.names))
+        if asked_fields and best > 0:
+            best += FIELD_WEIGHT * _fields_agree(asked_fields, view)
         out.append((best, view))
     out.sort(key=lambda sv: (-sv[0], sv[1].sha))
     return out
+
+
+def _fields(text: str) -> dict[str, str]:
+    """The ``key=value`` fields a line logs (the first value of each key)."""
+    out: dict[str, str] = {}
+    for key, value in _FIELD.findall(text):
+        out.setdefault(key.lower(), value.rstrip(".:").lower())
+    return out
+
+
+def _fields_agree(asked: dict[str, str], view: IncidentView) -> float:
+    """+1 when the question logs a field with the value every symptom line of the card that logs it has (two lines
+    or more), -1 when it logs another value; the mean over such fields; 0 when there are none."""
+    seen: dict[str, set[str]] = {}
+    counts: dict[str, int] = {}
+    for line in view.of("symptom") + ([view.printed] if view.printed else []):
+        for key, value in _fields(line.text).items():
+            seen.setdefault(key, set()).add(value)
+            counts[key] = counts.get(key, 0) + 1
+    votes = [1.0 if asked[key] in values else -1.0 for key, values in seen.items()
+             if key in asked and len(values) == 1 and counts[key] >= 2]
+    return sum(votes) / len(votes) if votes else 0.0
 
 
 PRINTED_CANDIDATES = 40  # the raw lines, best first, searched for the question's own message

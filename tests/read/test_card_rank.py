@@ -33,3 +33,28 @@ def test_a_short_alert_firing_again_with_other_labels_is_its_own_message():
     long = phrase_tokens("Caused by: org.postgresql.util.PSQLException: FATAL: sorry, too many clients already "
                          "for role app on database orders")
     assert run_needed(long) == PHRASE_TOKENS
+
+
+def _view(sha: str, symptoms: list[str]):
+    from poimen.read.context_lines import Origin
+    from poimen.read.incident_view import IncidentLine, IncidentView
+
+    origin = Origin("memory", "L1", sha, "orders.log", 0, -1, "episodic")
+    return IncidentView(sha, sha, "", "orders.log", "", "", tuple(IncidentLine("symptom", s, origin) for s in symptoms))
+
+
+def test_a_field_every_error_of_a_card_logs_alike_tells_two_cards_of_one_message_apart():
+    """Two incidents print one message ("checkout failed … step=… took=…"): the step is the same in each of a card's
+    errors and differs between the cards, while the cart and the request differ within one. A new occurrence's step
+    says which incident it is; its cart and request say nothing."""
+    from poimen.read.card_rank import _fields, _fields_agree
+
+    line = "checkout failed requestId=c-{} cart={} step={} took=3001{}ms"
+    pricing = _view("a", [line.format("4be1a9d7", "NL-221", "pricing", 1), line.format("71f0e2aa", "DE-904", "pricing", 6)])
+    stock = _view("b", [line.format("9e01f3c2", "NL-221", "stock", 4), line.format("c2b51e40", "FR-310", "stock", 2)])
+    asked = _fields(line.format("3c8d51fa", "IT-077", "pricing", 9))
+    assert _fields_agree(asked, pricing) == 1.0
+    assert _fields_agree(asked, stock) == -1.0
+    assert _fields_agree(_fields("checkout failed for every cart"), pricing) == 0.0  # no field: no vote
+    one = _view("c", [line.format("4be1a9d7", "NL-221", "pricing", 1)])
+    assert _fields_agree(asked, one) == 0.0  # one error alone shows no field to be the same in all
