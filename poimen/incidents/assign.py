@@ -81,6 +81,31 @@ def _settings_under_comments(lines: Sequence[Line], roles: list[str], scored: li
             scored[i + 1] = replace(scored[i + 1], action=max(scored[i + 1].action, scored[i].action + AS_WRITTEN))
 
 
+_FILE_LINES = re.compile(r"^\s*(?:#|;|//|\[[\w .-]+\]\s*$)")  # a file's comment or section header ("[Service]")
+PUT_TO_WORK = 3  # lines from a setting a comment writes out to the command that puts it to work
+
+
+def _settings_put_to_work(lines: Sequence[Line], roles: list[str], scored: list[Scores]) -> None:
+    """A setting a person writes out in a comment ("TasksMax=infinity" in a drop-in's lines) and, a few lines on,
+    the command that puts it to work (``systemctl daemon-reload && systemctl restart wildfly``, an action): the
+    setting is the change as written (bench/incidents20). Only a file's own lines (its comments, its section
+    headers) between them."""
+    for i, line in enumerate(lines):
+        if roles[i] != "none" or line.record.kind in _PRINTED or not _SETTING_LINE.match(line.text) \
+                or len(line.text.split()) > 3:
+            continue
+        for k in range(i + 1, min(len(lines), i + 1 + PUT_TO_WORK)):
+            if roles[k] == "action" and COMMAND.search(lines[k].text) and lines[k].record.author == line.record.author:
+                roles[i] = "action"
+                scored[i] = replace(scored[i], action=max(scored[i].action, scored[k].action))
+                break
+            if not (_SETTING_LINE.match(lines[k].text) or _FILE_LINES.match(lines[k].text)):
+                break
+
+
+_PRINTED = frozenset({"log", "output", "command", "code"})
+
+
 def _options_laid_out(lines: Sequence[Line], roles: list[str]) -> None:
     """The list under a label alone on its line that says options follow ("Options:" over "1. switch PgBouncer to
     `pool_mode = session`", "2. …", "3. …"; bench/incidents16) is choices, none done: its items claim nothing. The
@@ -221,6 +246,7 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
                     scored[j] = replace(scored[j], action=max(scored[j].action, scored[i].action + AS_WRITTEN))
     _notes_on_edits(lines, roles, scored)
     _settings_under_comments(lines, roles, scored)
+    _settings_put_to_work(lines, roles, scored)
     _options_laid_out(lines, roles)
     _confirmed(lines, roles, scored, after)
     first_action = next((i for i, r in enumerate(roles) if r == "action"), None)

@@ -100,8 +100,9 @@ def test_a_trackers_relative_times_count_back_from_the_day_the_page_was_copied(t
                "Invoice run aborts\n\n#note-1  Updated by Ana Ruiz 20 days ago\nThe run dies at batch 17.\n\n"
                "#note-2  Updated by Ben Ode about 1 month ago\nStatus changed from New to Assigned\n\n")
     recs = _records(tmp_path, "billing.log", redmine.format(n=4471) + redmine.format(n=4502))
-    # (the date stays with the page when its number comes again under the header, with no date)
-    assert [r.time for r in recs if r.kind == "comment"] == ["2025-03-12", "2025-03-02"] * 2
+    # (the date stays with the page when its number comes again under the header, with no date; a month is too coarse
+    # to count back)
+    assert [r.time for r in recs if r.kind == "comment"] == ["2025-03-12", "about 1 month ago"] * 2
     undated = _records(tmp_path, "other.log", re.sub(r" \(copied from the web UI on [\d-]+\)", "", PAGE))
     assert {r.time for r in undated if r.kind == "comment"} == {"4 weeks ago", "3 days ago", "2 days ago"}
 
@@ -158,3 +159,30 @@ def test_fine_again_is_the_failure_going_away_not_a_suspect_cleared():
     assert not score(text, "ticket").ruled_out
     assert score(text, "ticket").symptom >= 1.0
     assert score("The database is fine, it's not that.", "comment").ruled_out
+
+
+DROP_IN = """=== wf-bill-02:/opt/wildfly/standalone/log/console.log -- 2025-03-03 (attached to OPS-4471) ===
+01:14:22,130 ERROR [org.jboss.as.ejb3.invocation] (EJB default - 37) WFLYEJB0034: EJB Invocation failed: java.lang.OutOfMemoryError: unable to create native thread
+01:14:23,002 ERROR [no.acme.billing.run.InvoiceRun] (EJB default - 37) batch 017 failed after 112 invoices
+
+Ingrid Solberg - 2025-03-03 03:20
+Found it: the unit's TasksMax is 4096 and the run peaks above it. Drop-in on wf-bill-02 at 03:05:
+
+  # /etc/systemd/system/wildfly.service.d/10-tasks.conf
+  [Service]
+  TasksMax=infinity
+
+  $ systemctl daemon-reload && systemctl restart wildfly
+
+Run resumed from batch 021 at 03:12 and finished.
+"""
+
+
+def test_a_setting_a_comment_writes_out_and_then_puts_to_work_is_the_fix(tmp_path):
+    """The drop-in's setting, then the command that loads it: the setting is what was changed. The log under a
+    dated banner prints a clock alone; its lines are on the banner's day."""
+    recs = _records(tmp_path, "billing.log", DROP_IN)
+    assert [r.time for r in recs if r.kind == "log" and r.time] == ["2025-03-03 01:14:22,130", "2025-03-03 01:14:23,002"]
+    card = build_card(inc.incidents({"billing.log": recs})[0])
+    assert "TasksMax=infinity" in [line.text for line in card.actions]
+    assert "[Service]" not in [line.text for line in card.lines]

@@ -15,10 +15,11 @@ with its time and author, its words running to the next blank line, and each par
 prose (no log, trace or note line, ticket header or rule) another record of the same comment, so what people said
 about an error reads as their words, not as one more log line. An operator's ``# …`` note under the log is a
 ``note`` (its indented ``#   …`` lines carry it on), at the clock it opens with on the date of the last log line
-read, so the flow can place it beside what the log printed then. A tracker export's ticket header ("INV-2231  Reservations timing out")
-files what follows it, up to the next header or log line, under its ticket (``attrs`` "ticket"); a comment's
-relative time there ("2 weeks ago") is the day it was, counted back from the date the header says the page was
-copied on (``speakers.dated``).
+read, so the flow can place it beside what the log printed then; a log line that prints a clock alone (WildFly's
+"10:58:12,331") under a banner that gives one date ("=== wf-bill-01:console.log -- 2025-03-12 ===") is on that
+date. A tracker export's ticket header ("INV-2231  Reservations timing out") files what follows it, up to the next
+header or log line, under its ticket (``attrs`` "ticket"); a comment's relative time there ("2 weeks ago") is the
+day it was, counted back from the date the header says the page was copied on (``speakers.dated``).
 """
 
 from __future__ import annotations
@@ -66,6 +67,9 @@ NOTE = re.compile(r"^#+(?:\s+\S.*)?$")
 NOTE_MORE = re.compile(r"^#(?:\s{2,}|\t)(?!\d{1,2}:\d{2}\b)\S")
 NOTE_CLOCK = re.compile(r"^#+\s*(\d{1,2}:\d{2})\b")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_BANNER = re.compile(r"^[=#*~-]{3,}\s.*\s[=#*~-]{3,}$")
+_ISO_DAY = re.compile(r"(?<![\d-])\d{4}-\d{2}-\d{2}(?![\d-])")
+_CLOCK_ONLY = re.compile(r"^\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?$")
 
 JOIN, HOLD, APART = "join", "hold", "apart"
 
@@ -79,6 +83,7 @@ class _Reader:
         self.said: tuple[str, str] | None = None  # (time, author) of a comment
         self.note = False  # an operator's "# …" note under the log, its indented "#   …" lines joined
         self.day = ""  # the date of the last log line read: a note's "02:04" is a time on it
+        self.dated = ""  # the date the last banner gives the lines under it, which print a clock alone
         self.last_indent = 0
         self.held: list[Piece] = []  # stamped lines with nothing written: kept if the trace goes on after them
         self.speaking: tuple[str, str] | None = None  # (time, author) of the comment the last paragraph was of
@@ -130,6 +135,10 @@ class _Reader:
                              time=f"{self.day}T{clock.group(1).zfill(5)}:00" if clock and self.day else "")
             else:
                 when = time_of(self.lines[0])
+                if not when and (banner := _BANNER.match(self.lines[0])):  # "=== host:console.log -- 2025-03-12 ==="
+                    self.dated = dates[0] if len(dates := _ISO_DAY.findall(banner.group(0))) == 1 else ""
+                elif _CLOCK_ONLY.match(when) and self.dated:  # a WildFly line's "10:58:12,331" on the banner's day
+                    when = f"{self.dated} {when}"
                 self.day = day.group(0) if (day := _DAY.match(when)) else self.day
                 yield Record(text, self.start, self.end, kind="log", time=when, level=level_of(self.lines[0]),
                              attrs=(("quoted", "comment"),) if self.quoted else ())

@@ -56,8 +56,8 @@ _WHEN = (r"(?:about |over |almost |less than )?(?:\d+|an?|one) \w+ ago"  # "2 we
 _GITLAB = re.compile(rf"^(?P<who>{_NAME}) @[\w.-]+(?: ·| (?:mentioned|closed|reopened|changed|added|removed|assigned|"
                      r"unassigned|marked|set|created|requested|approved|merged|made|linked)\b.*?)\s+"
                      rf"(?P<time>{_WHEN})$")
-_AGO = re.compile(r"^(?:about |over |almost |less than )?(\d+|an?|one) (minute|hour|day|week|month|year)s? ago$")
-_UNIT_DAYS = {"minute": 0, "hour": 0, "day": 1, "week": 7, "month": 30, "year": 365}
+_AGO = re.compile(r"^(?:about |less than )?(\d+|an?|one) (minute|hour|day|week)s? ago$")
+_UNIT_DAYS = {"minute": 0, "hour": 0, "day": 1, "week": 7}
 _AS_OF = re.compile(r"(?<![\d-])(\d{4})-(\d{2})-(\d{2})(?![\d-])")
 
 
@@ -69,10 +69,11 @@ def as_of(header: str) -> str:
 
 
 def dated(when: str, copied: str) -> str:
-    """A tracker's relative time ("2 weeks ago", "about 1 month ago") as the day it was, counted back from the date
-    the page was ``copied`` on (``as_of``), so a comment finds the log lines of its days; ``when`` as given when it is
-    no relative time or there is no date to count from. A month counts 30 days, a year 365: a tracker rounds its
-    "ago" as coarsely."""
+    """A tracker's relative time ("2 weeks ago", "3 days ago") as the day it was, counted back from the date the page
+    was ``copied`` on (``as_of``), so a comment finds the log lines of its days; ``when`` as given when it is no
+    relative time or there is no date to count from. Not "about 1 month ago" nor "over 2 years ago": a tracker says
+    that of anything from four weeks to six, and the day it names could be a week off (a comment placed before the
+    failure it answers; bench/incidents20's Redmine page)."""
     m = _AGO.match(when.strip())
     if not m or not copied:
         return when
