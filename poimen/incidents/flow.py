@@ -245,8 +245,9 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
         if ticket in placed and placed[ticket] < len(pieces):
             pieces[placed[ticket]].append(record)  # a ticket's comments are about the ticket: they stay together
             continue
-        if current and (("quoted", "comment") in record.attrs or (ticket in placed and record.kind in _ON_TICKET_KINDS)):
-            current.append(record)  # (in the piece still open: a day later, too; and the log lines a comment pastes)
+        pasted = ("quoted", "comment") in record.attrs  # log lines a comment pastes
+        if current and (pasted or (ticket in placed and record.kind in _ON_TICKET_KINDS)):
+            current.append(record)  # (the ticket's piece still open: its comment a day later goes there too)
             continue
         failure = is_failure(record) and not _COMPLAINT.match(record.text)
         since = elapsed(last_time, t) if current else None

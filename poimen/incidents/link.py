@@ -162,7 +162,8 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
         tickets = (told[i] & told[j]) - {value for kind, value in common if kind == "ticket"}
         # (a comment that quotes what the other printed is about it, whole story or not: "same \"consumer poll timeout
         # has expired\"" under the log that printed it, after a restart noted there; bench/incidents16)
-        if not tickets and (i, j) not in cited and (_far_apart(a, b, horizon_seconds) or (complete[i] and complete[j] and (i, j) not in quoted)):
+        if not tickets and (i, j) not in cited and (_far_apart(a, b, horizon_seconds)
+                                                    or (complete[i] and complete[j] and (i, j) not in quoted)):
             continue
         weight = shared_weight(a, b, common) + quoted.get((i, j), 0.0)
         if weight < threshold:
