@@ -81,6 +81,7 @@ def _settings_under_comments(lines: Sequence[Line], roles: list[str], scored: li
             scored[i + 1] = replace(scored[i + 1], action=max(scored[i + 1].action, scored[i].action + AS_WRITTEN))
 
 
+MACHINE_KINDS = frozenset({"log", "output", "command", "code"})  # what a program printed or a person ran
 _FILE_LINES = re.compile(r"^\s*(?:#|;|//|\[[\w .-]+\]\s*$)")  # a file's comment or section header ("[Service]")
 PUT_TO_WORK = 3  # lines from a setting a comment writes out to the command that puts it to work
 
@@ -91,7 +92,7 @@ def _settings_put_to_work(lines: Sequence[Line], roles: list[str], scored: list[
     setting is the change as written (bench/incidents20). Only a file's own lines (its comments, its section
     headers) between them."""
     for i, line in enumerate(lines):
-        if roles[i] != "none" or line.record.kind in _PRINTED or not _SETTING_LINE.match(line.text) \
+        if roles[i] != "none" or line.record.kind in MACHINE_KINDS or not _SETTING_LINE.match(line.text) \
                 or len(line.text.split()) > 3:
             continue
         for k in range(i + 1, min(len(lines), i + 1 + PUT_TO_WORK)):
@@ -101,9 +102,6 @@ def _settings_put_to_work(lines: Sequence[Line], roles: list[str], scored: list[
                 break
             if not (_SETTING_LINE.match(lines[k].text) or _FILE_LINES.match(lines[k].text)):
                 break
-
-
-_PRINTED = frozenset({"log", "output", "command", "code"})
 
 
 def _options_laid_out(lines: Sequence[Line], roles: list[str]) -> None:

@@ -38,7 +38,7 @@ from poimen.domain import sha256_text
 from poimen.incidents.entities import Entity, entities
 from poimen.incidents.lines import Line
 from poimen.incidents.link import Incident
-from poimen.incidents.assign import assign
+from poimen.incidents.assign import MACHINE_KINDS, assign
 from poimen.incidents.roles import THRESHOLD, Role, body, hedge_factor, is_planned
 from poimen.incidents.times import seconds
 from poimen.signatures.masking import template
@@ -125,7 +125,6 @@ def _card_line(role: Role, as_role: str) -> CardLine:
     return CardLine(role.line.text, as_role, evidence, role.scores.of(as_role))
 
 
-_MACHINE_KINDS = frozenset({"log", "output", "command", "code"})
 _CONTENT = re.compile(r"[A-Za-z][\w.-]{2,}")
 _COMMON = frozenset("""the and for with from that this was were are has have had not but our their its into onto
     then than when also just still only all any some more most very now new old after before over under""".split())
@@ -150,7 +149,7 @@ def _diagnosis(roles: tuple[Role, ...], chosen: dict[int, str]) -> int | None:
         r = roles[i]
         text, s = r.line.text, r.scores
         if i in chosen or r.role not in ("none", "cause") or s.ruled_out or s.ineffective \
-                or r.line.record.kind in _MACHINE_KINDS or r.line.is_heading or r.line.is_frame \
+                or r.line.record.kind in MACHINE_KINDS or r.line.is_heading or r.line.is_frame \
                 or len(text.split()) < DIAGNOSIS_WORDS \
                 or hedge_factor(text) < 1.0 or is_planned(text):
             continue
@@ -181,11 +180,11 @@ def choose(lines: Sequence[Line]) -> list[tuple[int, CardLine]]:
             kept.append(i)
             if len(kept) == limit:
                 break
-        if name == "symptom" and kept and all(roles[i].line.record.kind in _MACHINE_KINDS for i in kept):
+        if name == "symptom" and kept and all(roles[i].line.record.kind in MACHINE_KINDS for i in kept):
             # what people said they saw ("Reservations timing out / 500s"), beside what the machines printed: the
             # words a question about it uses
             said = [i for i, r in sorted(candidates, key=lambda ir: (-ir[1].scores.symptom, ir[0]))
-                    if r.line.record.kind not in _MACHINE_KINDS and i not in kept and r.line.text not in seen_text]
+                    if r.line.record.kind not in MACHINE_KINDS and i not in kept and r.line.text not in seen_text]
             kept += said[:SAID]
         for i in kept:
             seen_text.add(roles[i].line.text)
