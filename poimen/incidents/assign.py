@@ -104,6 +104,73 @@ def _settings_put_to_work(lines: Sequence[Line], roles: list[str], scored: list[
                 break
 
 
+_ALSO = re.compile(r"^\s*(?:and|also|plus)\b", re.I)  # "and in the BillingDS definition (standalone.xml):"
+
+
+def _block_below(lines: Sequence[Line], i: int) -> int:
+    """Where the block of code or configuration right under line ``i`` ends (``i + 1`` when there is none)."""
+    k = i + 1
+    while k < len(lines) and lines[k].record.author == lines[i].record.author and (
+            lines[k].record.kind == "code" or lines[k].indent >= 2 or CONFIG_LINE.match(lines[k].text)):
+        k += 1
+    return k
+
+
+def _release_contents(lines: Sequence[Line], roles: list[str], scored: list[Scores]) -> None:
+    """What a release holds, written out before it ships: "Two changes for 2025.3.3. persistence.xml …:" over the
+    setting, and later "2025.3.3 deployed on 14/03. Since then … no ORA-01000" (an action naming that version;
+    bench/incidents20). The line that names the version and introduces a block of code or configuration is the
+    change, as is one that goes on with "and …:" over a block of its own; the blocks follow (``INTRODUCES``)."""
+    for j, line in enumerate(lines):
+        if roles[j] != "action" or line.record.kind in MACHINE_KINDS:
+            continue
+        shipped = {e.value for e in entities(line.text) if e.kind == "version"}
+        for i in range(j):
+            if not shipped or roles[i] != "none" or lines[i].record.kind in MACHINE_KINDS \
+                    or not lines[i].text.rstrip().endswith(":") \
+                    or not shipped & {e.value for e in entities(lines[i].text) if e.kind == "version"}:
+                continue
+            while (end := _block_below(lines, i)) > i + 1:
+                roles[i] = "action"
+                scored[i] = replace(scored[i], action=max(scored[i].action, scored[j].action))
+                if end >= j or not (_ALSO.match(lines[end].text) and lines[end].text.rstrip().endswith(":")
+                                    and roles[end] == "none"):
+                    break
+                i = end
+
+
+# The clause that says a change follows: "Change for all four nodes, server.xml, http-nio-8080 Connector:"
+# ... or names the merge request that holds it: "MR !2218, build.gradle.kts of booking-gateway:"
+_CHANGE_FOLLOWS = re.compile(r"^(?:(?:the|our|one|two|three|a) )?(?:changes?|fix(?:es)?|patch(?:es)?|"
+                             r"(?:MR|PR|merge request|pull request) *[!#]?\d+)\b[^:]*:\s*$", re.I)
+
+
+def _written_out(lines: Sequence[Line], roles: list[str], scored: list[Scores], i: int, score: float) -> None:
+    """The code block right under line ``i`` (its first ``INTRODUCED`` lines), as the change written out: each line
+    of configuration, each command, each line of code that quotes no log level is an action scored ``score``."""
+    for j in range(i + 1, min(len(lines), i + 1 + INTRODUCED)):
+        text = lines[j].text
+        if FENCE.match(text):
+            continue
+        if not (lines[j].record.kind == "code" or CONFIG_LINE.match(text) or COMMAND.search(text)
+                or text.lstrip().startswith(("```", "$ ")) or lines[j].indent >= 4):
+            break  # the prose after the block
+        if roles[j] in ("none", "action") or (roles[j] == "symptom" and not first_failure_level(text)):
+            roles[j] = "action"  # a code line that quotes no log level is what was run or written
+            scored[j] = replace(scored[j], action=max(scored[j].action, score))
+
+
+def _changes_written_out(lines: Sequence[Line], roles: list[str], scored: list[Scores]) -> None:
+    """A person's line whose last clause says a change follows, over a code block ("We decided not to make it a
+    requirement today: … . Change for all four nodes, server.xml, http-nio-8080 Connector:", "MR !2218,
+    build.gradle.kts of booking-gateway:"; bench/incidents20): the block is the change as written, whatever the
+    sentences before say."""
+    for i, line in enumerate(lines):
+        clause = re.split(r"(?<=[.!?])\s+", line.text.strip())[-1]
+        if line.record.kind not in MACHINE_KINDS and _CHANGE_FOLLOWS.match(clause):
+            _written_out(lines, roles, scored, i, THRESHOLD + AS_WRITTEN)
+
+
 def _options_laid_out(lines: Sequence[Line], roles: list[str]) -> None:
     """The list under a label alone on its line that says options follow ("Options:" over "1. switch PgBouncer to
     `pool_mode = session`", "2. …", "3. …"; bench/incidents16) is choices, none done: its items claim nothing. The
@@ -221,6 +288,7 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
             if r == "action" and lines[i].record.kind in _POSTED and when[i] is not None \
                     and time_kind(when[i]) == time_kind(first) and when[i] < first:
                 roles[i] = "none"
+    _release_contents(lines, roles, scored)
     for i, (line, r) in enumerate(zip(lines, roles)):
         # "EXPLAIN (ANALYZE) of the lane query on prod:" over an indented block: what it printed, shown as evidence;
         # no line of it is a change, unless it is a command ("Rows Removed by Filter: 40918337"; bench/incidents20)
@@ -232,16 +300,8 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
                     roles[j] = "none"
         # "Added a drop-in limits.conf:" / "build it yourself with" over a code block: the block is the fix itself
         if r == "action" and INTRODUCES.search(line.text):
-            for j in range(i + 1, min(len(lines), i + 1 + INTRODUCED)):
-                text = lines[j].text
-                if FENCE.match(text):
-                    continue
-                if not (lines[j].record.kind == "code" or CONFIG_LINE.match(text) or COMMAND.search(text)
-                        or text.lstrip().startswith(("```", "$ ")) or lines[j].indent >= 4):
-                    break  # the prose after the block
-                if roles[j] in ("none", "action") or (roles[j] == "symptom" and not first_failure_level(text)):
-                    roles[j] = "action"  # a code line that quotes no log level is what was run or written
-                    scored[j] = replace(scored[j], action=max(scored[j].action, scored[i].action + AS_WRITTEN))
+            _written_out(lines, roles, scored, i, scored[i].action + AS_WRITTEN)
+    _changes_written_out(lines, roles, scored)  # (after the blocks shown under a line that is no action)
     _notes_on_edits(lines, roles, scored)
     _settings_under_comments(lines, roles, scored)
     _settings_put_to_work(lines, roles, scored)

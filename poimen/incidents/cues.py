@@ -233,8 +233,8 @@ WRITE_UP_PARTS = (
 
 
 def is_part_line(text: str) -> bool:
-    """Whether a line of text is only a part's name ("5. RESOLUTION", "Root cause:"): a heading, no claim."""
-    return HEADING_NOISE.sub("", text.lower()).strip() in PART_HEADINGS
+    """Whether a line of text is only a part's name, or two ("5. RESOLUTION", "Root cause:", "Mitigation and fix")."""
+    return all(p in PART_HEADINGS for p in re.split(r"\s+(?:and|&)\s+", HEADING_NOISE.sub("", text.lower()).strip()))
 
 
 _RULE_LINE = re.compile(r"^[\s\-=_*~#+.]{3,}$")

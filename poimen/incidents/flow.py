@@ -226,7 +226,9 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
     for i, record in enumerate(flow):
         t = times[i]
         ticket = dict(record.attrs).get("ticket", "")
-        if ticket and ticket not in placed and record.kind not in _PATIENT_KINDS:
+        # (an untimed note of the page, a "######" rule under its title, is its header too: bench/incidents20)
+        if ticket and ticket not in placed and (record.kind not in _PATIENT_KINDS
+                                                or (record.kind == "note" and t is None)):
             held.setdefault(ticket, []).append(record)
             continue
         opens = False  # a comment that turns its ticket to another problem opens a piece of its own
@@ -277,6 +279,17 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
                 if ticket:
                     placed[ticket] = home
                 continue
+        if patient and t is None and ticket and ticket not in placed and record.kind in _ON_TICKET_KINDS \
+                and held.get(ticket) and current:
+            # A ticket's first comment with no day to place it by ("about 1 month ago"): its page goes with the
+            # earlier failure its title and comment tell of, by their words ("Month-end invoice run aborts … with
+            # 'unable to create native thread'" under a later burst of another error; bench/incidents20)
+            homes = [n for n in range(len(pieces)) if failing[n]]
+            told = story_of(held[ticket] + [record], [pieces[n] for n in homes] + [current]) if homes else None
+            if told is not None and told < len(homes):
+                pieces[homes[told]].extend(held.pop(ticket) + [record])
+                placed[ticket] = homes[told]
+                continue
         mine = names(record)
         # Two incidents worked at once in one channel: a message that names what only an earlier stretch, still
         # open, has named (and the current one has not) goes back to it ("recon change is in: DATABASE_URL now
@@ -315,6 +328,7 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
             after = back is not None
             # A ticket's first comment with no time to place it by ("Tomasz Wilk @twilk · 2 weeks ago", GitLab) opens
             # a piece of its own after another ticket's comments: two issues of one export are two threads
+            # (bench/incidents20)
             # (bench/incidents20)
             another = bool(ticket) and ticket not in placed and t is None and record.kind in _ON_TICKET_KINDS \
                 and any(n == len(pieces) for k, n in placed.items() if k != ticket)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from poimen.inputs.readers.speakers import speaker
 from poimen.inputs.records import Record
 from poimen.relevance.units import split_units
 
@@ -50,12 +51,15 @@ class Line:
     @property
     def is_frame(self) -> bool:
         """A comment's header line: its author and time, and a word or two of the tracker's ("2024-03-02 11:52:10 -
-        Jane Doe (Work notes)"). It says nothing; what the author wrote is the lines under it."""
+        Jane Doe (Work notes)", "#note-2  Updated by Ben Ode 19 days ago"). It says nothing; what the author wrote is
+        the lines under it."""
         author = self.record.author
         if self.offset != 0 or self.record.kind != "comment" or not author or author not in self.text:
             return False
         words = [w for w in _WORD.findall(self.text.replace(author, " ")) if w.lower()[:3] not in _MONTHS]
-        return len(words) <= 2
+        said = speaker(self.text)  # (a tracker's three words around the time the reader read: "Updated by", "#note")
+        return len(words) <= 2 or (said is not None and said[1] == author
+                                   and len(_WORD.findall(self.text.replace(author, " ").replace(said[0], " "))) <= 3)
 
     @property
     def indent(self) -> int:

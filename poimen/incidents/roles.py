@@ -100,8 +100,10 @@ _DETERMINERS = frozenset("the a an this that these those our their its new old".
 # After a done verb, what says nobody is named as its doer: a headline's passive ("Hotfix 5.2.2 deployed.", "Feature
 # flag X set in the flag service", "Follow-up merged (PR #671)"): the line's end, a stop, or a place; also after the
 # rollout that shipped it ("Helm change merged and rolled out at 09:17: `…max-poll-records: 40`", bench/incidents18).
+# ... or the time it was done: "catalog-indexer 3.7.4 (deployed 10:55): …" (bench/incidents20)
 _HEADLINE_PASSIVE = re.compile(r"\s*(?:(?:and|&)\s+(?:rolled|pushed|went|is|was)\s+(?:out|live)\b\s*)?"
-                               r"(?:$|[.;:,(\u2014-]|(?:in|on|to|into|across|at|for|via|from)\b)", re.I)
+                               r"(?:$|[.;:,(\u2014-]|(?:in|on|to|into|across|at|for|via|from)\b"
+                               r"|\d{1,2}:\d{2}\b|\d{4}-\d{2}-\d{2}\b)", re.I)
 
 
 def _agentive(text: str, verb_at: int) -> bool:

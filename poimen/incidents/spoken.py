@@ -59,14 +59,16 @@ def spoken_of(record: Record, stretches: Sequence[Sequence[Record]]) -> int | No
     return _own_most(_words([record]) - _authors(stretches), [_words(s) for s in stretches])
 
 
-def story_of(record: Record, stories: Sequence[Sequence[Record]]) -> int | None:
+def story_of(record: Record | Sequence[Record], stories: Sequence[Sequence[Record]]) -> int | None:
     """Which of a ticket's stories (its comments before a comment turned it to another problem, and from there on) a
     later comment speaks of: the one whose own words (no other story's, rarer than ``STORY_RARE``) it uses most,
     ``SPOKEN_MIN`` or more ("Dunstable confirms labels are fine" with the label failures, after the tracking lag was
-    turned to; bench/incidents16); None when none stands out."""
-    authors = _authors(stories)
+    turned to; bench/incidents16); None when none stands out. ``record`` can be several: a ticket page's header and
+    its first comment, of which of a stream's few failures they tell (``flow``)."""
+    said = [record] if isinstance(record, Record) else list(record)
+    authors = _authors(stories) | _authors([said])
 
     def terms(records: Sequence[Record]) -> set[str]:
         return set().union(*(story_words(r.text) for r in records)) - authors
 
-    return _own_most(terms([record]), [terms(s) for s in stories])
+    return _own_most(terms(said), [terms(s) for s in stories])

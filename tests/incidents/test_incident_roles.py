@@ -261,6 +261,8 @@ def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
     # what a thing does now is done, not planned; what it takes now is no fix
     ("Follow-up in !1402: the helm step now uses `--timeout 8m` and `--atomic`", "action"),
     ("rendering one invoice PDF now takes about 1.2 s", "none"),
+    # ... or says the clock time it went out (bench/incidents20)
+    ("- catalog-indexer 3.7.4 (deployed 10:55): consumer runs with enable.auto.commit=false", "action"),
     # headings and a tracker's lines about a post say nothing
     ("5. RESOLUTION", "none"),
     ("Jana Novák added a comment - 02/Apr/24 2:14 PM", "none"),
@@ -273,6 +275,12 @@ def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
 ])
 def test_release_headline_and_now_cues(text, role):
     assert pick(score(text)) == role
+
+
+def test_a_line_that_names_two_parts_is_their_heading_and_claims_nothing():
+    """A plain-text postmortem's "Mitigation and fix" over the fix it heads (bench/incidents20)."""
+    assert pick(score("Mitigation and fix", "paragraph", "", ("5. Failure 2", "Mitigation and fix"))) == "none"
+    assert pick(score("Root cause & trigger", "paragraph", "", ("Root cause & trigger",))) == "none"
 
 
 def test_a_block_in_a_paragraph_of_its_own_that_an_example_introduces_is_the_fix():

@@ -12,6 +12,7 @@ from poimen import incidents as inc
 from poimen.incidents.card import build_card
 from poimen.incidents.roles import score
 from poimen.inputs.chunking import records
+from poimen.text.log_lines import is_log_line
 
 PAGE = """### orders-api -- log excerpts for shop/orders#311 and #318
 2025-05-02 10:14:03,118 [http-nio-8080-exec-3] ERROR com.acme.orders.api.CartController - checkout failed requestId=c-4be1a9d7 cart=88123 step=pricing took=30011ms
@@ -186,3 +187,111 @@ def test_a_setting_a_comment_writes_out_and_then_puts_to_work_is_the_fix(tmp_pat
     card = build_card(inc.incidents({"billing.log": recs})[0])
     assert "TasksMax=infinity" in [line.text for line in card.actions]
     assert "[Service]" not in [line.text for line in card.lines]
+
+
+TWO_PAGES = """=== app-01:/srv/jboss/log/server.log -- 2025-06-02 (attached to Bug #7310) ===
+02:10:41,227 ERROR [com.acme.ledger.close.CloseJob] (EJB default - 12) period close PC-2025-05 failed: java.lang.OutOfMemoryError: unable to create native thread
+02:10:41,230 ERROR [com.acme.ledger.close.CloseJob] (EJB default - 12) period close PC-2025-05 aborted after 9 of 40 ledgers
+=== app-01:/srv/jboss/log/server.log -- 2025-06-11 (attached to Bug #7355) ===
+09:41:02,118 INFO  [com.acme.ledger.statements.StatementResource] (default task-7) statements requested for 412 accounts
+09:41:05,554 ERROR [org.hibernate.engine.jdbc.spi.SqlExceptionHelper] (default task-7) ORA-01000: maximum open cursors exceeded
+09:41:05,561 ERROR [io.undertow.request] (default task-7) UT005023: Exception handling request to /ledger/api/statements: org.hibernate.exception.GenericJDBCException: could not extract ResultSet
+09:42:17,020 ERROR [org.hibernate.engine.jdbc.spi.SqlExceptionHelper] (default task-9) ORA-01000: maximum open cursors exceeded
+
+#######################################################################
+Redmine -- https://redmine.acme.internal/issues/7310 (page text, copied 2025-07-01)
+#######################################################################
+
+Bug #7310
+Period close PC-2025-05 aborts on app-01 with "unable to create native thread"
+Added by Ana Ruiz about 1 month ago. Updated about 1 month ago.
+
+#note-1  Updated by Ana Ruiz about 1 month ago
+The close dies after ledger 9 every time we restart it.
+
+#note-2  Updated by Ben Ode about 1 month ago
+The jboss unit has TasksMax=2048 from the new baseline; raised it with a drop-in, TasksMax=infinity, and restarted. The close finished at 04:30.
+
+#######################################################################
+Redmine -- https://redmine.acme.internal/issues/7355 (page text, copied 2025-07-01)
+#######################################################################
+
+Bug #7355
+Statements fail with ORA-01000 for larger account selections since 2025.6.1
+
+#note-1  Updated by Ana Ruiz 20 days ago
+Statements for a few accounts work, for a few hundred they fail.
+
+#note-2  Updated by Ben Ode 19 days ago
+Each cached statement keeps a cursor open on the database side, and every list size is a new statement.
+
+Two changes for 2025.6.2, in persistence.xml:
+
+  <property name="hibernate.query.in_clause_parameter_padding" value="true"/>
+
+and in the datasource, so a connection never holds more statements than cursors:
+
+  <prepared-statement-cache-size>100</prepared-statement-cache-size>
+
+#note-3  Updated by Ben Ode 12 days ago
+2025.6.2 deployed on 19/06. Since then no ORA-01000 and statements load for every selection.
+"""
+
+
+def test_a_page_under_another_failures_log_burst_starts_its_own_story(tmp_path):
+    """Two pages copied under the log of two failures: the first page's header (a "######" rule around its
+    address) waits for its comments, which have no day to place them by ("about 1 month ago") and tell another
+    failure than the burst they follow; the second page's comments go with the burst of their day."""
+    recs = _records(tmp_path, "ledger.log", TWO_PAGES)
+    cards = [build_card(i) for i in inc.incidents({"ledger.log": recs})]
+    threads = next(c for c in cards if "TasksMax=infinity" in " ".join(line.text for line in c.actions))
+    assert not any("ORA-01000" in line.text for line in threads.lines)
+    cursors = next(c for c in cards if any("ORA-01000" in line.text for line in c.symptoms))
+    assert not any("TasksMax" in line.text for line in cursors.lines)
+
+
+def test_what_a_release_holds_written_out_before_it_ships_is_the_fix(tmp_path):
+    """"Two changes for 2025.6.2 …:" over a setting, "and in the datasource …:" over another, then "2025.6.2
+    deployed": the settings are the change as written. A version that begins a sentence begins no log line (a date
+    with dots has two-digit parts), and a tracker's "#note-3  Updated by …" says who wrote what is under it."""
+    assert not is_log_line("2025.6.2 deployed on 19/06.") and not is_log_line("10.1.34 is out since last night")
+    assert is_log_line("12.06.2025 09:41:05 ERROR statements failed") and is_log_line("2025.06.12 09:41 WARN slow")
+    recs = _records(tmp_path, "ledger.log", TWO_PAGES)
+    deployed = next(r for r in recs if "2025.6.2 deployed" in r.text)
+    assert deployed.kind == "comment" and dict(deployed.attrs)["ticket"] == "#7355"
+    found = next(i for i in inc.incidents({"ledger.log": recs}) if any("ORA-01000" in line.text for line in i.lines))
+    assert all(line.is_frame for line in found.lines if line.text.startswith("#note-"))
+    card = build_card(found)
+    actions = [line.text for line in card.actions]
+    assert '<property name="hibernate.query.in_clause_parameter_padding" value="true"/>' in actions
+    assert "<prepared-statement-cache-size>100</prepared-statement-cache-size>" in actions
+
+
+CONNECTOR = """04-Mar-2025 06:03:12.118 INFO [http-nio-8080-exec-4] org.apache.coyote.http11.Http11Processor.service Error parsing HTTP request header
+ java.lang.IllegalArgumentException: Invalid character found in the request target [/api/v2/rates?ids=4|7 ]. The valid characters are defined in RFC 7230 and RFC 3986
+
+-----------------------------------------------------------------------------------------------------
+Internal note -- Jesper Holm  (Mar 4, 2025, 09:05 CET)
+
+The old system property is gone since the move to Tomcat 10.1, so raw pipes in the query are refused.
+
+-----------------------------------------------------------------------------------------------------
+Internal note -- Jesper Holm  (Mar 4, 2025, 11:49 CET)
+
+We'll ask them to encode, but we decided not to require it today. Change for both nodes, server.xml, http-nio-8080 Connector:
+
+    <Connector port="8080" protocol="HTTP/1.1" relaxedQueryChars="|[]" />
+
+Rolling restart from 12:15.
+"""
+
+
+def test_a_change_a_note_announces_over_its_configuration_is_the_fix(tmp_path):
+    """"… decided not to require it today. Change for both nodes, server.xml, …:" over the Connector line: the
+    sentence before decides against something else; the last one says the block is the change."""
+    connector = '<Connector port="8080" protocol="HTTP/1.1" relaxedQueryChars="|[]" />'
+    for text in (CONNECTOR, CONNECTOR.replace("Change for both nodes, server.xml, http-nio-8080 Connector:",
+                                              "MR !88, server.xml of the gateway:")):  # or the merge request
+        recs = _records(tmp_path, "gateway.log", text)
+        card = build_card(inc.incidents({"gateway.log": recs})[0])
+        assert connector in [line.text for line in card.actions]
