@@ -221,6 +221,7 @@ PART_HEADINGS = (
     "why", "what we did", "what was done", "what we saw", "what caused it", "how it was fixed", "the cause",
     "what fixed it", "what people saw", "what users saw", "what customers saw", "what we tried",
     "what did not help", "what didn't help", "what we tried that did not help", "what we tried that didn't help",
+    "activity", "comments", "conversation",  # an issue page's thread under its description (bench/incidents21)
 )
 # The parts that say why or what fixed it, which only an incident's own section has (a report's "Summary" or
 # "Timeline" may stand above several incidents).
@@ -347,7 +348,7 @@ SEVERAL = re.compile(r"\b(?:two|three|four|both|several|multiple)\b(?:\s+[\w-]+)
 # A comment that turns its ticket to another problem ("Adding to this ticket as asked to keep shipment-hub problems in
 # one place. Different problem: tracking pages stale since 01:40"; bench/incidents16)
 OTHER_PROBLEM = re.compile(r"\b(?:different|separate|another|second|unrelated|new)\s+(?:problem|issue|incident|"
-                           r"failure|outage)\b(?!\s+(?:with|on|in|for|about) (?:the |this |that )?(?:same|above))"
+                           r"failure|outage|bug)\b(?!\s+(?:with|on|in|for|about) (?:the |this |that )?(?:same|above))"
                            r"|\bunrelated to (?:the |this |that )?(?:above|first|earlier|previous|original)\b", re.I)
 TODO_SECTION = re.compile(r"action items?|follow[- ]?ups?|next steps|lessons", re.I)
 FRAME = re.compile(r"^(?:at [\w$.<>/@-]+\(|\.\.\. \d+ (?:more|common)|File \"|Caused by:\s*$)")

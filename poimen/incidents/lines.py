@@ -54,6 +54,8 @@ class Line:
         Jane Doe (Work notes)", "#note-2  Updated by Ben Ode 19 days ago"). It says nothing; what the author wrote is
         the lines under it."""
         author = self.record.author
+        if self.offset == 0 and self.record.kind == "paragraph" and "\n" not in self.record.text.strip():
+            return speaker(self.text) is not None  # a thread pasted as Markdown: the header, a paragraph alone
         if self.offset != 0 or self.record.kind != "comment" or not author or author not in self.text:
             return False
         words = [w for w in _WORD.findall(self.text.replace(author, " ")) if w.lower()[:3] not in _MONTHS]

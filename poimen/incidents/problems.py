@@ -38,6 +38,7 @@ import itertools
 import re
 from collections.abc import Sequence
 
+from poimen.incidents.cues import OTHER_PROBLEM
 from poimen.incidents.entities import entities
 from poimen.signatures import extract_signatures
 from poimen.incidents.episodes import Episode
@@ -204,18 +205,75 @@ def _groups(lines: Sequence[Line], ep_of: Sequence[int], items: Sequence[int]) -
     return groups
 
 
+# A reply that tells someone their post is another problem: "@dmitri.a that one is a different bug, thanks for
+# raising it though" under a "same here" post in an issue's thread (bench/incidents21)
+_TURNED = re.compile(r"^\W{0,3}@(?P<handle>[\w.-]*\w)\b")
+
+
+def _turned(lines: Sequence[Line]) -> tuple[dict[int, set[int]], int] | None:
+    """A thread one of whose posts a reply calls another problem (``_TURNED`` and ``OTHER_PROBLEM``): what came
+    before that post is problem 1; the post and the reply are problem 2. Every other post after it goes, whole, with
+    the problem whose poster it answers ("@hvoigt either works. …"), else its author's own (the poster of problem 2
+    reporting back), else the one whose own words it uses most (as ``_groups``: a failure pasted again, "unable to
+    open database file"), else the one the thread last spoke of. With the index of the reply's line; None when no reply does so. Posts begin at their headers ("**Dmitri
+    Aksenov** @dmitri.a · 2025-03-03 14:30")."""
+    heads = [k for k, line in enumerate(lines) if not _machine(line.record) and speaker(line.text)]
+    for i, line in enumerate(lines):
+        m = _TURNED.match(line.text)
+        if not m or _machine(line.record) or not OTHER_PROBLEM.search(line.text):
+            continue
+        post = max((k for k in heads if k < i and _handles(lines[k]) & {m.group("handle")}), default=None)
+        if post is None or not any(k < post for k in heads):
+            continue
+        reply = max(k for k in heads if k < i)
+        starts = [k for k in heads if k >= post]
+        groups: dict[int, set[int]] = {1: set(range(post)), 2: set()}
+        last = 2
+        for a, b in zip(starts, [*starts[1:], len(lines)]):
+            n = 2 if a in (post, reply) else _post_of(lines, range(a, b), groups) or last
+            groups[n].update(range(a, b))
+            last = n
+        return groups, i
+    return None
+
+
+def _handles(line: Line) -> set[str]:
+    return {w[1:].rstrip(".,:") for w in line.text.split() if w.startswith("@") and len(w) > 1}
+
+
+def _post_of(lines: Sequence[Line], post: range, groups: dict[int, set[int]]) -> int | None:
+    """Which of two problems a post goes with (``_turned`` says how), None when nothing says."""
+    def only(found: dict[int, bool]) -> int | None:
+        return next((n for n, yes in found.items() if yes), None) if sum(found.values()) == 1 else None
+
+    answered = set().union(*(_handles(lines[k]) for k in post if _TURNED.match(lines[k].text)))
+    posters = {n: {h for k in idx if speaker(lines[k].text) for h in _handles(lines[k])} for n, idx in groups.items()}
+    authors = {n: {said[1] for k in idx if (said := speaker(lines[k].text))} for n, idx in groups.items()}
+    me = (speaker(lines[post.start].text) or ("", ""))[1]
+    words = {n: frozenset().union(*(_words(lines[k]) for k in idx)) for n, idx in groups.items()}
+    used = frozenset().union(*(_words(lines[k]) for k in post))
+    weights = {n: _weight(used & (w - words[3 - n])) for n, w in words.items()}
+    return only({n: bool(answered & (posters[n] - posters[3 - n])) for n in groups}) \
+        or only({n: me in authors[n] - authors[3 - n] for n in groups}) \
+        or only({n: weights[n] > ONE_WORD and weights[n] > weights[3 - n] for n in groups})
+
+
 def split(incident: Incident) -> list[Incident]:
-    """``incident`` as one incident per numbered problem (the module's docstring says when), else alone."""
+    """``incident`` as one incident per numbered problem (the module's docstring says when), or per problem of a
+    thread a reply turned (``_turned``), else alone."""
     placed = sorted(((line, k) for k, ep in enumerate(incident.episodes) for line in ep.lines),
                     key=lambda p: (p[0].stream, p[0].record.line_start, p[0].offset))
     lines, ep_of = [p[0] for p in placed], [p[1] for p in placed]
     items = _listed(lines)
-    if items is None:
+    if items is not None:
+        groups = _groups(lines, ep_of, items)
+        told = _spans(lines, items)[-1][-1]  # the report's last line: what comes after it answers the report
+    elif (turned := _turned(lines)) is not None:
+        groups, told = turned
+    else:
         return [incident]
-    groups = _groups(lines, ep_of, items)
-    told = _spans(lines, items)[-1][-1]  # the report's last line: what comes after it answers the report
     answered = [n for n, idx in groups.items() if fails(lines[i] for i in idx)
-                and any(i > told and not _machine(lines[i].record) for i in idx)]
+                and (items is None or any(i > told and not _machine(lines[i].record) for i in idx))]
     taken = set().union(*groups.values())
     lost = [lines[i] for i in range(told + 1, len(lines)) if i not in taken and not _machine(lines[i].record)]
     if len(answered) < 2 or acts(lost):

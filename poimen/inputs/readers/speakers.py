@@ -50,10 +50,11 @@ _BY = re.compile(rf"^(?:Comment|Note|Work note|Update|Reply) by (?P<who>{_NAME})
 # A help desk's printed view names the post's kind first: "Internal note -- Jesper Holm  (Mar 4, 2025, 09:05 CET)"
 _KIND_FIRST = r"(?:Internal|Private|Public) (?:note|reply|comment)\s*(?:[-–—:]+\s*)"
 # GitLab's issue page copied as text: "Priya Raman @praman · 2 weeks ago" over the author's role ("Maintainer"), and
-# its system notes, "Marek Novák @mnovak closed 1 week ago" (bench/incidents20)
+# its system notes, "Marek Novák @mnovak closed 1 week ago" (bench/incidents20); pasted as Markdown, the name in bold
+# and the author's role after it: "**Odile Marchetti** @odile.m · Maintainer · 2025-03-03 16:02" (bench/incidents21)
 _WHEN = (r"(?:about |over |almost |less than )?(?:\d+|an?|one) \w+ ago"  # "2 weeks ago", "about 1 month ago"
          r"|(?:on )?(?:\d{4}-\d{2}-\d{2}|\d{1,2} \w{3,9},? \d{4}|\w{3,9} \d{1,2},? \d{4}|\d{1,2}/\d{1,2}/\d{2,4})\b.*")
-_GITLAB = re.compile(rf"^(?P<who>{_NAME}) @[\w.-]+(?: ·| (?:mentioned|closed|reopened|changed|added|removed|assigned|"
+_GITLAB = re.compile(rf"^(?P<b>\*\*|__)?(?P<who>{_NAME})(?(b)(?:\*\*|__)) @[\w.-]+(?: ·(?: [A-Z][\w ]{{1,30}} ·)?| (?:mentioned|closed|reopened|changed|added|removed|assigned|"
                      r"unassigned|marked|set|created|requested|approved|merged|made|linked)\b.*?)\s+"
                      rf"(?P<time>{_WHEN})$")
 _AGO = re.compile(r"^(?:about |less than )?(\d+|an?|one) (minute|hour|day|week)s? ago$")
