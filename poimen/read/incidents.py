@@ -117,9 +117,12 @@ _ABOUT_INCIDENT = re.compile(
     r"keeps? (?:\w+ ){1,2}?from (?:happening|recurring|coming back|failing|breaking|filling|running out))\b"
     # "what did the follow-up release change", "what were the new subnets missing", "why, and what ..."
     r"|(?:what|which)\b[^?.;]{0,60}?\b(?:did|do|does)\b[^?.;]{0,40}?\b(?:change|fix|add|remove|set|stop)\b"
-    r"|(?:what|which) (?:\w+ ){0,3}?(?:was|were) [^?.;]{0,40}?\b(?:missing|lacking)\b|\bwhy\s*(?:[,;?]|and\b|$)"
-    # what to do, asked for: "what do I put in the config to make it work?" (bench/incidents19)
-    r"|(?:what|which)\b[^?.;]{0,40}?\b(?:do|should|can|must) (?:i|we|you) (?:put|set|add|change|use|pass|run)\b"
+    r"|(?:what|which) (?:\w+ ){0,3}?(?:was|were) [^?.;]{0,40}?\b(?:missing|lacking)\b|\bwhy\b(?=\s*(?:[,;?]|and\b|$))"
+    # what to do, asked for: "what do I put in the config to make it work?" (bench/incidents19), "what do I have to
+    # do?", and what makes it work (bench/incidents21)
+    r"|(?:what|which)\b[^?.;]{0,40}?\b(?:do|should|can|must) (?:i|we|you) (?:(?:have|need) to )?"
+    r"(?:put|set|add|change|use|pass|run|do)\b"
+    r"|(?:what|which)\b(?: \w+){0,3}? (?:makes?|made) (?:it|this|that) (?:work|run|start|pass)\b"
     r"|how (?:was|were|is|are|got) (?:\w+ ){1,4}?\w+(?:ed|en)\b)\b", re.I)
 CARD_RANK = 10  # a card answers when lookup ranks it among the top this many hits for the question
 

@@ -37,6 +37,9 @@ from poimen.read.incidents import asks_about_incident
     "curl from the same box works; is there a knob that avoids it without downgrading?",
     "rolling back our release did nothing; what got the poller updating parcels again?",
     "every upload to our object storage is refused; what do I put in the config to make it work?",  # what to do
+    "my app stops booting since the new image; what do I have to do?",
+    "imports fail a few seconds in; why, and what makes it work?",  # why, then more
+    "the nightly job died again. why?",
 ])
 def test_questions_about_what_was_done_or_why(question):
     assert asks_about_incident(question)
@@ -59,6 +62,8 @@ def test_questions_about_what_was_done_or_why(question):
     "What keeps Caroline from going back to school?",
     "Is there a way to the lake from the campsite?",
     "What should Caroline add to her garden?",
+    "What do you think Caroline will do next?",
+    "What made them go to the beach that day?",
 ])
 def test_other_questions(question):
     assert not asks_about_incident(question)
