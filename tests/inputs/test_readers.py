@@ -238,6 +238,17 @@ def test_prompt_shapes_with_a_clock_a_context_and_rhels_brackets_and_what_date_p
     assert recs[4].time == "Tue Oct  8 11:21:40 UTC 2024" and recs[2].time == ""  # only `date` prints a time
 
 
+def test_a_prompt_with_nothing_typed_ends_the_output_above_it(tmp_path):
+    """An operator presses Enter after ``date``: the empty prompt is no output of it, so the clock it printed is
+    still read, and a session quiet for hours is two stretches (bench/incidents9)."""
+    p = tmp_path / "lb.txt"
+    p.write_text("dana@edge-lb-01:~$ date\nMon Jun 17 10:38:02 UTC 2024\ndana@edge-lb-01:~$ \n"
+                 "dana@edge-lb-01:~$ date\nMon Jun 17 19:07:45 UTC 2024\n$\n", encoding="utf-8")
+    recs = list(records(p))
+    assert [r.kind for r in recs] == ["command", "output", "command", "output"]
+    assert [r.time for r in recs if r.kind == "output"] == ["Mon Jun 17 10:38:02 UTC 2024", "Mon Jun 17 19:07:45 UTC 2024"]
+
+
 def test_prompts_without_a_user_in_a_container_and_from_a_laptops_theme(tmp_path):
     """Host-only and SUSE root prompts, a bare shell's, busybox's in a pod, oh-my-zsh's, fish's, a clock with a day
     name, kube-ps1's context: each is a command with its output under it, never prose."""

@@ -38,10 +38,14 @@ _WHERE = r"(?::[^\s$#]*)?(?:\s+(?:\([\w.:/@-]+\)|~[^\s$#]*|/[^\s$#]*))*\s?"
 # container; oh-my-zsh's "➜  infra git:(main) ✗"; fish's "user@host ~>".
 _HOST_ONLY = r"(?P<host>[A-Za-z][\w.-]*):[~/][^\s$#]*(?:\s[\w.-]+)?\s?[$#]"
 _BARE = r"(?:ba|z|k|da)?sh-\d+(?:\.\d+)*[$#]|[~/][^\s$#]*\s[$#]|➜\s+\S+(?:\s+git:\([^)\s]*\))?(?:\s+✗)?"
-PROMPT = re.compile(r"^(?:\^[A-Z@\[\\\]^_?])*(?:\[(?P<clock>[^\]\n]{0,40}?\d{1,2}:\d{2}(?::\d{2})?[^\]\n]{0,24})\]\s*)?"
-                    r"(?:\([^()\n]{1,60}\)\s*)?"
-                    rf"(?:(?P<who>[\w.-]+@[\w.-]+){_WHERE}[$#%>]|\[(?P<who_rhel>[\w.-]+@[\w.-]+)(?:\s[^\]]*)?\][$#%]"
-                    rf"|{_HOST_ONLY}|{_BARE}|[$%❯]|PS(?: [^>]{{0,80}})?>|{_CLIENT})\s+(?P<cmd>\S.*)$")
+_HEAD = (r"^(?:\^[A-Z@\[\\\]^_?])*(?:\[(?P<clock>[^\]\n]{0,40}?\d{1,2}:\d{2}(?::\d{2})?[^\]\n]{0,24})\]\s*)?"
+         r"(?:\([^()\n]{1,60}\)\s*)?"
+         rf"(?:(?P<who>[\w.-]+@[\w.-]+){_WHERE}[$#%>]|\[(?P<who_rhel>[\w.-]+@[\w.-]+)(?:\s[^\]]*)?\][$#%]"
+         rf"|{_HOST_ONLY}|{_BARE}|[$%❯]|PS(?: [^>]{{0,80}})?>|{_CLIENT})")
+PROMPT = re.compile(_HEAD + r"\s+(?P<cmd>\S.*)$")
+# A prompt with nothing typed after it (the operator pressed Enter): it ends the output above it and says nothing,
+# so what ``date`` printed just before it is still the clock alone (bench/incidents9)
+EMPTY_PROMPT = re.compile(_HEAD + r"\s*$")
 NOTE = re.compile(r"^#+(?:\s+\S.*)?$")
 COMMENT = re.compile(r"^(?:#|--)")  # a command that is only a comment: shell's "#", SQL's "--"
 DATE_COMMAND = re.compile(r"^date(?:\s+-[uR]|\s+--utc|\s+--rfc-3339=\w+|\s+-Iseconds)*\s*$")
@@ -63,10 +67,13 @@ def read(path: Path, options) -> Iterator[Record]:
         script = not prompt and SCRIPT.match(line)
         note = not prompt and not script and NOTE.match(line)
         new_block = p.line_start > out_start + len(out)  # a blank line ends the output above it
-        if out and (prompt or note or script or new_block or len(out) >= MAX_OUTPUT_LINES):
+        empty = not prompt and EMPTY_PROMPT.match(line)
+        if out and (prompt or note or script or empty or new_block or len(out) >= MAX_OUTPUT_LINES):
             yield _output(out, out_start, thread, clock)
             out = []
             clock = False
+        if empty:
+            continue
         who = prompt and (prompt.group("who") or prompt.group("who_rhel") or prompt.group("host") or "")
         if prompt and COMMENT.match(prompt.group("cmd")):
             yield Record(line, p.line_start, p.line_start, kind="note", author=who, thread=thread,
