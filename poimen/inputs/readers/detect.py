@@ -36,6 +36,11 @@ OPENING = 40  # the non-blank lines a file opens with: a log with a comment thre
 # (bench/incidents20); up to ``BANNERS`` of them
 _BANNER = re.compile(r"^==> .+ <==$|^\s*[-=#*~]{3,}\s+\S.*?\s+[-=#*~]{3,}\s*$|^#{1,6}\s+\S")
 BANNERS = 3
+# ... a box of rules around a few lines ("=====" / " server.log  claims-app-02 …" / " JAVA_OPTS: …" / "====="), or a
+# title that names the log file and what was done to it ("catalina.2025-04-14.log / … - tw-web-05" over "grep -v
+# DEBUG | trimmed for the ticket") (bench/incidents22)
+_RULE_ONLY = re.compile(r"^\s*[-=#*~_]{3,}\s*$")
+_LOG_FILE_TITLE = re.compile(r"^\S*\.(?:log|out)(?:\.\d+)?\b")
 _TRACE = re.compile(r"^\s+(?:at |\.\.\. \d+ (?:more|common))|^(?:Caused by|Suppressed): |^\s+\S"
                     r"|^[\w$.]+(?:Exception|Error|Throwable)\b")  # the exception a trace opens with
 
@@ -113,6 +118,10 @@ def _line_kind(head: str) -> str | None:
     # is no title, and a trace's frames are the log's lines: a Java log whose comment thread follows it (from
     # bench/incidents9) is a log by its opening lines.
     banners = next((n for n, x in enumerate(lines[:BANNERS + 1]) if not _BANNER.match(x)), 0)
+    if not banners and _RULE_ONLY.match(lines[0]):
+        banners = next((n + 1 for n, x in enumerate(lines[1:BANNERS + 3], 1) if _RULE_ONLY.match(x)), 0)
+    elif not banners and _LOG_FILE_TITLE.match(lines[0]):
+        banners = next((n for n, x in enumerate(lines[:BANNERS]) if is_log_line(x)), 0)
     lines = lines[banners:]
     opening = lines[:OPENING]
     logged = [is_log_line(x) or bool(_TRACE.match(x)) for x in opening]

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from poimen.inputs.readers.jsonlog import is_log_event, log_record
 from poimen.inputs.readers.jsonpos import depth_ok
-from poimen.inputs.readers.speakers import as_of, dated, speaker
+from poimen.inputs.readers.speakers import FIELD_LINE, NAME_ALONE, TIME_ALONE, as_of, dated, header, speaker
 from poimen.inputs.records import Record
 from poimen.inputs.stream import Piece, shown_pieces
 from poimen.text.log_lines import LOG_START, level_of, time_of
@@ -266,9 +266,40 @@ def read(path: Path, options) -> Iterator[Record]:
     return _on_tickets(_records(path, options))
 
 
+def _starts_header(run: list[Piece], p: Piece) -> bool:
+    """Whether ``p`` goes on (or begins) a header over several lines: an article's field, a name alone, the time
+    alone under a name."""
+    return p.indent == 0 and (FIELD_LINE.match(p.text) is not None or (not run and NAME_ALONE.match(p.text) is not None)
+                              or (len(run) == 1 and NAME_ALONE.match(run[0].text) is not None
+                                  and TIME_ALONE.match(p.text) is not None))
+
+
+def _headers(pieces: Iterator[Piece]) -> Iterator[Piece]:
+    """``pieces`` with each header over several lines (``speakers.header``: "Katja Ferreira" over "6 May 2025 at
+    11:15", an article's "From: … / Subject: … / Created: …") made one piece, so it reads as one speaker's header."""
+    run: list[Piece] = []
+
+    def done() -> Iterator[Piece]:
+        texts = [q.text for q in run]
+        if len(run) >= 2 and header(texts):
+            yield Piece("\n".join(texts), run[0].line_start, run[-1].line_end, run[0].indent)
+        else:
+            yield from run
+
+    for p in pieces:
+        if run and (p.line_start != run[-1].line_end + 1 or not _starts_header(run, p)):
+            yield from done()
+            run = []
+        if _starts_header(run, p):
+            run.append(p)
+        else:
+            yield p
+    yield from done()
+
+
 def _records(path: Path, options) -> Iterator[Record]:
     reader = _Reader()
-    for p in shown_pieces(path, "\n", options.max_chars):  # a log's colour codes dropped
+    for p in _headers(shown_pieces(path, "\n", options.max_chars)):  # a log's colour codes dropped
         event = _event(p)
         verdict = APART if event is not None else reader.verdict(p)
         if verdict != APART:

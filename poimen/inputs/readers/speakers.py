@@ -116,8 +116,41 @@ _DATE = re.compile(r"(?:\b\d{1,2}\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|N
 _FRAMED = re.compile(r"^\s*[-=~#*_]{2,}\s+(?P<core>\S.*?\S)\s+[-=~#*_]{2,}\s*$")
 
 
+# Bugzilla's comment header, "Comment 3 Dorota Kwiatek 2025-03-18 09:45:20 UTC", and its description's, the name and
+# the time alone (bench/incidents22)
+_BUGZILLA = re.compile(rf"^(?:Comment \d+\s+)?(?P<who>{_PERSON})\s+(?P<time>\d{{4}}-\d{{2}}-\d{{2}} \d{{1,2}}:\d{{2}}"
+                       r"(?::\d{2})?(?:\s+(?:[A-Z]{2,5}|[+-]\d{2}:?\d{2}))?)$")
+# A header of two lines: the name, then the time alone, as Jira Cloud's activity copies ("Katja Ferreira" over
+# "6 May 2025 at 11:15 (edited)"; bench/incidents22)
+NAME_ALONE = re.compile(rf"^(?P<who>{_PERSON})$")
+TIME_ALONE = re.compile(r"^(?P<time>(?:\d{1,2} [A-Z][a-z]{2,8},? \d{4}|[A-Z][a-z]{2,8} \d{1,2},? \d{4}|\d{4}-\d{2}-\d{2})"
+                         r",?(?: at)? \d{1,2}:\d{2}(?::\d{2})?(?: ?[AaPp][Mm])?|(?:about )?\d+ \w+ ago|yesterday at "
+                         r"\d{1,2}:\d{2})(?:\s*\((?:edited|updated)\))?$")
+# An article's or an e-mail's header fields, one to a line: "From:     Jonas Brenner", "Subject:  Note", "Created:
+# 2025-04-14 08:05:37" (a help desk's ticket print, OTRS/Znuny; bench/incidents22)
+FIELD_LINE = re.compile(r"^(?P<key>From|To|Cc|Subject|Date|Created|Sent|Channel|Sender|Type)\s*:\s*(?P<value>.*)$", re.I)
+_TIME_KEYS = ("date", "created", "sent")
+
+
+def header(lines: list[str]) -> tuple[str, str] | None:
+    """(time, author) of a header over several lines: a name over the time alone (``NAME_ALONE``, ``TIME_ALONE``),
+    or an article's fields (``FIELD_LINE``) with a sender and a time; None for any other lines."""
+    if len(lines) == 2 and (who := NAME_ALONE.match(lines[0])) and (when := TIME_ALONE.match(lines[1])):
+        return when.group("time"), who.group("who")
+    fields = [FIELD_LINE.match(x) for x in lines]
+    if len(lines) < 2 or not all(fields):
+        return None
+    got = {m.group("key").lower(): m.group("value").strip() for m in fields}
+    when = next((got[k] for k in _TIME_KEYS if got.get(k)), "")
+    who = re.sub(r"\s*<[^>]*>\s*$", "", got.get("from", "")).strip().strip('"')
+    return (when, who) if when and who else None
+
+
 def speaker(line: str) -> tuple[str, str] | None:
-    """(time, author) of a line that is someone speaking; None for a log line or any other."""
+    """(time, author) of a line that is someone speaking (or of a header over several, ``header``); None for a log
+    line or any other."""
+    if "\n" in line:
+        return header(line.split("\n"))
     if framed := _FRAMED.match(line):
         line = framed.group("core")
     if _WROTE.match(line):
@@ -128,7 +161,7 @@ def speaker(line: str) -> tuple[str, str] | None:
     m = _BRACKET.match(line)
     if m and not level_of(line[:m.end("who")]):
         return m.group("time"), m.group("who")
-    m = _TRACKER.match(line) or _BY.match(line)
+    m = _TRACKER.match(line) or _BY.match(line) or _BUGZILLA.match(line)
     if m:
         return m.group("time").strip(), m.group("who")
     m = _NAME_TIME.match(line)

@@ -1,0 +1,96 @@
+"""Ticket threads pasted under a log, in the shapes trackers print their comments' headers: Bugzilla's one line,
+Jira Cloud's name over the time, a help desk's article fields; and a log whose file opens with a box of rules or a
+title that names the log file is still a log (the shapes of bench/incidents22)."""
+
+from __future__ import annotations
+
+from poimen.inputs.chunking import records
+from poimen.inputs.readers.detect import detect
+from poimen.inputs.readers.speakers import speaker
+
+BUGZILLA = """\
+========================================================================================
+ server.log  claims-app-02.example.lan  WildFly 31.0.1.Final (JDK 17.0.10)
+ Tuesday 2025-03-18, times are Europe/Helsinki
+========================================================================================
+08:41:02,118 ERROR [org.jboss.msc.service.fail] (MSC service thread 1-3) MSC000001: Failed to start service jboss.deployment.unit."claims-rules.war": java.lang.OutOfMemoryError: Metaspace
+08:41:02,120 INFO  [org.jboss.as.server] (management-handler-thread - 2) WFLYSRV0016: Replaced deployment
+08:41:03,004 ERROR [org.jboss.as.controller] (management-handler-thread - 2) WFLYCTL0013: Operation ("full-replace-deployment") failed
+
+Bug 20417 - claims-rules redeploy fails with OutOfMemoryError: Metaspace
+
+Henrik Aalto 2025-03-18 06:52:09 UTC
+The hot-publish failed: claims-rules.war did not come up again.
+
+Comment 1 Dorota Kwiatek 2025-03-18 07:04:51 UTC
+Restarted WildFly on claims-app-02 at 09:01, rules are back.
+"""
+
+JIRA_CLOUD = """\
+2025-05-06 11:02:13.410 ERROR 1 --- [exec-7] c.k.render.PdfService : render failed for job rj-1
+2025-05-06 11:02:13.412 ERROR 1 --- [exec-7] c.k.render.PdfService : Unable to acquire JDBC Connection
+2025-05-06 11:02:14.001 WARN 1 --- [hikari-1] com.zaxxer.hikari.pool.HikariPool : Connection leak detection triggered
+
+Katja Ferreira
+6 May 2025 at 11:15
+Looking. The 500s are all "Unable to acquire JDBC Connection", pool is 10/10 active.
+
+Oskar Dalen
+6 May 2025 at 15:48 (edited)
+it's not the DB: render-pg-02 is at 6% CPU.
+"""
+
+OTRS = """\
+catalina.2025-04-14.log - tw-web-05 (Tomcat 9.0.98)
+grep -v "DEBUG" | trimmed for the ticket
+
+14-Apr-2025 07:31:02.884 INFO [http-nio-8080-exec-3] org.apache.coyote.http11.Http11Processor.service Error parsing HTTP request header
+14-Apr-2025 07:31:05.101 WARNING [http-nio-8080-exec-5] com.example.meter.web.ReadingController.submit plausibility check failed
+14-Apr-2025 07:31:09.442 INFO [http-nio-8080-exec-2] org.apache.coyote.http11.Http11Processor.service Error parsing HTTP request header
+
+--- Article #2 -------------------------------------------------------------------
+From:     Jonas Brenner
+Subject:  Note
+Created:  2025-04-14 08:05:37
+Channel:  note-internal  Sender: agent
+
+Only the history call fails, always 400 with 435 bytes.
+"""
+
+
+def _comments(tmp_path, name, text):
+    f = tmp_path / name
+    f.write_text(text, encoding="utf-8")
+    return detect(f), [(r.author, r.time, r.text.splitlines()[-1]) for r in records(f) if r.kind == "comment"]
+
+
+def test_bugzillas_comment_headers_and_a_log_under_a_box_of_rules(tmp_path):
+    kind, comments = _comments(tmp_path, "claims.txt", BUGZILLA)
+    assert kind == "log"
+    assert comments == [("Henrik Aalto", "2025-03-18 06:52:09 UTC", "The hot-publish failed: claims-rules.war did "
+                         "not come up again."),
+                        ("Dorota Kwiatek", "2025-03-18 07:04:51 UTC", "Restarted WildFly on claims-app-02 at 09:01, "
+                         "rules are back.")]
+
+
+def test_jira_clouds_name_over_the_time(tmp_path):
+    kind, comments = _comments(tmp_path, "render.txt", JIRA_CLOUD)
+    assert kind == "log"
+    assert [(a, t) for a, t, _ in comments] == [("Katja Ferreira", "6 May 2025 at 11:15"),
+                                                 ("Oskar Dalen", "6 May 2025 at 15:48")]
+    assert comments[1][2] == "it's not the DB: render-pg-02 is at 6% CPU."
+
+
+def test_a_help_desks_article_fields_and_a_log_under_its_file_name(tmp_path):
+    kind, comments = _comments(tmp_path, "meter.txt", OTRS)
+    assert kind == "log"
+    assert comments == [("Jonas Brenner", "2025-04-14 08:05:37", "Channel:  note-internal  Sender: agent"),
+                        ("Jonas Brenner", "2025-04-14 08:05:37", "Only the history call fails, always 400 with 435 "
+                         "bytes.")]
+
+
+def test_what_is_no_header():
+    assert speaker("Reported: 2025-03-18 06:52 UTC by Henrik Aalto") is None
+    assert speaker("Dorota Kwiatek") is None
+    assert speaker("Subject: Note\nChannel: note-internal") is None  # fields with no sender and no time
+    assert speaker("Katja Ferreira\nLooking at it now") is None
