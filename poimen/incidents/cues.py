@@ -109,8 +109,7 @@ SYMPTOM = words(
     r"alarm(?:s|ing)?", r"threshold (?:crossed|breached)",  # CloudWatch's words for an alert (bench/incidents10)
     r"firing", r"fired", r"paged", r"degraded", r"latency", r"spik(?:e|es|ed|ing)", r"elevated", r"[45]xx",
     r"(?:returned|returning|returns|throwing|seeing|getting|got) (?:an? )?(?:http )?[45]\d\ds?", r"[45]\d\ds",
-    r"oom\w*",
-    r"crash(?:ed|ing|es|loop\w*)?", r"aborts", r"aborted", r"aborting", r"hang(?:s|ing)?", r"stuck", r"slow(?:ness)?", r"broken", r"not working",
+    r"oom\w*", r"crash(?:ed|ing|es|loop\w*)?", r"aborts", r"aborted", r"aborting", r"hang(?:s|ing)?", r"stuck", r"slow(?:ness)?", r"broken", r"not working",
     r"can't", r"cannot", r"unable to", r"complain(?:ts?|ing|ed)?",
     r"(?:users?|customers?|merchants?) (?:are |were )?report(?:ed|ing|s)?",
     r"dropp(?:ed|ing)", r"backlog", r"lag(?:ging)?", r"evicted", r"panic", r"saturated",
@@ -345,11 +344,12 @@ SEVERAL = re.compile(r"\b(?:two|three|four|both|several|multiple)\b(?:\s+[\w-]+)
                      r"incidents|failures|outages)\b|\ba (?:second|separate|another)\b(?:,?\s+[\w-]+){0,2}?\s+"
                      r"(?:problem|fault|issue|incident|failure|outage)\b|^\W*separately,|\bboth (?:were|are) "
                      r"(?:handled|described|covered|resolved|fixed|mitigated)\b", re.I)
-# A comment that turns its ticket to another problem ("Adding to this ticket as asked to keep shipment-hub problems in
-# one place. Different problem: tracking pages stale since 01:40"; bench/incidents16)
+# A comment that turns its ticket to another problem ("… in one place. Different problem: tracking pages stale since
+# 01:40"; bench/incidents16; "Reopening, but for something else: …", bench/incidents22)
 OTHER_PROBLEM = re.compile(r"\b(?:different|separate|another|second|unrelated|new)\s+(?:problem|issue|incident|"
                            r"failure|outage|bug)\b(?!\s+(?:with|on|in|for|about) (?:the |this |that )?(?:same|above))"
-                           r"|\bunrelated to (?:the |this |that )?(?:above|first|earlier|previous|original)\b", re.I)
+                           r"|\bunrelated to (?:the |this |that )?(?:above|first|earlier|previous|original)\b"
+                           r"|\breopen\w*\b[^.:]{0,20}\bfor something else\b", re.I)
 TODO_SECTION = re.compile(r"action items?|follow[- ]?ups?|next steps|lessons", re.I)
 FRAME = re.compile(r"^(?:at [\w$.<>/@-]+\(|\.\.\. \d+ (?:more|common)|File \"|Caused by:\s*$)")
 STOP = frozenset("""the a an and or of to in on at for with from by is was were are be been it this that these

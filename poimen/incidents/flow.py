@@ -234,8 +234,17 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
         opens = False  # a comment that turns its ticket to another problem opens a piece of its own
         if ticket in placed and placed[ticket] < len(pieces) and record.kind in _ON_TICKET_KINDS \
                 and OTHER_PROBLEM.search(record.text) and is_failure(record):
-            turned.setdefault(ticket, []).append(placed.pop(ticket))  # "Different problem: …" (bench/incidents16)
+            turned.setdefault(ticket, []).append(first := placed.pop(ticket))  # "Different problem: …" (incidents16)
             opens = True
+            # ... or goes with the stretch the log printed of it, begun by its time and after the story so far
+            # ("Different problem but same service: overnight the pods restarted …"; bench/incidents22)
+            later = [n for n in range(first + 1, len(pieces)) if failing[n] and t is not None
+                     and (d := elapsed(starts[n], t)) is not None and d >= 0
+                     and (e := elapsed(starts[first], starts[n])) is not None and e > 0]
+            if later:
+                pieces[home := max(later, key=lambda n: (starts[n], n))].append(record)
+                turned[ticket].append(home)
+                continue
         elif ticket in turned:  # a later comment of it goes with the story it speaks of, else with the latest
             stories = turned[ticket]
             spoken = story_of(record, [[r for r in (pieces[n] if n < len(pieces) else current)

@@ -49,7 +49,8 @@ from dataclasses import dataclass
 
 from poimen.incidents.entities import Entity, entities
 from poimen.incidents.episodes import Episode, Line
-from poimen.incidents.flow import GAP_SECONDS, acts, elapsed, fails
+from poimen.incidents.cues import OTHER_PROBLEM
+from poimen.incidents.flow import GAP_SECONDS, acts, elapsed, fails, is_failure
 from poimen.incidents.quotes import cited_in, quoted_in
 from poimen.incidents.roles import line_scores, pick
 
@@ -230,13 +231,21 @@ def _told(episode: Episode) -> frozenset[str]:
 
 
 def _siblings(a: Episode, b: Episode, a_filed: frozenset[str], b_filed: frozenset[str]) -> bool:
-    """Two problems of one write-up (``poimen.incidents.shared``), or the comments of tickets of one tracker export
-    that no ticket has in common (``_filed``): told apart on purpose, never joined."""
+    """Two problems of one write-up (``poimen.incidents.shared``), the comments of tickets of one tracker export
+    that no ticket has in common (``_filed``), or the two stories of one ticket a comment turned to another problem
+    (``poimen.incidents.flow``: "Different problem but same service so putting it here: …"): told apart on
+    purpose, never joined."""
     if a.stream != b.stream:
         return False
-    if a_filed and b_filed and not a_filed & b_filed:
+    if a_filed and b_filed and (not a_filed & b_filed or _turned(a) or _turned(b)):
         return True
     return "#p" in a.key and "#p" in b.key and a.key.rsplit("#", 1)[0] == b.key.rsplit("#", 1)[0]
+
+
+def _turned(episode: Episode) -> bool:
+    """Whether an episode's first comment turns its ticket to another problem (as ``flow.cut`` opens a piece for)."""
+    first = next((r for r in episode.records if r.kind in ("comment", "reply")), None)
+    return first is not None and bool(OTHER_PROBLEM.search(first.text)) and is_failure(first)
 
 
 # A ticket's number in a heading: "# [#48213] ledger-api 5xx …", "# INC-2231 Reservations timing out", "INC0048213: …"

@@ -68,6 +68,7 @@ NOTE_MORE = re.compile(r"^#(?:\s{2,}|\t)(?!\d{1,2}:\d{2}\b)\S")
 NOTE_CLOCK = re.compile(r"^#+\s*(\d{1,2}:\d{2})\b")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _BANNER = re.compile(r"^[=#*~-]{3,}\s.*\s[=#*~-]{3,}$")
+_BOX_RULE = re.compile(r"^[=#*~-]{3,}$")
 _ISO_DAY = re.compile(r"(?<![\d-])\d{4}-\d{2}-\d{2}(?![\d-])")
 _CLOCK_ONLY = re.compile(r"^\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?$")
 
@@ -137,6 +138,9 @@ class _Reader:
                 when = time_of(self.lines[0])
                 if not when and (banner := _BANNER.match(self.lines[0])):  # "=== host:console.log -- 2025-03-12 ==="
                     self.dated = dates[0] if len(dates := _ISO_DAY.findall(banner.group(0))) == 1 else ""
+                elif not when and _BOX_RULE.match(self.lines[0]) and len(self.lines) > 1:  # a box: "=====" over
+                    # " server.log  claims-app-03 …" / " Thursday 2025-03-20, …" (bench/incidents22)
+                    self.dated = dates[0] if len(dates := _ISO_DAY.findall(text)) == 1 else ""
                 elif _CLOCK_ONLY.match(when) and self.dated:  # a WildFly line's "10:58:12,331" on the banner's day
                     when = f"{self.dated} {when}"
                 self.day = day.group(0) if (day := _DAY.match(when)) else self.day
@@ -209,13 +213,16 @@ NUMBERED_HEAD = re.compile(r"^(?:(?:(?:Zendesk|Freshdesk|Help ?Scout|Front|Inter
                            r"\s+(?P<number>#\d{2,9})(?=\s{2,}|\s*[:|\"“-]|\s*$)"
                            r"|(?P<record>[A-Z]{2,6}\d{6,10})(?=\s*[:|]|\s{2,}|\t)"
                            r"|(?:Bug|Feature|Support|Task|Defect|Story|Incident|Problem)\s+(?P<tracked>#\d{1,9})\s*$"
+                           # Bugzilla's page: "Bug 20417 - claims-rules redeploy fails …" (bench/incidents22)
+                           r"|Bug\s+(?P<bugzilla>\d{2,9})\s+[-–—]\s+\S"
                            r"|[=#*~-]{0,80}\s*(?:[A-Z][\w ]{0,20}\s+[-–—]+\s+)?https?://\S+?/(?:-/)?(?:issues|tickets|"
                            r"work_packages)/(?P<url>\d{1,9})\b)")
 
 
 def _number(head: re.Match) -> str:
     """The ticket a numbered header names, as "#4471" however it was written."""
-    return head.group("number") or head.group("record") or head.group("tracked") or "#" + head.group("url")
+    return head.group("number") or head.group("record") or head.group("tracked") or \
+        "#" + (head.group("url") or head.group("bugzilla"))
 
 
 def _on_tickets(records: Iterator[Record]) -> Iterator[Record]:
