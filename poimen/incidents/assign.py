@@ -306,6 +306,11 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
     _settings_under_comments(lines, roles, scored)
     _settings_put_to_work(lines, roles, scored)
     _options_laid_out(lines, roles)
+    for i, line in enumerate(lines):  # "Stopped it: kubectl -n tools delete cronjob order-replay. Group is stable
+        # since 11:19" (bench/incidents22): the change, confirmed in the same breath, is the fix
+        if roles[i] == "verification" and line.record.kind not in MACHINE_KINDS and COMMAND.search(line.text) \
+                and scored[i].action >= THRESHOLD:
+            roles[i] = "action"
     _confirmed(lines, roles, scored, after)
     first_action = next((i for i, r in enumerate(roles) if r == "action"), None)
     if first_action is not None:

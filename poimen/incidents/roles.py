@@ -231,7 +231,11 @@ def _set_aside(headings: Sequence[str]) -> bool:
 # changed from 80 to 100", Redmine), and GitLab's role badge under a comment's header ("Maintainer"): no claim
 FIELD_CHANGE = re.compile(r"^(?:(?:Status|Assignee|Priority|% Done|Target version|Category|Subject|Tracker|Due date|"
                           r"Resolution|Severity|Labels?|Milestone) (?:changed from \S.* to \S.*|set to \S.*|deleted\b.*)"
-                          r"|(?:Author|Owner|Maintainer|Developer|Reporter|Guest|Planner|Contributor|Member))$", re.I)
+                          r"|(?:Author|Owner|Maintainer|Developer|Reporter|Guest|Planner|Contributor|Member)"
+                          # ... and the history lines of YouTrack and Jira: "Piotr Zawadzki changed State  In Progress →
+                          # Fixed  26 Mar 2025 13:20", "Katja Ferreira changed the Status from In Progress to Done"
+                          r"|[^:.]{1,60}? changed (?:the )?(?:State|Status|Priority|Assignee|Resolution|Fix versions?)"
+                          r"\b.*(?:→|->|\bto\b).*)$", re.I)
 # A tracker's fields laid out in a row ("Created: 08/Apr/25 8:12 AM    Resolved: 08/Apr/25 8:40 AM", "Status:   Closed
 # Start date:   03/03/2025"): a form, not anyone's claim
 # (a short value, then three blanks or more: two after a stop are a typist's sentence space, "Cause: disk full.  Fix:

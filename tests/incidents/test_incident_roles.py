@@ -257,6 +257,12 @@ def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
     # a tracker's journal of field changes (Redmine), and what did not stop the failure (bench/incidents20)
     ("Status changed from Assigned to Closed % Done changed from 80 to 100", "none"),
     ("#note-1  Updated by Dmitri Levchenko about 1 month ago", "none"),  # a journal's header
+    # ... and YouTrack's and Jira's history lines (bench/incidents22)
+    ("Piotr Zawadzki changed State  In Progress → Fixed  26 Mar 2025 13:20", "none"),
+    ("Katja Ferreira changed the Status from In Progress to Done", "none"),
+    # a rollback the same line says left the failure going (bench/incidents22)
+    ("Rolled fo-app back to 5.8.3 from 5.9.0 in case the new listener is to blame. Still rebalancing after the "
+     "rollback.", "none"),
     ("Restarted bgw-01 at 10:47 to check the flag is on the command line: it is, but the 400s continue.", "symptom"),
     # what a thing does now is done, not planned; what it takes now is no fix
     ("Follow-up in !1402: the helm step now uses `--timeout 8m` and `--atomic`", "action"),
@@ -275,6 +281,16 @@ def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
 ])
 def test_release_headline_and_now_cues(text, role):
     assert pick(score(text)) == role
+
+
+def test_a_command_a_comment_runs_and_confirms_in_one_breath_is_the_fix():
+    """"Stopped it: kubectl … delete cronjob order-replay Group is stable since 11:19" (bench/incidents22)."""
+    records = (rec("2025-03-26 09:41:47 ERROR consumer exception: CommitFailedException", 1, "log"),
+               rec("Found it: the order-replay CronJob joins the production consumer group.", 2, "comment"),
+               rec("Stopped it: kubectl -n tools delete cronjob order-replay Group is stable since 11:19, lag gone.",
+                   3, "comment"))
+    lines = [line for r in records for line in record_lines(r)]
+    assert [r.role for r in assign(lines)][-1] == "action"
 
 
 def test_a_line_that_names_two_parts_is_their_heading_and_claims_nothing():
