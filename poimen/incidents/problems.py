@@ -26,6 +26,9 @@ number. Then, in the stream's order:
 An exception's name counts as people say it too ("a NoHttpResponse" for `NoHttpResponseException`). A place names a
 problem ("the second one") unless it is a place in time ("the first one after a few minutes of quiet").
 
+A thread can also be split by a reply that calls a post another problem ("@dmitri.a that one is a different bug"; an
+issue's "same here" post with an error of its own, bench/incidents21): ``_turned`` says how.
+
 What none took (the report's greeting, a start-up banner) goes with none. When the thread answered two problems or
 more (a person's line after the report went with each), each is an incident of its own; else, or when a line that
 does something went with none ("Rolled payments back; 502s stopped and the queue drained" under "1. Checkout answers
@@ -215,8 +218,8 @@ def _turned(lines: Sequence[Line]) -> tuple[dict[int, set[int]], int] | None:
     before that post is problem 1; the post and the reply are problem 2. Every other post after it goes, whole, with
     the problem whose poster it answers ("@hvoigt either works. …"), else its author's own (the poster of problem 2
     reporting back), else the one whose own words it uses most (as ``_groups``: a failure pasted again, "unable to
-    open database file"), else the one the thread last spoke of. With the index of the reply's line; None when no reply does so. Posts begin at their headers ("**Dmitri
-    Aksenov** @dmitri.a · 2025-03-03 14:30")."""
+    open database file"), else the one the thread last spoke of. With the index of the reply's line; None when no
+    reply does so. Posts begin at their headers ("**Dmitri Aksenov** @dmitri.a · 2025-03-03 14:30")."""
     heads = [k for k, line in enumerate(lines) if not _machine(line.record) and speaker(line.text)]
     for i, line in enumerate(lines):
         m = _TURNED.match(line.text)
