@@ -121,14 +121,17 @@ def _release_contents(lines: Sequence[Line], roles: list[str], scored: list[Scor
     setting, and later "2025.3.3 deployed on 14/03. Since then … no ORA-01000" (an action naming that version;
     bench/incidents20). The line that names the version and introduces a block of code or configuration is the
     change, as is one that goes on with "and …:" over a block of its own; the blocks follow (``INTRODUCES``)."""
+    def versions(line: Line) -> set[str]:
+        return {e.value for e in entities(line.text) if e.kind == "version"}
+
+    # the lines that could introduce a release's block: a person's, ending in ":", with the versions each names
+    intros = {i: versions(line) for i, line in enumerate(lines)
+              if line.record.kind not in MACHINE_KINDS and line.text.rstrip().endswith(":")}
     for j, line in enumerate(lines):
-        if roles[j] != "action" or line.record.kind in MACHINE_KINDS:
+        if roles[j] != "action" or line.record.kind in MACHINE_KINDS or not (shipped := versions(line)):
             continue
-        shipped = {e.value for e in entities(line.text) if e.kind == "version"}
         for i in range(j):
-            if not shipped or roles[i] != "none" or lines[i].record.kind in MACHINE_KINDS \
-                    or not lines[i].text.rstrip().endswith(":") \
-                    or not shipped & {e.value for e in entities(lines[i].text) if e.kind == "version"}:
+            if roles[i] != "none" or not shipped & intros.get(i, set()):
                 continue
             while (end := _block_below(lines, i)) > i + 1:
                 roles[i] = "action"

@@ -338,7 +338,6 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
             # A ticket's first comment with no time to place it by ("Tomasz Wilk @twilk · 2 weeks ago", GitLab) opens
             # a piece of its own after another ticket's comments: two issues of one export are two threads
             # (bench/incidents20)
-            # (bench/incidents20)
             another = bool(ticket) and ticket not in placed and t is None and record.kind in _ON_TICKET_KINDS \
                 and any(n == len(pieces) for k, n in placed.items() if k != ticket)
             new = late or topic or after or _ruled(record) or opens or another
