@@ -15,8 +15,8 @@ from poimen.incidents.cues import (CONFIG_LINE, COMMAND, FENCE, INEFFECTIVE, INT
                                    OFF_TOPIC, RULED_OUT, STOP, SYMPTOM, suspects)
 from poimen.incidents.entities import entities
 from poimen.incidents.lines import Line
-from poimen.incidents.roles import (AS_WRITTEN, INTRODUCED, LOOKBACK, THRESHOLD, Role, Scores, body, line_scores,
-                                    pick)
+from poimen.incidents.roles import (AS_WRITTEN, INTRODUCED, LOOKBACK, READS, THRESHOLD, Role, Scores, body,
+                                    line_scores, pick)
 from poimen.incidents.times import clock_of, line_clocks, record_seconds, time_kind
 from poimen.inputs.readers.shell import PROMPT
 from poimen.text.line_levels import first_failure_level
@@ -150,7 +150,11 @@ _CHANGE_FOLLOWS = re.compile(r"^(?:(?:the|our|one|two|three|a) )?(?:changes?|fix
 
 def _written_out(lines: Sequence[Line], roles: list[str], scored: list[Scores], i: int, score: float) -> None:
     """The code block right under line ``i`` (its first ``INTRODUCED`` lines), as the change written out: each line
-    of configuration, each command, each line of code that quotes no log level is an action scored ``score``."""
+    of configuration, each command, each line of code that quotes no log level is an action scored ``score``. A
+    block that opens with a command that only looks (``roles.READS``) is what was seen, not the change."""
+    first = next((line.text for line in lines[i + 1:i + 1 + INTRODUCED] if not FENCE.match(line.text)), "")
+    if READS.search(first) and not COMMAND.search(first):
+        return
     for j in range(i + 1, min(len(lines), i + 1 + INTRODUCED)):
         text = lines[j].text
         if FENCE.match(text):

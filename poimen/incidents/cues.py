@@ -286,9 +286,9 @@ RULED_OUT = words(
     r"not (?:the )?(?:cause|culprit|issue|problem)", r"not related", r"unrelated", r"ruled (?:it |this )?out",
     r"rule (?:it |this )?out", r"red[ -]herring", r"(?:wasn't|was not|isn't|is not) it", r"nothing to do with",
     r"(?:a )?coincidence", r"coincidental", r"false (?:alarm|positive)", r"(?:is|was|looks|looked) fine(?! again)",
-    r"not it", r"(?:so|then|it's|its|it is|that's|thats) not the \w+", r"not (?:the|our) (?:deploy|release|rollout|chart|"
-    r"change|network|database|db|cdn|dns|load balancer|lb|broker|disk)\b", r"ignore it", r"is (?:a |just )?noise",
-    r"are (?:normal|expected)", r"is (?:normal|expected)", r"(?:normal|expected) for this",
+    r"not it", r"(?:so|then|it's|its|it is|that's|thats) not (?:the \w+|(?!\w+(?:ing|ed)\b|clear\b|obvious\b)[\w.-]+(?=:))",
+    r"not (?:the|our) (?:deploy|release|rollout|chart|change|network|database|db|cdn|dns|load balancer|lb|broker|disk)\b",
+    r"ignore it", r"is (?:a |just )?noise", r"are (?:normal|expected)", r"is (?:normal|expected)", r"(?:normal|expected) for this",
     r"(?<=[,(\u2014-] )(?:that's |this is |all )?expected(?=\)?\W*$)")  # "… being drained, expected" (bench/incidents)
 # A decision against a change: "We decided not to raise max.poll.interval.ms", "was proposed and rejected",
 # "(decided against) A separate cluster" (bench/incidents11). It names the change it turned down, not an earlier
@@ -335,7 +335,7 @@ PLANNED = words(r"should", r"will", r"going to", r"plan(?:ning)? to", r"needs? t
                   r"(?:two|three|four|\d) (?:choices|options)", r"options?:", r"choices:")
 # "Nothing has changed on the DB since the RU" (bench/incidents18), "the config hasn't been touched" say no change
 NEGATED = re.compile(r"(?:\b(?:didn't|did not|never|no|without|not|don't|nothing|nobody|no one|hasn't|haven't|"
-                     r"hadn't|wasn't|weren't|isn't|aren't)\s+(?:\w+\s+)?)$", re.I)
+                     r"hadn't|wasn't|weren't|isn't|aren't|cannot|can't|couldn't|won't)\s+(?:\w+\s+)?)$", re.I)
 CAUSE_SECTION = re.compile(r"root cause|cause|diagnosis|analysis|contributing|^why\b", re.I)
 FIX_SECTION = re.compile(r"resolution|remediation|mitigation|\bfix\b|workaround|recovery|what we (?:did|changed)|"
                          r"what was done|how (?:it was|we) fixed|what fixed it", re.I)

@@ -146,9 +146,21 @@ def _by_doing(text: str) -> bool:
                for m in BY_DOING.finditer(text))
 
 
+# A command that only looks ("[standalone@app-03 /] /subsystem=datasources:read-children-names(…)", "kubectl get
+# pods", "SELECT …", "cat /etc/…"; bench/incidents22): no change, and a block it opens is what was seen, not the fix
+READS = re.compile(r":read-[\w-]+\(|\bkubectl\b(?:\s+-{1,2}[\w-]+(?:[= ](?!-)\S+)?)*\s+(?:get|describe|logs|top)\b"
+                   r"|^(?:\S*[$#>]\s+)?(?:(?-i:SELECT|SHOW|EXPLAIN|DESCRIBE)\s|(?:cat|less|tail|head|ls)\s+(?:-\w+\s+)*[~/.]"
+                   r"|grep\s+-)", re.I)
+
+
+NOT_DONE = 0.8
+
+
 def _action(text: str) -> float:
     text = INCIDENT_ADMIN.sub(" ", text)  # "Incident upgraded to P1" runs the incident; it changes nothing
-    score = 0.0
+    if READS.search(text) and not COMMAND.search(text):
+        return 0.0
+    score, not_done = 0.0, False
     if COMMAND.search(text):
         score += 1.5
     done = [m for m in DONE.finditer(text) if not NEGATED.search(text[:m.start()])]
@@ -158,7 +170,8 @@ def _action(text: str) -> float:
         return 0.0  # a thing changed something: what broke, not what fixed it (``_caused_by_change``)
     if done or _by_doing(text) or FIX_WORDS.search(text):
         score += 1.5
-    elif negated:
+    elif negated and not score:
+        not_done = True
         score += 1.5 * 0.3
     elif any(IMPERATIVE.match(sentence) for sentence in _SENTENCE.split(text)) or NOW_DOES.search(text) \
             or PR_DOES.match(text):  # an instruction, in any sentence: "… so it fails forever. Use the Sentinel
@@ -175,6 +188,10 @@ def _action(text: str) -> float:
     # What is set, pinned or referenced makes a change a fix; alone (an alert naming its ticket, a line quoting a
     # setting) it is no action.
     score += bonus if score else min(bonus, 0.8)
+    if not_done:
+        # a change said not to be made ("the RulesDS datasource cannot be added: …"; bench/incidents22) is at most a
+        # mention of what it names, never a change
+        score = min(score, NOT_DONE)
     if PLANNED.search(text) and not NOW_DOES.search(text) and not any(
             not PLANNED.search(sentence) for sentence in _SENTENCE.split(text) if DONE.search(sentence)):
         score *= 0.4  # what a thing now does is done ("Follow-up in !1402: the step now uses --timeout 8m"), and

@@ -614,3 +614,36 @@ def test_a_chat_post_of_a_change_before_anyone_posted_the_failure_is_no_fix():
                    "message", time="2025-03-04T13:48:20Z", author="rook"))
     roles = [r.role for r in assign([line for r in records for line in record_lines(r)])]
     assert roles == ["none", "symptom", "action"]
+
+
+def test_a_block_a_read_opens_is_what_was_seen_and_a_change_not_made_is_no_action():
+    """A finding over what a read printed ("It has the driver module installed, but …:" over `:read-children-names`
+    and its result) shows evidence; the change under "Registered the driver … and re-ran the deploy script:" is the
+    fix. "the RulesDS datasource cannot be added: … jboss.jdbc-driver.postgresql" reports a failure, whatever it
+    names; a read is no change proposed, so the closing line confirms none (bench/incidents22)."""
+    records = [rec("Reopening, but for something else: the 7.4.0 deploy script failed on app-03 at 14:02. The error "
+                   "is not Metaspace, the RulesDS datasource cannot be added: \"WFLYCTL0412: Required services that "
+                   "are not installed: jboss.jdbc-driver.postgresql\".", 1, "comment"),
+               rec("app-03 is the node that was rebuilt by hand in January after the disk failure. It has the driver "
+                   "module installed, but it is registered under a different name:", 3, "comment"),
+               rec("    [standalone@app-03:9990 /] /subsystem=datasources:read-children-names(child-type=jdbc-driver)",
+                   4, "comment"),
+               rec('        "result" => ["h2", "pgsql"]', 5, "comment"),
+               rec("Registered the driver on app-03 under the expected name and re-ran the deploy script:", 7,
+                   "comment"),
+               rec("    /subsystem=datasources/jdbc-driver=postgresql:add(driver-name=postgresql, "
+                   "driver-module-name=org.postgresql.jdbc)", 8, "comment"),
+               rec("Closing. Follow-up: a drift check job comparing the datasources subsystem across nodes.", 10,
+                   "comment")]
+    lines = [line for r in records for line in record_lines(r)]
+    roles = [r.role for r in assign(lines)]
+    assert roles[0] != "action" and roles[2] == roles[3] == "none"  # (nor a change the last line confirms)
+    assert roles[4] == roles[5] == "action"
+
+
+def test_a_suspect_named_before_a_colon_is_ruled_out():
+    """"It's not haproxy: the frontend has no body size limit …" rules haproxy out; it is never the cause. "It's not
+    working: …" reports a failure."""
+    assert score("It's not haproxy: the frontend has no body size limit and the log shows the backend closing "
+                 "the connection").ruled_out
+    assert not score("It's not working: the pods restart every minute").ruled_out

@@ -1,12 +1,16 @@
 """Ticket threads pasted under a log, in the shapes trackers print their comments' headers: Bugzilla's one line,
 Jira Cloud's name over the time, a help desk's article fields; and a log whose file opens with a box of rules or a
-title that names the log file is still a log (the shapes of bench/incidents22)."""
+title that names the log file is still a log, in the zone its box names (the shapes of bench/incidents22)."""
 
 from __future__ import annotations
 
+import pytest
+
+from poimen.incidents.times import seconds
 from poimen.inputs.chunking import records
 from poimen.inputs.readers.detect import detect
 from poimen.inputs.readers.speakers import speaker
+from poimen.inputs.readers.zones import zone_of, zoned
 
 BUGZILLA = """\
 ========================================================================================
@@ -94,3 +98,27 @@ def test_what_is_no_header():
     assert speaker("Dorota Kwiatek") is None
     assert speaker("Subject: Note\nChannel: note-internal") is None  # fields with no sender and no time
     assert speaker("Katja Ferreira\nLooking at it now") is None
+
+
+def test_a_log_in_the_zone_its_box_names_compares_with_comments_in_utc(tmp_path):
+    """"times are Europe/Helsinki": the log's 08:41 is 06:41 UTC, before the report at 06:52 UTC; read as UTC it
+    was two hours after every comment of the morning (bench/incidents22's Bugzilla page)."""
+    f = tmp_path / "claims.txt"
+    f.write_text(BUGZILLA, encoding="utf-8")
+    recs = list(records(f))
+    logs = [r.time for r in recs if r.kind == "log" and r.time]
+    assert logs[0] == "2025-03-18 08:41:02,118+02:00"
+    report = next(r for r in recs if r.kind == "comment")
+    assert seconds(logs[0]) < seconds(report.time) < seconds(logs[0]) + 3600
+
+
+@pytest.mark.parametrize("banner, when, shown", [
+    ("Tuesday 2025-03-18, times are Europe/Helsinki", "2025-07-01 09:00:00", "2025-07-01 09:00:00+03:00"),  # summer
+    ("=== app.log (UTC-05:00) ===", "2025-03-18T09:00:00.5", "2025-03-18T09:00:00.5-05:00"),
+    ("=== app.log, times are UTC ===", "2025-03-18 09:00:00", "2025-03-18 09:00:00+00:00"),
+    ("=== Foo/Barbaz ===", "2025-03-18 09:00:00", "2025-03-18 09:00:00"),  # no zone by that name
+    ("times are Europe/Helsinki", "2025-03-18 09:00:00Z", "2025-03-18 09:00:00Z"),  # its own offset stands
+    ("times are Europe/Helsinki", "09:00:00", "09:00:00"),  # no day, no offset
+])
+def test_the_zone_a_banner_names_and_the_offset_it_gives_a_time(banner, when, shown):
+    assert zoned(when, zone_of(banner)) == shown

@@ -17,8 +17,9 @@ about an error reads as their words, not as one more log line. An operator's ``#
 ``note`` (its indented ``#   …`` lines carry it on), at the clock it opens with on the date of the last log line
 read, so the flow can place it beside what the log printed then; a log line that prints a clock alone (WildFly's
 "10:58:12,331") under a banner that gives one date ("=== wf-bill-01:console.log -- 2025-03-12 ===") is on that
-date. A tracker export's ticket header ("INV-2231  Reservations timing out") files what follows it, up to the next
-header or log line, under its ticket (``attrs`` "ticket"); a comment's relative time there ("2 weeks ago") is the
+date; a log time under a banner that names a zone ("times are Europe/Helsinki") is in that zone (``zones``), so it
+compares with comments a tracker stamps in UTC. A tracker export's ticket header ("INV-2231  Reservations timing
+out") files what follows it, up to the next header or log line, under its ticket (``attrs`` "ticket"); a comment's relative time there ("2 weeks ago") is the
 day it was, counted back from the date the header says the page was copied on (``speakers.dated``).
 """
 
@@ -28,10 +29,12 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import replace
+from datetime import tzinfo
 from pathlib import Path
 
 from poimen.inputs.readers.jsonlog import is_log_event, log_record
 from poimen.inputs.readers.jsonpos import depth_ok
+from poimen.inputs.readers.zones import zone_of, zoned
 from poimen.inputs.readers.speakers import FIELD_LINE, NAME_ALONE, TIME_ALONE, as_of, dated, header, speaker
 from poimen.inputs.records import Record
 from poimen.inputs.stream import Piece, shown_pieces
@@ -85,6 +88,7 @@ class _Reader:
         self.note = False  # an operator's "# …" note under the log, its indented "#   …" lines joined
         self.day = ""  # the date of the last log line read: a note's "02:04" is a time on it
         self.dated = ""  # the date the last banner gives the lines under it, which print a clock alone
+        self.zone: tzinfo | None = None  # the zone the last banner says the clocks under it are in
         self.last_indent = 0
         self.held: list[Piece] = []  # stamped lines with nothing written: kept if the trace goes on after them
         self.speaking: tuple[str, str] | None = None  # (time, author) of the comment the last paragraph was of
@@ -133,17 +137,21 @@ class _Reader:
             elif self.note:
                 clock = NOTE_CLOCK.match(self.lines[0])
                 yield Record(text, self.start, self.end, kind="note",
-                             time=f"{self.day}T{clock.group(1).zfill(5)}:00" if clock and self.day else "")
+                             time=zoned(f"{self.day}T{clock.group(1).zfill(5)}:00", self.zone)
+                             if clock and self.day else "")
             else:
                 when = time_of(self.lines[0])
                 if not when and (banner := _BANNER.match(self.lines[0])):  # "=== host:console.log -- 2025-03-12 ==="
                     self.dated = dates[0] if len(dates := _ISO_DAY.findall(banner.group(0))) == 1 else ""
+                    self.zone = zone_of(banner.group(0))
                 elif not when and _BOX_RULE.match(self.lines[0]) and len(self.lines) > 1:  # a box: "=====" over
                     # " server.log  claims-app-03 …" / " Thursday 2025-03-20, …" (bench/incidents22)
                     self.dated = dates[0] if len(dates := _ISO_DAY.findall(text)) == 1 else ""
+                    self.zone = zone_of(text)  # " Tuesday 2025-03-18, times are Europe/Helsinki"
                 elif _CLOCK_ONLY.match(when) and self.dated:  # a WildFly line's "10:58:12,331" on the banner's day
                     when = f"{self.dated} {when}"
                 self.day = day.group(0) if (day := _DAY.match(when)) else self.day
+                when = zoned(when, self.zone)
                 yield Record(text, self.start, self.end, kind="log", time=when, level=level_of(self.lines[0]),
                              attrs=(("quoted", "comment"),) if self.quoted else ())
         self.lines, self.held, self.said, self.note = [], [], None, False

@@ -1,0 +1,50 @@
+"""The time zone a log's banner says its clocks are in, and a log time written with that zone's offset.
+
+A log printed in local time under a banner that names the zone ("Tuesday 2025-03-18, times are Europe/Helsinki",
+"(UTC+02:00)", "TZ=America/Chicago") is read in that zone, so its lines compare with the comments pasted under it,
+which a tracker writes in UTC ("Comment 3 Dorota Kwiatek 2025-03-18 09:45:20 UTC"). A zone is an IANA name the
+``tzdata`` package knows, or a UTC/GMT offset; the offset a name gives is the one on the line's own day (summer time
+included). A time that states its own offset keeps it; a time without a date is left as written (no day, no offset).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone, tzinfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+_NAME = re.compile(r"(?<![\w/])([A-Z][a-z]+(?:/[A-Z][A-Za-z_-]+){1,2})(?![\w/])")
+_OFFSET = re.compile(r"\b(?:UTC|GMT)\s?([+-])(\d{1,2})(?::?(\d{2}))?\b")
+_UTC = re.compile(r"\b(?:times?|clocks?)\s+(?:are|is|in)\s+(?:UTC|GMT)\b|\((?:UTC|GMT)\)")
+_DATED = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[T ](\d{1,2}):(\d{2})(?::(\d{2}))?(?:[.,]\d+)?$")
+
+
+def zone_of(text: str) -> tzinfo | None:
+    """The zone a banner's text names, or None when it names none."""
+    for name in _NAME.findall(text):
+        try:
+            return ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            continue
+    if m := _OFFSET.search(text):
+        sign = -1 if m.group(1) == "-" else 1
+        return timezone(sign * timedelta(hours=int(m.group(2)), minutes=int(m.group(3) or 0)))
+    return timezone.utc if _UTC.search(text) else None
+
+
+def zoned(when: str, zone: tzinfo | None) -> str:
+    """``when`` ("2025-03-18 08:41:03,288") with the offset ``zone`` has on that day ("…,288+02:00"); as written
+    when there is no zone, or ``when`` has no date or states its own offset."""
+    m = _DATED.match(when) if zone is not None else None
+    if not m:
+        return when
+    try:
+        y, mo, d, h, mi, s = (int(g or 0) for g in m.groups())
+        offset = datetime(y, mo, d, h, mi, s, tzinfo=zone).utcoffset()
+    except ValueError:
+        return when  # a date-shaped time that is no date: as written, as times.seconds reads it
+    if offset is None:
+        return when
+    minutes = int(offset.total_seconds()) // 60
+    sign = "-" if minutes < 0 else "+"
+    return f"{when}{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
