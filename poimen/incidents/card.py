@@ -16,7 +16,8 @@ How many lines of each role a card keeps (``LIMITS``): a symptom is worth keepin
 When no line reaches the role threshold for a cause, the best line that states a mechanism (a cause score of
 ``WEAK_CAUSE``) is taken, since a card with a fix and no cause still says less than it knows; failing that, the
 diagnosis is the finding that led to the fix: among the plain statements between the first symptom and the first
-action (no suspect ruled out, no hedge or question, no plan, no machine output), the one that shares the most
+action (no suspect ruled out, no hedge or question, no plan, no machine output, no tracker's field row
+"Components: docrender   Labels: tls"), the one that shares the most
 words with the fix, then the nearest to it. People rarely write "because"; they write what they found, then
 what they changed. When every symptom kept is a line a machine printed, the ``SAID`` best symptoms people wrote
 ("checkout says reservations hang for 30s"; an issue's title and description) are kept beside them (from
@@ -39,7 +40,7 @@ from poimen.incidents.entities import Entity, entities
 from poimen.incidents.lines import Line
 from poimen.incidents.link import Incident
 from poimen.incidents.assign import MACHINE_KINDS, assign
-from poimen.incidents.roles import THRESHOLD, Role, body, hedge_factor, is_planned
+from poimen.incidents.roles import FIELD_ROW, THRESHOLD, Role, body, hedge_factor, is_planned
 from poimen.incidents.times import seconds
 from poimen.signatures.masking import template
 
@@ -150,6 +151,7 @@ def _diagnosis(roles: tuple[Role, ...], chosen: dict[int, str]) -> int | None:
         text, s = r.line.text, r.scores
         if i in chosen or r.role not in ("none", "cause") or s.ruled_out or s.ineffective \
                 or r.line.record.kind in MACHINE_KINDS or r.line.is_heading or r.line.is_frame \
+                or FIELD_ROW.match(text) \
                 or len(text.split()) < DIAGNOSIS_WORDS \
                 or hedge_factor(text) < 1.0 or is_planned(text):
             continue
@@ -218,15 +220,21 @@ def clause(text: str) -> str:
     return text[:1].lower() + text[1:] if plain else text
 
 
-def service_of(lines: Sequence[Line], symptoms: Sequence[str] = ()) -> str:
-    """The service an incident is about: the specific service its ``symptoms`` (the card's symptom lines) name most,
-    else the one all its lines name most (a pod's hash suffix dropped). What failed names the service; a cause line
-    may name the upstream it blamed ("when the ip-intel service was moved") more often. When no line names one, the
-    headings its lines stand under may ("POSTMORTEM: api-gateway crash loop" over its "SECOND PROBLEM")."""
-    def named(texts) -> Counter:
-        return Counter(e.value for text in texts for e in entities(text) if e.kind == "service" and e.weight >= 0.5)
+def service_of(lines: Sequence[Line], symptoms: Sequence[CardLine] = ()) -> str:
+    """The service an incident is about: the specific service its ``symptoms`` (the card's symptom lines) name, by
+    the sum of the scores of the lines that name it (a warning's "unknown X-Tenant header 'demo-sandbox'" counts for
+    less than the error and what people said; bench/incidents22), else the one all its lines name most (a pod's hash
+    suffix dropped). What failed names the service; a cause line may name the upstream it blamed ("when the ip-intel
+    service was moved") more often. When no line names one, the headings its lines stand under may ("POSTMORTEM:
+    api-gateway crash loop" over its "SECOND PROBLEM")."""
+    def named(texts, weights=None) -> Counter:
+        out: Counter = Counter()
+        for k, text in enumerate(texts):
+            for value in dict.fromkeys(e.value for e in entities(text) if e.kind == "service" and e.weight >= 0.5):
+                out[value] += weights[k] if weights else 1
+        return out
 
-    counts = named(symptoms) or named(line.text for line in lines) or \
+    counts = named([s.text for s in symptoms], [s.score for s in symptoms]) or named(line.text for line in lines) or \
         named(dict.fromkeys(h for line in lines for h in line.record.headings))
     return counts.most_common(1)[0][0] if counts else ""
 
@@ -240,14 +248,22 @@ def _shorten(text: str) -> str:
     return (at_space if len(at_space) >= TITLE_CHARS // 2 else cut) + "…"
 
 
-def summary_of(subject: str, lines: Sequence[CardLine]) -> str:
+def _strongest(lines: Sequence[CardLine]) -> str:
+    """The card's strongest symptom (the first of the strongest), as a clause: the failure itself, not a warning
+    that happened to come first; "" when the card has none."""
     symptoms = [line for line in lines if line.role == "symptom"]
+    top = max((line.score for line in symptoms), default=0.0)
+    return next((clause(line.text) for line in symptoms if line.score == top), "")
+
+
+def summary_of(subject: str, lines: Sequence[CardLine]) -> str:
+    symptom = _strongest(lines)
     causes = [clause(line.text) for line in lines if line.role == "cause"]
     actions = [clause(line.text) for line in lines if line.role == "action"]
-    what = subject or (clause(symptoms[0].text) if symptoms else "the incident")
+    what = subject or symptom or "the incident"
     sentence = f"{what} failed"
-    if symptoms and subject:
-        sentence += f" ({_shorten(clause(symptoms[0].text))})"
+    if symptom and subject:
+        sentence += f" ({_shorten(symptom)})"
     if causes:
         sentence += f" because {causes[0]}"
     if actions:
@@ -256,18 +272,14 @@ def summary_of(subject: str, lines: Sequence[CardLine]) -> str:
 
 
 def title_of(service: str, lines: Sequence[CardLine]) -> str:
-    """The service and the card's strongest symptom (the first of the strongest): the failure itself, not a warning
-    that happened to come first."""
-    symptoms = [line for line in lines if line.role == "symptom"]
-    top = max((line.score for line in symptoms), default=0.0)
-    symptom = next((clause(line.text) for line in symptoms if line.score == top), "")
-    return _shorten(": ".join(part for part in (service, symptom) if part) or "incident")
+    """The service and the card's strongest symptom (``_strongest``)."""
+    return _shorten(": ".join(part for part in (service, _strongest(lines)) if part) or "incident")
 
 
 def build_card(incident: Incident) -> Card:
     """The card of ``incident``: its lines by role, copied verbatim, each with its evidence."""
     lines = [line for _, line in choose(incident.lines)]
-    service = service_of(incident.lines, [line.text for line in lines if line.role == "symptom"])
+    service = service_of(incident.lines, [line for line in lines if line.role == "symptom"])
     timed = sorted((t, r.time) for ep in incident.episodes for r in ep.records
                    if r.time and (t := seconds(r.time)) is not None)
     return Card(title=title_of(service, lines), summary=summary_of(service, lines), lines=tuple(lines),

@@ -260,6 +260,11 @@ FIELD_CHANGE = re.compile(r"^(?:(?:Status|Assignee|Priority|% Done|Target versio
 FIELD_ROW = re.compile(r"^[A-Z][\w %/.-]{0,24}:\s+[^.\s][^.]{0,29}?\s{3,}[A-Z][\w %/.-]{0,24}:(?:\s|$)")
 
 
+_LEAD_LABEL = re.compile(r"^\W*([A-Za-z][\w ]{0,30}?)\s*:\s")  # "Found the cause: …", "Root cause: …"
+_CAUSE_LABEL = re.compile(r"\b(?:cause|diagnosis|analysis)\b|^why\b", re.I)
+_FIX_LABEL = re.compile(r"\b(?:fix(?:ed)?|resolution|remediation|mitigation|workaround)\s*:", re.I)
+
+
 def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = ()) -> Scores:
     """The role scores of one line of text, from the cues in the module docstring."""
     if FRAME.match(text) or FENCE.match(text) or is_part_line(text) or is_label(text, headings) or \
@@ -290,6 +295,12 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
     section = _section(headings)
     if section and CAUSE_SECTION.search(section):  # what a cause part says was changed is what led to it
         cause, action = cause + 1.0, action if FIX_SECTION.search(section) else action * 0.5
+    label = _LEAD_LABEL.match(text)
+    if label and _CAUSE_LABEL.search(label.group(1)) and not FIX_SECTION.search(label.group(1)) \
+            and not _FIX_LABEL.search(text, label.end()):  # ("Cause: the disk was full.  Fix: rotated the logs")
+        # "Found the cause: the image ships its own truststore, built …", "Cause: Platform rebuilt the base image"
+        # (bench/incidents22): a label that opens the line makes it a part of its own, as a heading does
+        cause, action = cause + 1.0, action * 0.5
     if section and FIX_SECTION.search(section) and not verification:
         now = NOW_IS.search(text) is not None  # "records that fail with X are now written to the dlq": a change
         action, symptom = action + 1.0 + (now and not NOW_DOES.search(text)), symptom * (0.5 if now else 1.0)

@@ -56,7 +56,7 @@ def incident(system: str, user: str) -> str:
     lines = prompt_lines(user)
     chosen = choose(lines)
     card_lines = [line for _, line in chosen]
-    service = service_of(lines, [line.text for line in card_lines if line.role == "symptom"])
+    service = service_of(lines, [line for line in card_lines if line.role == "symptom"])
     roles = {i + 1: line.role for i, line in chosen}
     if not any(role == "symptom" for role in roles.values()):
         return render_reply("", {}, "")

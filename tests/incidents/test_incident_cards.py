@@ -6,7 +6,7 @@ import pytest
 
 import incident_heldout as held
 from incident_fixtures import (JIRA, JIRA_CAUSE, JIRA_FIX, LOG, PAGERDUTY, PAGERDUTY_FIX, SHELL, SHELL_FIX,
-                               SHELL_RESTART, SLACK, SLACK_CAUSE, SLACK_FIX, SLACK_HERRINGS, SLACK_ROLLBACK)
+                               SHELL_RESTART, SLACK, SLACK_CAUSE, SLACK_FIX, SLACK_HERRINGS, SLACK_ROLLBACK, rec)
 
 from poimen.domain import sha256_text
 from poimen.incidents import build_card, cards, incidents, render
@@ -124,13 +124,30 @@ def test_an_operators_note_is_no_markdown_heading_and_its_fix_reaches_the_card(t
 
 
 def test_the_title_names_the_strongest_symptom_not_the_first():
-    from poimen.incidents.card import CardLine, Evidence, title_of
+    from poimen.incidents.card import CardLine, Evidence, service_of, summary_of, title_of
 
     def line(text: str, score: float) -> CardLine:
         return CardLine(text, "symptom", Evidence("w.log", 1, 1, "log", 0), score)
-    title = title_of("payments-worker", [line("webhooks: signature mismatch for event evt_01", 2.0),
-                                         line("settle_capture raised TimeoutError: QueuePool limit reached", 3.9)])
+    lines = [line("webhooks: signature mismatch for event evt_01 on tenant-sandbox", 1.0),
+             line("settle_capture raised TimeoutError: QueuePool limit reached", 3.9)]
+    title = title_of("payments-worker", lines)
     assert title.startswith("payments-worker: settle_capture raised TimeoutError")
+    # ... and so does the summary; the service is the one the strongest lines name, not a warning's value
+    assert summary_of("payments-worker", lines).startswith("payments-worker failed (settle_capture raised")
+    lines.append(line("payments-worker pods restart, every capture times out", 1.5))
+    assert service_of([], lines) == "payments-worker"
+
+
+def test_a_trackers_field_row_is_never_the_finding():
+    """A Jira page's "Components: docrender, render   Labels: tls, archive" shares more of the fix's words than
+    the finding does; the finding is what someone wrote (bench/incidents22)."""
+    records = [rec("2025-05-09 14:40:07,902 ERROR [archive-pool-2] upload to bucket render-archive failed: PKIX "
+                   "path building failed", 1, "log", level="ERROR"),
+               rec("Components: docrender, render   Labels: tls, archive", 3, "ticket"),
+               rec("The image bakes its own truststore from the old CA bundle at build time.", 5, "comment"),
+               rec("helm upgrade docrender -n render --set truststore.baked=false", 7, "comment")]
+    card = build_card(incidents({"render.txt": records})[0])
+    assert _texts(card.causes) == [records[2].text]
 
 
 def test_a_work_notes_header_says_nothing_and_the_finding_under_it_is_the_cause(tmp_path):

@@ -647,3 +647,15 @@ def test_a_suspect_named_before_a_colon_is_ruled_out():
     assert score("It's not haproxy: the frontend has no body size limit and the log shows the backend closing "
                  "the connection").ruled_out
     assert not score("It's not working: the pods restart every minute").ruled_out
+
+
+def test_a_cause_label_that_opens_a_line_makes_it_a_cause_and_a_fix_label_after_it_keeps_the_fix():
+    """"Found the cause: the image ships its own truststore …, built from the CA bundle …" and "Cause: Platform
+    rebuilt the Tomcat base image …" tell what led to the failure (bench/incidents22)."""
+    assert pick(score("Found the cause: the image ships its own truststore at /opt/app/certs/trust.p12, built from the "
+                      "CA bundle at image build time, and JAVA_TOOL_OPTIONS points javax.net.ssl.trustStore at it.",
+                      "comment")) == "cause"
+    assert pick(score("Cause: Platform rebuilt the Tomcat base image on Saturday and the JDK went from 11.0.10 to "
+                      "11.0.27.", "comment")) == "cause"
+    assert pick(score("Cause: the disk was full.  Fix: rotated the logs and set max_size=2G, resolved.",
+                      "comment")) == "action"
