@@ -84,6 +84,7 @@ def _indent(line: str) -> int:
 
 _TIMELINE_ENTRY = re.compile(r"^(\s*\d{1,2}:\d{2}(?::\d{2})?\s{2,})\S")
 _CLOCK_ENTRY = re.compile(r"^\s*\d{1,2}:\d{2}(?::\d{2})?\s+\S")  # "03:12 Declan restarted …": a time of day, no date
+_ENDED = (".", ":", "!", "?", ";")  # a line that ends its sentence
 
 
 def _items(block: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
@@ -99,10 +100,14 @@ def _items(block: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
         entry = _TIMELINE_ENTRY.match(head)
         if item and _indent(line) > len(item.group(1)) and not _RECORD_START.match(line):
             items[-1].append((at, line))
+        elif item and _indent(line) > len(item.group(1)) and _CLOCK_ENTRY.match(line) \
+                and not is_log_line(line.lstrip()) and not items[-1][-1][1].rstrip().endswith(_ENDED):
+            items[-1].append((at, line))  # "- Cause: … moved the flag at" / "  13:22 (planned step …)": the item's
+            # sentence runs on over a clock (bench/incidents24)
         elif entry and _indent(line) == len(entry.group(1)) and not _RECORD_START.match(line):
             items[-1].append((at, line))
         elif _CLOCK_ENTRY.match(head) and not _CLOCK_ENTRY.match(line) and not _LIST_ITEM.match(line) \
-                and not is_log_line(line.lstrip()) and _indent(line) <= _indent(head) and not items[-1][-1][1].rstrip().endswith((".", ":", "!", "?")):
+                and not is_log_line(line.lstrip()) and _indent(line) <= _indent(head) and not items[-1][-1][1].rstrip().endswith(_ENDED[:4]):
             items[-1].append((at, line))  # a timeline entry wrapped flush left, its sentence not yet ended
         else:
             items.append([(at, line)])

@@ -274,3 +274,21 @@ def test_a_discord_bots_post_says_what_its_embeds_say(tmp_path):
     assert [(r.kind, r.author) for r in recs] == [("message", "Alertmanager"), ("message", "rook")]
     assert recs[0].text.endswith("Alertmanager: [FIRING:1] LoginErrorRateHigh (edge-nginx prod)\n"
                                  "**Alert:** login 5xx ratio above 2% for 5m\nseverity: page")
+
+
+def test_a_digests_numbered_titles_over_rules_head_their_incidents(tmp_path):
+    """"1. pg-orders-replica-1: "too many clients" … (SEV-3)" over a rule as long as it heads that incident's part,
+    as "Near miss: …" over its rule does (bench/incidents24); "- a bullet" over a short "---" stays an item."""
+    p = tmp_path / "digest.md"
+    p.write_text("Ops weekly digest\n=================\n\n"
+                 "1. pg-orders-replica-1: too many clients (SEV-3)\n------------------------------------------------\n\n"
+                 "- Cause: the rollup CronJob had the default concurrencyPolicy.\n\n"
+                 "2. orders-api: OOMKilled after the flag rollout (SEV-2)\n"
+                 "------------------------------------------------------\n\n"
+                 "- Cause: the export flag went to 100%.\n\n"
+                 "- an item\n---\n\nafter the break\n", encoding="utf-8")
+    heads = {r.text: r.headings for r in records(p)}
+    assert heads["- Cause: the rollup CronJob had the default concurrencyPolicy."] == (
+        "Ops weekly digest", "1. pg-orders-replica-1: too many clients (SEV-3)")
+    assert heads["- Cause: the export flag went to 100%."][-1] == "2. orders-api: OOMKilled after the flag rollout (SEV-2)"
+    assert heads["after the break"] == ("Ops weekly digest", "2. orders-api: OOMKilled after the flag rollout (SEV-2)")

@@ -59,3 +59,15 @@ def test_a_continuation_that_opens_in_bold_stays_with_its_item_and_a_star_bullet
     assert texts == ["- JSON body `{\"message\":\"Request size limit exceeded\"}`: rejected by **Kong**'s "
                      "request-size-limiting plugin. Check the plugin on the ingress.",
                      "* a star bullet is still its own item"]
+
+
+def test_an_items_sentence_runs_on_over_a_clock_that_starts_its_next_line():
+    """"- Cause: product moved the flag from 5% to 100% at" / "  13:22 (planned step …)": one sentence wrapped
+    where a clock happened to fall (bench/incidents24); an entry under a label that ends its line stays its own."""
+    text = ("- Cause: product moved flag `orders.export_v2` from 5% to 100% in Flagpole at\n"
+            "  13:22 (planned step, but 25% was the plan).\n"
+            "- Timeline:\n"
+            "  13:40 first OOMKilled pod\n")
+    texts = [u.text for u in split_units(text)]
+    assert texts[0].endswith("in Flagpole at 13:22 (planned step, but 25% was the plan).")
+    assert "13:40 first OOMKilled pod" in texts

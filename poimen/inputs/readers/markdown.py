@@ -27,6 +27,7 @@ _SETEXT = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")  # "Title" over "=====" (level 1)
 _BREAK = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")  # a thematic break says nothing
 _BOLD_LABEL = re.compile(r"^\s{0,3}(?:\*\*|__)(?P<label>[^*_\n]{1,80}?)(?:\*\*|__)\s*:?\s*$")
 _EMPHASIS = re.compile(r"^(\*\*|__|\*|_)(?P<inner>\S(?:.*\S)?)\1$")
+_NUMBERED = re.compile(r"^\s{0,3}\d{1,2}[.)]\s+\S")
 _ITEM = re.compile(r"^\s*(?:[-*+>|]|\d+[.)])\s")
 LABEL_WORDS = 8  # a bold line this short is a label heading what follows it ("**Root cause**")
 LABEL_LEVEL = 8  # a bold label heads what follows it under the nearest real heading, until the next heading
@@ -99,7 +100,10 @@ def _headings(lines: list[str]) -> list[tuple[int, str]]:
     found = [(len(m.group(1)), m.group(2).strip()) for m in map(HEADING.match, lines) if m]
     if found:
         return found
-    if len(lines) >= 2 and _SETEXT.match(lines[-1]) and not _ITEM.match(lines[0]) and "|" not in lines[0]:
+    if len(lines) >= 2 and _SETEXT.match(lines[-1]) and "|" not in lines[0] and (not _ITEM.match(lines[0]) or (
+            # "1. pg-orders-replica-1: "too many clients" …" over a rule as long as it: a digest's numbered title
+            # (bench/incidents24), not a list item over a thematic break
+            len(lines) == 2 and _NUMBERED.match(lines[0]) and len(lines[1].strip()) >= 0.8 * len(lines[0].strip()))):
         return [(1 if lines[-1].strip()[0] == "=" else 2, " ".join(x.strip() for x in lines[:-1]))]
     label = _BOLD_LABEL.match(lines[0])
     if not label or label.group("label").strip()[-1] in ".!?":
