@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from poimen.inputs.readers.speakers import speaker
+from poimen.inputs.readers.speakers import FIELD_LINE, speaker
 from poimen.inputs.records import Record
 from poimen.relevance.units import split_units
 
@@ -56,6 +56,8 @@ class Line:
         author = self.record.author
         if self.offset == 0 and self.record.kind == "paragraph" and "\n" not in self.record.text.strip():
             return speaker(self.text) is not None  # a thread pasted as Markdown: the header, a paragraph alone
+        if self.record.kind == "comment" and (field := FIELD_LINE.match(self.text)):
+            return field.group("key").lower() != "subject"  # an e-mail's From:, To:, Date: (its Subject: says what)
         if self.offset != 0 or self.record.kind != "comment" or not author or author not in self.text:
             return False
         words = [w for w in _WORD.findall(self.text.replace(author, " ")) if w.lower()[:3] not in _MONTHS]
@@ -84,8 +86,9 @@ def _physical(record: Record) -> list[tuple[str, int, int]]:
 
 def record_lines(record: Record, stream: str = "") -> tuple[Line, ...]:
     """The lines of ``record``, in order: as written for logs, commands, output, tables and code; prose as units."""
-    if record.kind in VERBATIM_KINDS:
-        spans = _physical(record)
+    if record.kind in VERBATIM_KINDS or (record.kind == "comment" and all(
+            FIELD_LINE.match(x.strip()) for x in record.text.split("\n") if x.strip())):
+        spans = _physical(record)  # (an e-mail's header fields, "From: …" / "Date: …" / "Subject: …", one a line)
     else:
         text, at = record.text, 0
         head = text.split("\n", 1)[0]

@@ -24,7 +24,7 @@ _JIRA = re.compile(r"\b(\d{1,2})[/-]([A-Z][a-z]{2})[/-](\d{2}|\d{4})\s+(\d{1,2})
 # "04 Jun 2024 03:31", "4 June 2024, 3:31 PM", and "Sep 3, 2024 1:55 PM", "June 3 2024 13:55": a day, a month by
 # name and a year, then a time of day with its AM/PM.
 _DAY_MONTH = re.compile(r"\b(\d{1,2})\s+([A-Z][a-z]{2})[a-z]*\.?,?\s+(\d{4}),?\s+(?:at\s+)?(\d{1,2}):(\d{2})(?::(\d{2}))?"
-                        r"(?:\s*([AaPp][Mm]))?")
+                        r"(?:\s*([AaPp][Mm]))?(?:\s+([+-]\d{2}:?\d{2}))?")  # an e-mail's "Thu, 17 Apr 2025 16:48:02 +0200"
 _MONTH_DAY = re.compile(r"\b([A-Z][a-z]{2})[a-z]*\.?\s+(\d{1,2}),?\s+(\d{4}),?\s+(?:at\s+)?(\d{1,2}):(\d{2})(?::(\d{2}))?"
                         r"(?:\s*([AaPp][Mm]))?")
 _CTIME = re.compile(r"\b([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}):(\d{2}):(\d{2})(?:\s+[A-Z]{1,5})?\s+(\d{4})\b")
@@ -66,12 +66,12 @@ def seconds(text: str) -> float | None:
         for pattern, order in ((_DAY_MONTH, "dmy"), (_MONTH_DAY, "mdy")):
             m = pattern.search(text)
             if m:
-                a, b, y, h, mi, s, half = m.groups()
+                a, b, y, h, mi, s, half, *off = m.groups()
                 d, mon = (a, b) if order == "dmy" else (b, a)
                 if mon.lower() in _MONTHS:
                     hour = int(h) % 12 + (12 if half.lower() == "pm" else 0) if half else int(h)
                     return datetime(int(y), _MONTHS[mon.lower()], int(d), hour, int(mi), int(s or 0),
-                                    tzinfo=timezone.utc).timestamp()
+                                    tzinfo=_offset(off[0] if off else None)).timestamp()
         m = _JIRA.search(text)
         if m and m.group(2).lower() in _MONTHS:
             d, mon, y, h, mi, s, half = m.groups()

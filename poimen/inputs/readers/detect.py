@@ -34,7 +34,7 @@ OPENING = 40  # the non-blank lines a file opens with: a log with a comment thre
 # What stands over a log pasted into a file: `tail`'s "==> catalina.out <==", a rule-framed title ("=== wf-bill-02:
 # /opt/wildfly/standalone/log/console.log -- 2025-03-03 ===") or a "#" line ("### pattern: %d [%t] %-5level …")
 # (bench/incidents20); up to ``BANNERS`` of them
-_BANNER = re.compile(r"^==> .+ <==$|^\s*[-=#*~]{3,}\s+\S.*?\s+[-=#*~]{3,}\s*$|^#{1,6}\s+\S")
+_BANNER = re.compile(r"^==> .+ <==$|^\s*[-=#*~]{2,}\s+\S.*?\s+[-=#*~]{2,}\s*$|^#{1,6}\s+\S")  # "== cart-api … =="
 BANNERS = 3
 # ... a box of rules around a few lines ("=====" / " server.log  claims-app-02 …" / " JAVA_OPTS: …" / "====="), or a
 # title that names the log file and what was done to it ("catalina.2025-04-14.log / … - tw-web-05" over "grep -v

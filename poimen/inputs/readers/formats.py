@@ -29,7 +29,9 @@ class Format:
 
 
 FORMATS: dict[str, Format] = {f.name: f for f in (
-    Format("text", text.read, "\n\n", (".txt",), "plain text, paragraphs a blank line apart"),
+    # (reStructuredText and AsciiDoc pages, a wiki's postmortems, are text with underlined titles and indented blocks)
+    Format("text", text.read, "\n\n", (".txt", ".text", ".rst", ".rest", ".adoc", ".asciidoc"),
+           "plain text, paragraphs a blank line apart"),
     Format("markdown", markdown.read, "\n\n", (".md", ".markdown"), "sections, tables, fenced blocks"),
     Format("log", log.read, "\n", (".log",), "log lines with their multi-line traces"),
     Format("shell", shell.read, "\n", (), "a terminal session: prompts, commands, output, # notes"),

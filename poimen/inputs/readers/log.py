@@ -34,7 +34,7 @@ from pathlib import Path
 
 from poimen.inputs.readers.jsonlog import is_log_event, log_record
 from poimen.inputs.readers.jsonpos import depth_ok
-from poimen.inputs.readers.zones import zone_of, zoned
+from poimen.inputs.readers.zones import with_year, zone_of, zoned
 from poimen.inputs.readers.speakers import FIELD_LINE, NAME_ALONE, TIME_ALONE, as_of, dated, header, speaker
 from poimen.inputs.records import Record
 from poimen.inputs.stream import Piece, shown_pieces
@@ -93,6 +93,7 @@ class _Reader:
         self.held: list[Piece] = []  # stamped lines with nothing written: kept if the trace goes on after them
         self.speaking: tuple[str, str] | None = None  # (time, author) of the comment the last paragraph was of
         self.quoted = False  # the record is log lines the comment above pastes
+        self.mailed = False  # the comment spoken is an e-mail (its header the fields "From: …", "Date: …")
         self.block = False  # ... or another indented block of it (its lines keep their indent)
 
     def verdict(self, p: Piece) -> str:
@@ -133,7 +134,8 @@ class _Reader:
         if self.lines:
             text = "\n".join(self.lines)
             if self.said:
-                yield Record(text, self.start, self.end, kind="comment", time=self.said[0], author=self.said[1])
+                yield Record(text, self.start, self.end, kind="comment", time=with_year(self.said[0], self.day),
+                             author=self.said[1])
             elif self.note:
                 clock = NOTE_CLOCK.match(self.lines[0])
                 yield Record(text, self.start, self.end, kind="note",
@@ -141,7 +143,8 @@ class _Reader:
                              if clock and self.day else "")
             else:
                 when = time_of(self.lines[0])
-                if not when and (banner := _BANNER.match(self.lines[0])):  # "=== host:console.log -- 2025-03-12 ==="
+                if banner := _BANNER.match(self.lines[0]):  # "=== host:console.log -- 2025-03-12 ===", "--- 2025-04-14,
+                    # scan-api-5f7b8c6d9-qh4tn ---" (a date first: bench/incidents23)
                     self.dated = dates[0] if len(dates := _ISO_DAY.findall(banner.group(0))) == 1 else ""
                     self.zone = zone_of(banner.group(0))
                 elif not when and _BOX_RULE.match(self.lines[0]) and len(self.lines) > 1:  # a box: "=====" over
@@ -164,10 +167,14 @@ class _Reader:
         # and any other indented block under them ("Building the index by hand instead:" over the statement, an
         # EXPLAIN's plan): the comment's own, as indented as it was written, so a card tells it for a code block
         self.block = bool(not said and self.speaking and p.indent > 0 and not self.quoted)
+        if not said and p.text.strip() == "--":  # an e-mail's signature delimiter: a notification's footer follows
+            self.speaking = None
         if not said and self.speaking and (_goes_on(p) or self.block):
             said = self.speaking  # the next paragraph of the comment above, after a blank line
-        if not self.quoted:
-            self.speaking = said
+        if said and said != self.speaking:  # a new header: an e-mail's fields ("From: …")?
+            self.mailed = bool(FIELD_LINE.match(p.text.split("\n", 1)[0]))
+        if not self.quoted and not (self.speaking and self.mailed and _BOX_RULE.match(p.text)):
+            self.speaking = said  # (a rule inside an e-mail's body, a Redmine notification's "-----", ends nothing)
         self.lines, self.start, self.end, self.said = [self._as_written(p)], p.line_start, p.line_end, said
         self.note = not self.said and NOTE.match(p.text) is not None
         self.last_indent = p.indent

@@ -123,7 +123,7 @@ _BUGZILLA = re.compile(rf"^(?:Comment \d+\s+)?(?P<who>{_PERSON})\s+(?P<time>\d{{
 # A header of two lines: the name, then the time alone, as Jira Cloud's activity copies ("Katja Ferreira" over
 # "6 May 2025 at 11:15 (edited)"; bench/incidents22)
 NAME_ALONE = re.compile(rf"^(?P<who>{_PERSON})$")
-TIME_ALONE = re.compile(r"^(?P<time>(?:\d{1,2} [A-Z][a-z]{2,8},? \d{4}|[A-Z][a-z]{2,8} \d{1,2},? \d{4}|\d{4}-\d{2}-\d{2})"
+TIME_ALONE = re.compile(r"^(?P<time>(?:\d{1,2} [A-Z][a-z]{2,8},? \d{4}|[A-Z][a-z]{2,8} \d{1,2}(?:,? \d{4})?|\d{4}-\d{2}-\d{2})"
                          r",?(?: at)? \d{1,2}:\d{2}(?::\d{2})?(?: ?[AaPp][Mm])?|(?:about )?\d+ \w+ ago|yesterday at "
                          r"\d{1,2}:\d{2})(?:\s*\((?:edited|updated)\))?$")
 # An article's or an e-mail's header fields, one to a line: "From:     Jonas Brenner", "Subject:  Note", "Created:

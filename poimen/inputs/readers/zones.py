@@ -5,6 +5,9 @@ A log printed in local time under a banner that names the zone ("Tuesday 2025-03
 which a tracker writes in UTC ("Comment 3 Dorota Kwiatek 2025-03-18 09:45:20 UTC"). A zone is an IANA name the
 ``tzdata`` package knows, or a UTC/GMT offset; the offset a name gives is the one on the line's own day (summer time
 included). A time that states its own offset keeps it; a time without a date is left as written (no day, no offset).
+
+A comment stamped with a month and a day and no year (Linear's "Mar 4, 11:12 AM") is in the year of the log above it
+(``with_year``).
 """
 
 from __future__ import annotations
@@ -48,3 +51,13 @@ def zoned(when: str, zone: tzinfo | None) -> str:
     minutes = int(offset.total_seconds()) // 60
     sign = "-" if minutes < 0 else "+"
     return f"{when}{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+
+_NO_YEAR = re.compile(r"^([A-Z][a-z]{2,8}\.? \d{1,2}),? (\d{1,2}:\d{2}(?::\d{2})?(?: ?[AaPp][Mm])?)$")
+
+
+def with_year(when: str, day: str) -> str:
+    """``when`` ("Mar 4, 11:12 AM") in the year of ``day`` (the date of the last log line read, "2025-03-06"): "Mar
+    4, 2025, 11:12 AM"; as written when it names a year, or no day is known."""
+    m = _NO_YEAR.match(when)
+    return f"{m.group(1)}, {day[:4]}, {m.group(2)}" if m and day[:4].isdigit() else when

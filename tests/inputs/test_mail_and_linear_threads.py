@@ -1,0 +1,94 @@
+"""Ticket threads that arrive as e-mail under a log (Redmine's notifications, a mailing list's archive), Linear's
+comments with no year, a log under a "== … ==" banner and a banner that opens with its date, and the wiki formats
+read as text (the shapes of bench/incidents23 and bench/incidents24)."""
+
+from __future__ import annotations
+
+import pytest
+
+from poimen.incidents.lines import record_lines
+from poimen.incidents.times import seconds
+from poimen.inputs.chunking import records
+from poimen.inputs.readers.detect import detect
+
+MAILED = """\
+--- 2025-04-15, scan-api-5f7b8c6d9-qh4tn ---
+02:00:01.204 [io-executor-thread-5] ERROR c.p.scan.routing.SortDecisionService - sort decision failed for PH1
+02:00:02.019 [io-executor-thread-2] ERROR i.m.http.server.RouteExecutor - Unexpected error occurred: Command timed out
+02:00:05.336 [io-executor-thread-8] INFO  c.p.scan.api.ScanController - scan PH2 depot=DE-MUC-1 chute=C02
+
+===========================================================================
+From: Redmine <redmine@tracker.example>
+To: scan-platform@example
+Date: Wed, 16 Apr 2025 08:05:30 +0200
+Subject: [Scan platform - Bug #7731] (Resolved) scan-api: bursts of Redis "Command timed out"
+
+Issue #7731 has been updated by Piotr Sadowski.
+
+* Status changed from In Progress to Resolved
+
+Two changes, both live since yesterday afternoon:
+
+----------------------------------------
+
+Last night: no timeouts at 02:00, zero parcels to the manual chute.
+
+----------------------------------------
+Bug #7731: scan-api: bursts of Redis "Command timed out" every night at 02:00 UTC
+
+Night shift at DE-HAM-2 reports parcels to the manual chute every night.
+
+--
+You have received this notification because you are involved in it.
+"""
+
+
+def _recs(tmp_path, name, text):
+    f = tmp_path / name
+    f.write_text(text, encoding="utf-8")
+    return detect(f), list(records(f))
+
+
+def test_a_banner_that_opens_with_its_date_dates_the_clocks_under_it(tmp_path):
+    kind, recs = _recs(tmp_path, "scan.txt", MAILED)
+    assert kind == "log"
+    assert [r.time for r in recs if r.kind == "log"][1:3] == ["2025-04-15 02:00:01.204", "2025-04-15 02:00:02.019"]
+
+
+def test_an_e_mail_goes_on_over_its_rules_and_ends_at_its_signature(tmp_path):
+    _, recs = _recs(tmp_path, "scan.txt", MAILED)
+    said = [r for r in recs if r.kind == "comment"]
+    assert seconds(said[0].time) == seconds("2025-04-16T06:05:30Z")  # the header's offset is read
+    assert any(r.text.startswith("Last night: no timeouts") for r in said)  # past the notification's "-----"
+    assert not any(r.text.startswith("You have received") for r in said)  # the footer under "--" is no one's words
+    frames = [(line.text.split(":")[0], line.is_frame) for line in record_lines(said[0])]
+    assert frames == [("From", True), ("To", True), ("Date", True), ("Subject", False)]
+
+
+def test_a_post_under_a_github_comment_and_a_rule_is_no_more_of_that_comment(tmp_path):
+    text = ("2025-04-10T07:26:01.114Z ERROR [exec-1] c.l.billing.Plan - plan failed\n\n"
+            "**hannah-vogt** commented on Apr 7, 2025\nCustomer portal shows errors.\n\n"
+            "-------------------------------------\n"
+            "Copied from git.example/billing/issues/879\n")
+    _, recs = _recs(tmp_path, "billing.log", text)
+    assert [r.text for r in recs if r.kind == "comment"] == ["**hannah-vogt** commented on Apr 7, 2025\n"
+                                                             "Customer portal shows errors."]
+
+
+def test_linears_name_over_a_day_with_no_year_is_in_the_logs_year(tmp_path):
+    text = ("== cart-api prod, merged from Loki, log times UTC ==\n"
+            "2025-03-04 10:02:41.118 ERROR [exec-14] c.b.cart.session.CartSessionStore - cart session load failed\n"
+            "2025-03-04 10:02:44.330 ERROR [exec-6] c.b.cart.session.CartSessionStore - cart session load failed\n"
+            "2025-03-04 10:02:47.015 ERROR [exec-30] c.b.cart.web.Api - Redis command timed out\n\n"
+            "Mara Okafor\nMar 4, 11:12 AM\nScaled cart-api from 6 to 10 replicas at 11:07.\n")
+    kind, recs = _recs(tmp_path, "cart.txt", text)
+    assert kind == "log"  # under a "== … ==" banner
+    said = [r for r in recs if r.kind == "comment"]
+    assert [(r.author, r.time) for r in said] == [("Mara Okafor", "Mar 4, 2025, 11:12 AM")]
+    assert seconds(said[0].time) == seconds("2025-03-04T11:12:00Z")
+
+
+@pytest.mark.parametrize("suffix", [".rst", ".adoc"])
+def test_a_wiki_page_is_read_as_text(tmp_path, suffix):
+    kind, recs = _recs(tmp_path, "reviews" + suffix, "Incident reviews\n================\n\nThe ledger calls failed.\n")
+    assert kind == "text" and recs[-1].headings == ("Incident reviews",)
