@@ -176,6 +176,16 @@ def _changes_written_out(lines: Sequence[Line], roles: list[str], scored: list[S
         clause = re.split(r"(?<=[.!?])\s+", line.text.strip())[-1]
         if line.record.kind not in MACHINE_KINDS and _CHANGE_FOLLOWS.match(clause):
             _written_out(lines, roles, scored, i, THRESHOLD + AS_WRITTEN)
+            # ... or a list of them ("Two changes, both live since yesterday afternoon:" over "1. routeplan-rollover
+            # now drops the old index with UNLINK …", "2. … on route-redis (values.yaml):" over its setting;
+            # bench/incidents23): each item is a change, with the block under it
+            j = i + 1
+            while j < len(lines) and LIST_ITEM.match(lines[j].text) and lines[j].record.author == line.record.author:
+                if roles[j] in ("none", "action"):
+                    roles[j] = "action"
+                    scored[j] = replace(scored[j], action=max(scored[j].action, THRESHOLD))
+                    _written_out(lines, roles, scored, j, THRESHOLD + AS_WRITTEN)
+                j = _block_below(lines, j)
 
 
 def _options_laid_out(lines: Sequence[Line], roles: list[str]) -> None:

@@ -16,8 +16,7 @@ How many lines of each role a card keeps (``LIMITS``): a symptom is worth keepin
 When no line reaches the role threshold for a cause, the best line that states a mechanism (a cause score of
 ``WEAK_CAUSE``) is taken, since a card with a fix and no cause still says less than it knows; failing that, the
 diagnosis is the finding that led to the fix: among the plain statements between the first symptom and the first
-action (no suspect ruled out, no hedge or question, no plan, no machine output, no tracker's field row
-"Components: docrender   Labels: tls"), the one that shares the most
+action (no suspect ruled out, no hedge or question, no plan, no machine output, no line that says nothing of its own: ``_says_nothing``), the one that shares the most
 words with the fix, then the nearest to it. People rarely write "because"; they write what they found, then
 what they changed. When every symptom kept is a line a machine printed, the ``SAID`` best symptoms people wrote
 ("checkout says reservations hang for 30s"; an issue's title and description) are kept beside them (from
@@ -40,7 +39,9 @@ from poimen.incidents.entities import Entity, entities
 from poimen.incidents.lines import Line
 from poimen.incidents.link import Incident
 from poimen.incidents.assign import MACHINE_KINDS, assign
-from poimen.incidents.roles import FIELD_ROW, THRESHOLD, Role, body, hedge_factor, is_planned
+from poimen.incidents.cues import DECIDED_AGAINST, TRACKER_META
+from poimen.inputs.readers.speakers import FIELD_LINE
+from poimen.incidents.roles import FIELD_CHANGE, FIELD_ROW, THRESHOLD, Role, body, hedge_factor, is_planned
 from poimen.incidents.times import seconds
 from poimen.signatures.masking import template
 
@@ -136,6 +137,15 @@ def _words_of(text: str) -> set[str]:
     return {w.lower().strip(".-") for w in _CONTENT.findall(text)} - _COMMON
 
 
+def _says_nothing(text: str) -> bool:
+    """Whether a line states no finding whatever words it shares with the fix: a tracker's field row or history
+    line ("Components: docrender   Labels: tls", "* % Done changed from 0 to 100"), an e-mail's header field, a line
+    that introduces what follows it ("Two changes, both live since yesterday:"), a change decided against."""
+    return bool(FIELD_ROW.match(text) or FIELD_CHANGE.match(text) or FIELD_LINE.match(text)
+                or (TRACKER_META.search(text) and len(text.split()) <= 12)  # "Issue #7731 has been updated by …"
+                or text.rstrip().endswith(":") or DECIDED_AGAINST.search(text))
+
+
 def _diagnosis(roles: tuple[Role, ...], chosen: dict[int, str]) -> int | None:
     """The finding that led to the fix (see the module docstring), as an index into ``roles``; None when none."""
     symptoms = [i for i, r in chosen.items() if r == "symptom"]
@@ -151,7 +161,7 @@ def _diagnosis(roles: tuple[Role, ...], chosen: dict[int, str]) -> int | None:
         text, s = r.line.text, r.scores
         if i in chosen or r.role not in ("none", "cause") or s.ruled_out or s.ineffective \
                 or r.line.record.kind in MACHINE_KINDS or r.line.is_heading or r.line.is_frame \
-                or FIELD_ROW.match(text) \
+                or _says_nothing(text) \
                 or len(text.split()) < DIAGNOSIS_WORDS \
                 or hedge_factor(text) < 1.0 or is_planned(text):
             continue

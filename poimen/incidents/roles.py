@@ -246,7 +246,7 @@ def _set_aside(headings: Sequence[str]) -> bool:
 
 # A tracker's journal of field changes, however many on a line ("Status changed from Assigned to Closed % Done
 # changed from 80 to 100", Redmine), and GitLab's role badge under a comment's header ("Maintainer"): no claim
-FIELD_CHANGE = re.compile(r"^(?:(?:Status|Assignee|Priority|% Done|Target version|Category|Subject|Tracker|Due date|"
+FIELD_CHANGE = re.compile(r"^(?:[*-]\s+)?(?:(?:Status|Assignee|Priority|% Done|Target version|Category|Subject|Tracker|Due date|"
                           r"Resolution|Severity|Labels?|Milestone) (?:changed from \S.* to \S.*|set to \S.*|deleted\b.*)"
                           r"|(?:Author|Owner|Maintainer|Developer|Reporter|Guest|Planner|Contributor|Member)"
                           # ... and the history lines of YouTrack and Jira: "Piotr Zawadzki changed State  In Progress →

@@ -175,3 +175,19 @@ def test_a_title_drops_a_log_lines_clock_with_its_milliseconds():
 
     assert clause("01:14:22,130 ERROR [org.jboss.as.ejb3.invocation] (EJB default - 37) batch 021 failed") == \
         "(EJB default - 37) batch 021 failed"
+
+
+@pytest.mark.parametrize("noise", ["* % Done changed from 0 to 100 on route-redis", "Issue #7731 has been updated by Piotr.",
+                                   "Subject: [Bug #7731] route-redis timeouts at 02:00",
+                                   "We discussed UNLINK on route-redis and decided not to raise the timeout.",
+                                   "Two changes for route-redis, both live since yesterday afternoon:"])
+def test_a_line_that_says_nothing_of_its_own_is_never_the_finding(noise):
+    """A tracker's history line, its e-mail's header, a change decided against, a line that introduces what follows:
+    they share the fix's words ("route-redis", "UNLINK") and state no finding (bench/incidents23)."""
+    records = [rec("2025-04-15 02:00:01,204 ERROR [exec-5] c.p.scan.Sort - route plan lookup failed: Command timed "
+                   "out", 1, "log", level="ERROR"),
+               rec(noise, 3, "comment"),
+               rec("The rollover job drops a six-million-field hash in one go at night.", 5, "comment"),
+               rec("routeplan-rollover now runs UNLINK on route-redis, deployed at 14:10.", 7, "comment")]
+    card = build_card(incidents({"scan.txt": records})[0])
+    assert _texts(card.causes) == [records[2].text]

@@ -659,3 +659,21 @@ def test_a_cause_label_that_opens_a_line_makes_it_a_cause_and_a_fix_label_after_
                       "11.0.27.", "comment")) == "cause"
     assert pick(score("Cause: the disk was full.  Fix: rotated the logs and set max_size=2G, resolved.",
                       "comment")) == "action"
+
+
+def test_a_notifications_history_lines_claim_nothing_and_a_list_of_changes_is_the_fix():
+    """Redmine's e-mail: "Issue #7731 has been updated by …", "* Status changed from In Progress to Resolved" say
+    nothing; "Two changes, both live since yesterday afternoon:" over "1. …" and "2. …:" (its setting under it) is
+    the fix, item by item (bench/incidents23)."""
+    assert pick(score("Issue #7731 has been updated by Piotr Sadowski.", "comment")) == "none"
+    assert pick(score("* Status changed from In Progress to Resolved", "comment")) == "none"
+    records = [rec("Caused by: io.lettuce.core.RedisCommandTimeoutException: Command timed out after 1 second(s)", 1,
+                   "log", level="ERROR"),
+               rec("Two changes, both live since yesterday afternoon:", 3, "comment", author="piotr"),
+               rec("1. routeplan-rollover (rollover.py) drops the old index with UNLINK instead of DEL.", 5, "comment",
+                   author="piotr"),
+               rec("2. For anything else that deletes big keys, on route-redis (values.yaml):", 7, "comment",
+                   author="piotr"),
+               rec("    lazyfree-lazy-user-del yes", 8, "comment", author="piotr")]
+    lines = [line for r in records for line in record_lines(r)]
+    assert [r.role for r in assign(lines)][2:] == ["action", "action", "action"]
