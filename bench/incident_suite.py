@@ -80,7 +80,10 @@ SUITE = Path(__file__).resolve().parent / "incidents"
 # Redmine and Zendesk threads, postmortems and a PagerDuty postmortem, and incidents21, GitHub REST and GitLab
 # issues, bastion sessions, a FireHydrant-style review and a Discord export, likewise, in stop 38; incidents22, Java
 # logs under Jira Cloud, YouTrack, Bugzilla and OTRS threads, likewise, in stop 40: its first figures, at eb4d2e9
-# before any of its misses was read, were ask 4/10, lookup 3/20, 7 confusions);
+# before any of its misses was read, were ask 4/10, lookup 3/20, 7 confusions; incidents23, Java logs under GitHub,
+# Linear, ServiceNow, Redmine and mailing-list threads, and incidents24, plain-text postmortems (SRE-style,
+# Atlassian-style, an e-mail, a weekly digest, a reST page), likewise, in stop 41: first figures ask 4/10, lookup 4/20,
+# 10 confusions (incidents23, at e5f3a0b) and ask 4/10, lookup 6/16, 9 confusions (incidents24, at c77a5a3));
 # "blind" suites were written by someone who read no code, and their misses were never read: incidents4, and
 # incidents15 (the six formats of the held-out streams, two incidents each, written in stop 35 at `ca1b949`). The baselines' weights are chosen on bench/incidents' split "dev" alone.
 SUITES = ((SUITE, "dev"), (SUITE.with_name("incidents2"), "dev"), (SUITE.with_name("incidents3"), "dev"),
@@ -92,7 +95,8 @@ SUITES = ((SUITE, "dev"), (SUITE.with_name("incidents2"), "dev"), (SUITE.with_na
           (SUITE.with_name("incidents16"), "dev"), (SUITE.with_name("incidents17"), "dev"),
           (SUITE.with_name("incidents18"), "dev"), (SUITE.with_name("incidents19"), "dev"),
           (SUITE.with_name("incidents20"), "dev"), (SUITE.with_name("incidents21"), "dev"),
-          (SUITE.with_name("incidents22"), "dev"),
+          (SUITE.with_name("incidents22"), "dev"), (SUITE.with_name("incidents23"), "dev"),
+          (SUITE.with_name("incidents24"), "dev"),
           (SUITE.with_name("incidents4"), "blind"), (SUITE.with_name("incidents15"), "blind"))
 WINDOW = 3
 SHOWN_CHARS = 600  # mem lookup prints a hit without lines as its text cut here (poimen.cli.readout.print_hits)
