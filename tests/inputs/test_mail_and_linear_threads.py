@@ -92,3 +92,31 @@ def test_linears_name_over_a_day_with_no_year_is_in_the_logs_year(tmp_path):
 def test_a_wiki_page_is_read_as_text(tmp_path, suffix):
     kind, recs = _recs(tmp_path, "reviews" + suffix, "Incident reviews\n================\n\nThe ledger calls failed.\n")
     assert kind == "text" and recs[-1].headings == ("Incident reviews",)
+
+
+GITHUB_PAGE = """\
+### payouts-api, kubectl logs
+2025-02-11 09:09:31,208 ERROR [io.qua.ver.htt.run.QuarkusErrorHandler] (executor-thread-31) HTTP Request to /v2/payouts failed
+2025-02-11 09:09:32,001 ERROR [io.qua.ver.htt.run.QuarkusErrorHandler] (executor-thread-32) HTTP Request to /v2/payouts failed
+2025-02-11 09:10:40,557 WARN  [io.sma.health] (vert.x-eventloop-thread-1) SRHCK01001: Reporting health down status
+### 2025-02-14, after 2.31.1, pod payouts-api-5c8f7b6d4-w9rzn
+2025-02-14 08:12:44,908 ERROR [com.led.pay.sta.StatementImportResource] (executor-thread-7) statement import failed
+
+priya-nand commented on Feb 14
+Member Author
+
+Reopening, different problem, same service. Since 2.31.1 went out, big statements fail with
+
+com.fasterxml.jackson.core.exc.StreamConstraintsException: String value length (20451836) exceeds the maximum allowed
+"""
+
+
+def test_githubs_day_without_a_year_a_dated_note_and_an_exception_a_comment_pastes(tmp_path):
+    """"commented on Feb 14" is 2025-02-14 (the log's year); "### 2025-02-14, after 2.31.1 …" is on that day, over
+    the log it heads; the exception under the comment, flush left and unstamped, is the comment's quote."""
+    kind, recs = _recs(tmp_path, "payouts.txt", GITHUB_PAGE)
+    assert kind == "log"
+    assert [r.time for r in recs if r.kind == "note"] == ["", "2025-02-14"]
+    assert {r.time for r in recs if r.kind == "comment"} == {"2025-02-14"}
+    quoted = next(r for r in recs if r.text.startswith("com.fasterxml"))
+    assert ("quoted", "comment") in quoted.attrs

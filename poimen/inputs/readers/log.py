@@ -138,9 +138,11 @@ class _Reader:
                              author=self.said[1])
             elif self.note:
                 clock = NOTE_CLOCK.match(self.lines[0])
+                # ... or on the one day it names, over the log it heads ("### 2025-02-14, after 2.31.1, pod …")
+                days = _ISO_DAY.findall(self.lines[0]) if not clock else []
                 yield Record(text, self.start, self.end, kind="note",
                              time=zoned(f"{self.day}T{clock.group(1).zfill(5)}:00", self.zone)
-                             if clock and self.day else "")
+                             if clock and self.day else days[0] if len(days) == 1 else "")
             else:
                 when = time_of(self.lines[0])
                 if banner := _BANNER.match(self.lines[0]):  # "=== host:console.log -- 2025-03-12 ===", "--- 2025-04-14,
@@ -163,7 +165,9 @@ class _Reader:
         said = speaker(p.text)
         # log lines a comment pastes, indented under its words ("hundreds of these between 06:00:01 and 06:02:51:"):
         # what the log printed, quoted in the comment, which goes on after them
-        self.quoted = bool(not said and self.speaking and p.indent > 0 and LOG_START.match(p.text))
+        # (or, flush left, the exception a comment pastes with no stamp: "com.fasterxml…StreamConstraintsException: …")
+        self.quoted = bool(not said and self.speaking and (p.indent > 0 and LOG_START.match(p.text) or (
+            p.indent == 0 and _EXCEPTION.match(p.text) and not LOG_START.match(p.text))))
         # and any other indented block under them ("Building the index by hand instead:" over the statement, an
         # EXPLAIN's plan): the comment's own, as indented as it was written, so a card tells it for a code block
         self.block = bool(not said and self.speaking and p.indent > 0 and not self.quoted)
@@ -180,6 +184,7 @@ class _Reader:
         self.last_indent = p.indent
 
 
+_EXCEPTION = re.compile(r"^(?:[\w$]+\.)+[\w$]*(?:Exception|Error|Throwable)\b")  # "java.sql.SQLException: …"
 # A line that is no person's prose: a rule or a banner ("--- container restarted 16:31 ---", "===== pasted from … =====").
 _RULE = re.compile(r"^[-=~*_#]{3,}")
 

@@ -6,8 +6,8 @@ which a tracker writes in UTC ("Comment 3 Dorota Kwiatek 2025-03-18 09:45:20 UTC
 ``tzdata`` package knows, or a UTC/GMT offset; the offset a name gives is the one on the line's own day (summer time
 included). A time that states its own offset keeps it; a time without a date is left as written (no day, no offset).
 
-A comment stamped with a month and a day and no year (Linear's "Mar 4, 11:12 AM") is in the year of the log above it
-(``with_year``).
+A comment stamped with a month and a day and no year (Linear's "Mar 4, 11:12 AM", GitHub's "commented on Feb 11") is in
+the year of the log above it (``with_year``).
 """
 
 from __future__ import annotations
@@ -54,10 +54,18 @@ def zoned(when: str, zone: tzinfo | None) -> str:
 
 
 _NO_YEAR = re.compile(r"^([A-Z][a-z]{2,8}\.? \d{1,2}),? (\d{1,2}:\d{2}(?::\d{2})?(?: ?[AaPp][Mm])?)$")
+# GitHub's "commented on Feb 11" (and "Feb 11 • edited"): a day alone
+_DAY_NO_YEAR = re.compile(r"^([A-Z][a-z]{2})[a-z]*\.? (\d{1,2})(?:\s*[•·].*)?$")
+_MONTHS = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
 
 
 def with_year(when: str, day: str) -> str:
-    """``when`` ("Mar 4, 11:12 AM") in the year of ``day`` (the date of the last log line read, "2025-03-06"): "Mar
-    4, 2025, 11:12 AM"; as written when it names a year, or no day is known."""
-    m = _NO_YEAR.match(when)
-    return f"{m.group(1)}, {day[:4]}, {m.group(2)}" if m and day[:4].isdigit() else when
+    """``when`` ("Mar 4, 11:12 AM", "Feb 11") in the year of ``day`` (the date of the last log line read,
+    "2025-03-06"): "Mar 4, 2025, 11:12 AM", "2025-02-11"; as written when it names a year, or no day is known."""
+    if not day[:4].isdigit():
+        return when
+    if m := _NO_YEAR.match(when):
+        return f"{m.group(1)}, {day[:4]}, {m.group(2)}"
+    if (m := _DAY_NO_YEAR.match(when)) and m.group(1).lower() in _MONTHS and 1 <= int(m.group(2)) <= 31:
+        return f"{day[:4]}-{_MONTHS[m.group(1).lower()]:02d}-{int(m.group(2)):02d}"
+    return when
