@@ -148,6 +148,11 @@ _CHANGE_FOLLOWS = re.compile(r"^(?:(?:the|our|one|two|three|a) )?(?:changes?|fix
                              r"(?:MR|PR|merge request|pull request) *[!#]?\d+)\b[^:]*:\s*$", re.I)
 
 
+# ... or a line a fix label opens, which goes on into the block under it ("What works: an override file …,")
+_FIX_OPENS = re.compile(r"^(?:the |our )?(?:(?:proper |real |actual )?fix(?:es)?|solution|workaround|what (?:works|worked|"
+                        r"fixed it))\b(?:[^:.]|\.(?=\d)){0,40}:\s+\S.*[:,]\s*$", re.I)
+
+
 def _written_out(lines: Sequence[Line], roles: list[str], scored: list[Scores], i: int, score: float) -> None:
     """The code block right under line ``i`` (its first ``INTRODUCED`` lines), as the change written out: each line
     of configuration, each command, each line of code that quotes no log level is an action scored ``score``. A
@@ -160,7 +165,8 @@ def _written_out(lines: Sequence[Line], roles: list[str], scored: list[Scores], 
         if FENCE.match(text):
             continue
         if not (lines[j].record.kind == "code" or CONFIG_LINE.match(text) or COMMAND.search(text)
-                or text.lstrip().startswith(("```", "$ ")) or lines[j].indent >= 4):
+                or text.lstrip().startswith(("```", "$ ")) or lines[j].indent >= 4
+                or (lines[j].indent >= 2 and lines[j].record is not lines[i].record)):  # a block a comment indents
             break  # the prose after the block
         if roles[j] in ("none", "action") or (roles[j] == "symptom" and not first_failure_level(text)):
             roles[j] = "action"  # a code line that quotes no log level is what was run or written
@@ -174,6 +180,15 @@ def _changes_written_out(lines: Sequence[Line], roles: list[str], scored: list[S
     sentences before say."""
     for i, line in enumerate(lines):
         clause = re.split(r"(?<=[.!?])\s+", line.text.strip())[-1]
+        if line.record.kind not in MACHINE_KINDS and _FIX_OPENS.match(clause):
+            # "What works: an override file shipped with the app," / "Fix going into 1.48.3: the controller streams
+            # the part …," over the block, then "and in application.yml:" over its own (bench/incidents23)
+            k = i
+            while (end := _block_below(lines, k)) > k + 1:
+                _written_out(lines, roles, scored, k, THRESHOLD + AS_WRITTEN)
+                if end >= len(lines) or not (_ALSO.match(lines[end].text) and lines[end].text.rstrip().endswith(":")):
+                    break
+                k = end
         if line.record.kind not in MACHINE_KINDS and _CHANGE_FOLLOWS.match(clause):
             _written_out(lines, roles, scored, i, THRESHOLD + AS_WRITTEN)
             # ... or a list of them ("Two changes, both live since yesterday afternoon:" over "1. routeplan-rollover

@@ -202,9 +202,9 @@ NOW_DOES = re.compile(r"\bnow (?:also |only |always |correctly )?(?:uses|sets|so
                       r"routes|waits|writes|has|keeps|closes|releases|reuses|refreshes|renews|rotates|trusts|sends|drops|"
                       r"compiles|caches|resolves|wraps|streams|uploads)\b", re.I)
 # A tracker's own line about a post, not what the post says: "Jana Novák added a comment - 02/Apr/24 2:14 PM"
-TRACKER_META = re.compile(r"\b(?:added|left|posted) a comment\b|\bchanged the (?:status|assignee|priority)\b"
-                          r"|^(?:#note-\d+\s+)?Updated by \S|\bhas been (?:updated|reported) by\b|^\S[^@]{0,40} @[\w.-]+ ·"  # Redmine, GitLab
-                          r"|\badded (?:the )?labels?\b|\bcommented\b(?= on\b| -|$)", re.I)
+TRACKER_META = re.compile(r"\b(?:added|left|posted) a comment\b|\bchanged the (?:status|assignee|priority)\b|\bcommented\b"
+                          r"(?= on\b| -|$)|^(?:#note-\d+\s+)?Updated by \S|\bhas been (?:updated|reported) by\b|^\S[^@]{0,40} @[\w.-]+ ·"
+                          r"|\badded (?:the )?(?:[\w-]+ )?labels?\b|\b(?:self-assigned|reopened|closed|mentioned) this\b", re.I)
 # The parts of an incident's write-up (the sections of the Google SRE and PagerDuty postmortem templates): a line
 # that only names one ("5. RESOLUTION") is a heading, and a section under one is part of the write-up above it.
 PART_HEADINGS = (

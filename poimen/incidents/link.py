@@ -48,7 +48,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from poimen.incidents.entities import Entity, entities
-from poimen.incidents.episodes import Episode, Line
+from poimen.incidents.episodes import Episode, Line, record_lines
 from poimen.incidents.cues import OTHER_PROBLEM
 from poimen.incidents.flow import GAP_SECONDS, acts, elapsed, fails, is_failure
 from poimen.incidents.quotes import cited_in, quoted_in
@@ -237,14 +237,18 @@ def _siblings(a: Episode, b: Episode, a_filed: frozenset[str], b_filed: frozense
     purpose, never joined."""
     if a.stream != b.stream:
         return False
-    if a_filed and b_filed and (not a_filed & b_filed or _turned(a) or _turned(b)):
+    if a_filed and b_filed and not a_filed & b_filed:
         return True
+    if (_turned(a) or _turned(b)) and all(any(r.kind in ("comment", "reply") for r in e.records) for e in (a, b)):
+        return True  # (under a ticket's header or on a page that has none: GitHub's, copied; bench/incidents23)
     return "#p" in a.key and "#p" in b.key and a.key.rsplit("#", 1)[0] == b.key.rsplit("#", 1)[0]
 
 
 def _turned(episode: Episode) -> bool:
     """Whether an episode's first comment turns its ticket to another problem (as ``flow.cut`` opens a piece for)."""
-    first = next((r for r in episode.records if r.kind in ("comment", "reply")), None)
+    first = next((r for r in episode.records if r.kind in ("comment", "reply") and not all(
+        line.is_frame or len(line.text.split()) <= 2 for line in record_lines(r))), None)  # (past "x commented on
+    # Feb 14" / "Member Author", a header alone: GitHub's page, copied; bench/incidents23)
     return first is not None and bool(OTHER_PROBLEM.search(first.text)) and is_failure(first)
 
 

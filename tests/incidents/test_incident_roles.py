@@ -677,3 +677,25 @@ def test_a_notifications_history_lines_claim_nothing_and_a_list_of_changes_is_th
                rec("    lazyfree-lazy-user-del yes", 8, "comment", author="piotr")]
     lines = [line for r in records for line in record_lines(r)]
     assert [r.role for r in assign(lines)][2:] == ["action", "action", "action"]
+
+
+def test_githubs_timeline_events_claim_nothing():
+    for text in ("tomasz-w added the regression label on Feb 14", "tomasz-w self-assigned this on Feb 11",
+                 "tomasz-w closed this as completed in #1192 on Feb 14", "priya-nand reopened this on Feb 14"):
+        assert pick(score(text, "comment")) == "none", text
+
+
+def test_a_line_a_fix_label_opens_gives_the_blocks_under_it_and_its_and_the_fix():
+    """"Fix going into 1.48.3: the controller streams the part to a temp file instead of holding it," over the code,
+    then "and in application.yml:" over the setting (bench/incidents23's mailing list)."""
+    records = [rec("io.netty.util.internal.OutOfDirectMemoryError: failed to allocate 4194304 byte(s)", 1, "log",
+                   level="ERROR"),
+               rec("Fix going into 1.48.3: the controller streams the part to a temp file instead of holding it,", 3,
+                   "comment", author="piotr"),
+               rec("    Publisher<HttpResponse<PodReceipt>> upload(@Part(\"photo\") StreamingFileUpload photo)", 5,
+                   "comment", author="piotr"),
+               rec("and in application.yml:", 7, "comment", author="piotr"),
+               rec("    micronaut.server.multipart.disk: true", 9, "comment", author="piotr")]
+    lines = [line for r in records for line in record_lines(r)]
+    roles = [r.role for r in assign(lines)]
+    assert roles[2] == roles[4] == "action"

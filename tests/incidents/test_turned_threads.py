@@ -4,6 +4,8 @@ its own fix (``poimen.incidents.problems._turned``; the shape of bench/incidents
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from poimen.incidents import build_card, episodes, incidents
 from poimen.inputs.chunking import records
 from poimen.inputs.readers.speakers import speaker
@@ -124,3 +126,16 @@ def test_an_issues_description_and_its_activity_are_one_thread_whose_headers_say
     heads = [line for i in found for line in i.lines if speaker(line.text)]
     assert len(heads) == 8 and all(line.is_frame for line in heads)
     assert not any(speaker(line.text) for i in found for line in build_card(i).lines)
+
+
+
+def test_a_github_page_copied_under_its_log_keeps_a_reopened_problem_apart():
+    """GitHub's page files its comments under no ticket header, and each comment's own words come after a header
+    alone ("priya-nand commented on Feb 14" / "Member Author"): the reopening comment still turns the thread, and the
+    pool story and the Jackson story, which the page's own text and the vendor's warnings would bridge, stay two
+    incidents with their own fixes (bench/incidents23's payouts page)."""
+    f = Path(__file__).parents[2] / "bench/incidents23/java/payouts-api-quarkus-2025-02_github-1184.txt"
+    cards = [build_card(inc) for inc in incidents({f.name: list(records(f))})]
+    fixes = [" ".join(line.text for line in card.actions) for card in cards]
+    assert any("request-timeout=3s" in fx and "64_000_000" not in fx for fx in fixes)
+    assert any("64_000_000" in fx and "request-timeout" not in fx for fx in fixes)
