@@ -344,10 +344,10 @@ SEVERAL = re.compile(r"\b(?:two|three|four|both|several|multiple)\b(?:\s+[\w-]+)
                      r"incidents|failures|outages)\b|\ba (?:second|separate|another)\b(?:,?\s+[\w-]+){0,2}?\s+"
                      r"(?:problem|fault|issue|incident|failure|outage)\b|^\W*separately,|\bboth (?:were|are) "
                      r"(?:handled|described|covered|resolved|fixed|mitigated)\b", re.I)
-# A comment that turns its ticket to another problem ("… in one place. Different problem: tracking pages stale since
-# 01:40"; bench/incidents16; "Reopening, but for something else: …", bench/incidents22)
+# A comment that turns its ticket to another problem ("Different problem: tracking pages stale since 01:40", bench/incidents16; "Reopening, but for something else: …", "New problem on the same box")
 OTHER_PROBLEM = re.compile(r"\b(?:different|separate|another|second|unrelated|new)\s+(?:problem|issue|incident|"
-                           r"failure|outage|bug)\b(?!\s+(?:with|on|in|for|about) (?:the |this |that )?(?:same|above))"
+                           r"failure|outage|bug)\b(?!\s+(?:with|on|in|for|about) (?:the |this |that )?(?:same|above)\b"
+                           r"(?!\s+(?:box|host|server|node|machine|service|cluster|vm)))"
                            r"|\bunrelated to (?:the |this |that )?(?:above|first|earlier|previous|original)\b"
                            r"|\breopen\w*\b[^.:]{0,20}\bfor something else\b", re.I)
 TODO_SECTION = re.compile(r"action items?|follow[- ]?ups?|next steps|lessons", re.I)

@@ -26,6 +26,7 @@ from poimen.incidents.cues import WRITE_UP_PARTS, names_part, names_problem
 from poimen.incidents.entities import Entity, entities
 from poimen.incidents.flow import GAP_SECONDS, QUIET_KINDS, RULE, cut, is_failure, names
 from poimen.incidents.lines import Line, record_lines
+from poimen.incidents.spoken import oldest_first
 from poimen.incidents.times import record_seconds
 from poimen.inputs.records import Record
 
@@ -213,7 +214,7 @@ def episodes(records: Sequence[Record], stream: str = "", *, gap_seconds: float 
     apart = {r.headings[0] for r in records if any(i and names_problem(h) for i, h in enumerate(r.headings))}
     for key, group in _structure(records):
         if key == "flow":
-            talks = conversations(group, gap_seconds)
+            talks = conversations(oldest_first(group), gap_seconds)
             pieces = [piece for talk in talks for piece in cut(talk, gap_seconds, topics=len(talks) == 1)]
             out.extend(Episode(stream, f"flow:{n}", tuple(piece)) for n, piece in enumerate(pieces))
         elif group[0].headings[:1] and group[0].headings[0] in apart:

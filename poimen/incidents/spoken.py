@@ -72,3 +72,30 @@ def story_of(record: Record | Sequence[Record], stories: Sequence[Sequence[Recor
         return set().union(*(story_words(r.text) for r in records)) - authors
 
     return _own_most(terms(said), [terms(s) for s in stories])
+
+
+def oldest_first(flow: Sequence[Record]) -> list[Record]:
+    """``flow`` with each ticket's comments in the order they were written where the print lists them newest first
+    (ServiceNow's activity stream, a journal): a ticket's timed comments, every one older than the one printed above
+    it, take its comments' places in the flow oldest first, so its first comment placed (``flow.cut``) is its first
+    written. A comment of several records (its paragraphs, one time) moves whole; any other order stays as printed."""
+    from poimen.incidents.times import record_seconds
+
+    slots: dict[str, list[int]] = {}
+    for i, r in enumerate(flow):
+        if r.kind in ("comment", "reply") and (ticket := dict(r.attrs).get("ticket")):
+            slots.setdefault(ticket, []).append(i)
+    out = list(flow)
+    for places in slots.values():
+        said: list[list[int]] = []  # the ticket's comments: runs of its records with one time and author
+        for i in places:
+            if said and (flow[i].time, flow[i].author) == (flow[said[-1][0]].time, flow[said[-1][0]].author):
+                said[-1].append(i)
+            else:
+                said.append([i])
+        times = [record_seconds(flow[c[0]].time, flow[c[0]].text, flow[c[0]].kind) for c in said]
+        if len(said) < 2 or None in times or any(a <= b for a, b in zip(times, times[1:])):
+            continue
+        for place, i in zip(places, [i for c in reversed(said) for i in c]):
+            out[place] = flow[i]
+    return out

@@ -699,3 +699,10 @@ def test_a_line_a_fix_label_opens_gives_the_blocks_under_it_and_its_and_the_fix(
     lines = [line for r in records for line in record_lines(r)]
     roles = [r.role for r in assign(lines)]
     assert roles[2] == roles[4] == "action"
+
+
+def test_a_new_problem_on_the_same_box_turns_its_ticket_and_the_same_problem_again_does_not():
+    from poimen.incidents.cues import OTHER_PROBLEM
+
+    assert OTHER_PROBLEM.search("New problem on the same box, logging it here since it started with the catch-up")
+    assert not OTHER_PROBLEM.search("Another failure with the same error this morning")

@@ -120,3 +120,79 @@ def test_githubs_day_without_a_year_a_dated_note_and_an_exception_a_comment_past
     assert {r.time for r in recs if r.kind == "comment"} == {"2025-02-14"}
     quoted = next(r for r in recs if r.text.startswith("com.fasterxml"))
     assert ("quoted", "comment") in quoted.attrs
+
+
+SERVICENOW = """\
+tg-batch-02:/var/log/kestrel/tollgate-batch.0.log  (java.util.logging SimpleFormatter)
+Mar 11, 2025 1:00:04 AM com.kestrel.tollgate.interop.ClearingHouseUploader upload
+SEVERE: upload of KTW_20250311_01.csv failed, will retry in 60 min
+Mar 11, 2025 2:03:04 AM com.kestrel.tollgate.interop.ClearingHouseUploader upload
+SEVERE: upload of KTW_20250311_01.csv failed, will retry in 60 min
+Mar 11, 2025 3:06:04 AM com.kestrel.tollgate.interop.ClearingHouseUploader upload
+SEVERE: upload of KTW_20250311_01.csv failed, will retry in 60 min
+Mar 11, 2025 4:09:04 AM com.kestrel.tollgate.interop.ClearingHouseUploader upload
+SEVERE: upload of KTW_20250311_01.csv failed, will retry in 60 min
+Mar 11, 2025 5:12:04 AM com.kestrel.tollgate.interop.ClearingHouseUploader upload
+SEVERE: upload of KTW_20250311_01.csv failed, will retry in 60 min
+Mar 11, 2025 6:15:04 AM com.kestrel.tollgate.interop.ClearingHouseUploader upload
+SEVERE: upload of KTW_20250311_01.csv failed, will retry in 60 min
+Mar 11, 2025 7:18:04 AM com.kestrel.tollgate.interop.ClearingHouseUploader upload
+SEVERE: upload of KTW_20250311_01.csv failed, will retry in 60 min
+Mar 11, 2025 8:21:04 AM com.kestrel.tollgate.interop.ClearingHouseUploader upload
+SEVERE: upload of KTW_20250311_01.csv failed, will retry in 60 min
+Mar 11, 2025 9:24:04 AM com.kestrel.tollgate.interop.ClearingHouseUploader upload
+SEVERE: upload of KTW_20250311_01.csv failed, will retry in 60 min
+Mar 11, 2025 10:27:04 AM com.kestrel.tollgate.interop.ClearingHouseUploader upload
+SEVERE: upload of KTW_20250311_01.csv failed, will retry in 60 min
+Mar 11, 2025 11:30:04 AM com.kestrel.tollgate.interop.ClearingHouseUploader upload
+SEVERE: upload of KTW_20250311_01.csv failed, will retry in 60 min
+Mar 11, 2025 12:33:04 AM com.kestrel.tollgate.interop.ClearingHouseUploader upload
+SEVERE: upload of KTW_20250311_01.csv failed, will retry in 60 min
+Mar 11, 2025 1:36:04 AM com.kestrel.tollgate.interop.ClearingHouseUploader upload
+SEVERE: upload of KTW_20250311_01.csv failed, will retry in 60 min
+Mar 11, 2025 2:39:04 AM com.kestrel.tollgate.interop.ClearingHouseUploader upload
+SEVERE: upload of KTW_20250311_01.csv failed, will retry in 60 min
+Mar 11, 2025 3:42:04 AM com.kestrel.tollgate.interop.ClearingHouseUploader upload
+SEVERE: upload of KTW_20250311_01.csv failed, will retry in 60 min
+Mar 11, 2025 4:45:04 AM com.kestrel.tollgate.interop.ClearingHouseUploader upload
+SEVERE: upload of KTW_20250311_01.csv failed, will retry in 60 min
+Mar 11, 2025 5:48:04 AM com.kestrel.tollgate.interop.ClearingHouseUploader upload
+SEVERE: upload of KTW_20250311_01.csv failed, will retry in 60 min
+Mar 11, 2025 6:51:04 AM com.kestrel.tollgate.interop.ClearingHouseUploader upload
+SEVERE: upload of KTW_20250311_01.csv failed, will retry in 60 min
+Mar 11, 2025 7:54:04 AM com.kestrel.tollgate.interop.ClearingHouseUploader upload
+SEVERE: upload of KTW_20250311_01.csv failed, will retry in 60 min
+Mar 11, 2025 8:57:04 AM com.kestrel.tollgate.interop.ClearingHouseUploader upload
+SEVERE: upload of KTW_20250311_01.csv failed, will retry in 60 min
+
+==========================================================================
+Kestrel ServiceNow  -  Incident INC0048377   (times US/Eastern)
+
+Short description      Interop file for Mar 11 not received by clearing house
+
+2025-03-11 11:30:12 - Leon Farrow (Work notes)
+Uploads work again after the new client certificate, KTW_20250311_01.csv accepted.
+
+2025-03-11 09:02:40 - Leon Farrow (Work notes)
+Log shows SSLHandshakeException: certificate_expired on every retry since 02:30.
+
+==========================================================================
+Kestrel ServiceNow  -  Incident INC0048213   (times US/Eastern)
+
+2025-03-12 09:46:51 - Dwayne Brightwater (Work notes)
+Found it: the usage window for Mar 9 ends at 1:00 AM the next day.
+"""
+
+
+def test_a_servicenow_print_files_its_notes_and_they_are_placed_oldest_first(tmp_path):
+    """"Kestrel ServiceNow  -  Incident INC0048377" heads its print: what follows is that ticket's, and its work notes,
+    printed newest first, are placed as written, oldest first (``spoken.oldest_first``)."""
+    from poimen.incidents.spoken import oldest_first
+
+    _, recs = _recs(tmp_path, "tollgate.txt", SERVICENOW)
+    notes = [r for r in recs if r.kind == "comment"]
+    assert [dict(r.attrs).get("ticket") for r in notes] == ["INC0048377", "INC0048377", "INC0048213"]
+    assert [r.time for r in oldest_first(recs) if r.kind == "comment"] == [n.time for n in (notes[1], notes[0], notes[2])]
+    swapped = [notes[1] if r is notes[0] else notes[0] if r is notes[1] else r for r in recs]
+    assert [r.time for r in oldest_first(swapped) if r.kind == "comment"] == [n.time for n in (notes[1], notes[0],
+                                                                                               notes[2])]  # as printed

@@ -232,6 +232,8 @@ TICKET_HEAD = re.compile(r"^(?:(?P<key>[A-Z][A-Z0-9]{1,9}-\d{1,7})(?::|\s+[-–�
 NUMBERED_HEAD = re.compile(r"^(?:(?:(?:Zendesk|Freshdesk|Help ?Scout|Front|Intercom) )?(?:[Tt]icket|Issue|Case|Request)"
                            r"\s+(?P<number>#\d{2,9})(?=\s{2,}|\s*[:|\"“-]|\s*$)"
                            r"|(?P<record>[A-Z]{2,6}\d{6,10})(?=\s*[:|]|\s{2,}|\t)"
+                           # ServiceNow's print: "Kestrel ServiceNow  -  Incident INC0048213   (printed …)"
+                           r"|[^\n]{0,60}?\s[-–—]\s+(?:Incident|Problem|Change|Request)\s+(?P<snow>[A-Z]{2,6}\d{6,10})\b"
                            r"|(?:Bug|Feature|Support|Task|Defect|Story|Incident|Problem)\s+(?P<tracked>#\d{1,9})\s*$"
                            # Bugzilla's page: "Bug 20417 - claims-rules redeploy fails …" (bench/incidents22)
                            r"|Bug\s+(?P<bugzilla>\d{2,9})\s+[-–—]\s+\S"
@@ -241,7 +243,7 @@ NUMBERED_HEAD = re.compile(r"^(?:(?:(?:Zendesk|Freshdesk|Help ?Scout|Front|Inter
 
 def _number(head: re.Match) -> str:
     """The ticket a numbered header names, as "#4471" however it was written."""
-    return head.group("number") or head.group("record") or head.group("tracked") or \
+    return head.group("number") or head.group("record") or head.group("snow") or head.group("tracked") or \
         "#" + (head.group("url") or head.group("bugzilla"))
 
 
