@@ -284,10 +284,14 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
                 roles[max(named)[1]] = "none"
         if s.ineffective:
             # "rollback changed nothing": the action it names, however much output came between; else the nearest
+            # (in the same part of a write-up: the timeline's "15:30 rolled forward again, no effect" and the lessons'
+            # "we spent 14 minutes rolling back, and it did not help" are about their own attempts, not the fix the
+            # Resolution tells; bench/incidents24)
+            part = line.record.headings
             named = [j for j in range(i - 1, -1, -1) if roles[j] == "action" and _overlap(line, lines[j]) >= 1
-                     and not after(j, i)]
+                     and not after(j, i) and (not part or lines[j].record.headings in ((), part))]
             near = [j for j in range(i - 1, max(-1, i - 1 - LOOKBACK), -1)
-                    if roles[j] == "action" and not after(j, i)]
+                    if roles[j] == "action" and not after(j, i) and (not part or lines[j].record.headings in ((), part))]
             for j in (named or near)[:1]:
                 roles[j] = "none"
                 # what a command printed that it changed ("deployment.apps/x rolled back"): the command too

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from incident_fixtures import (PAGERDUTY, PAGERDUTY_CAUSE, PAGERDUTY_FIX, PAGERDUTY_HERRINGS, SHELL, SHELL_CAUSE,
                                SHELL_FIX, SHELL_RESTART, SLACK, SLACK_CAUSE, SLACK_FIX, SLACK_HERRINGS,
@@ -706,3 +708,19 @@ def test_a_new_problem_on_the_same_box_turns_its_ticket_and_the_same_problem_aga
 
     assert OTHER_PROBLEM.search("New problem on the same box, logging it here since it started with the catch-up")
     assert not OTHER_PROBLEM.search("Another failure with the same error this morning")
+
+
+def test_an_attempt_that_did_not_help_takes_back_an_action_of_its_own_part_only():
+    """A postmortem's lessons, "We spent 14 minutes rolling back, and it did not help", and its timeline's "15:30
+    checkout-api rolled forward again, no effect" are about their own attempts: the fix its Resolution tells, for
+    the same service, stays the fix (bench/incidents24)."""
+    records = [rec("FATAL:  sorry, too many clients already", 1, "paragraph", headings=("Postmortem", "Impact")),
+               rec("As a second guard, PR #8841 sets `DB_POOL_MAX_CONNS=8` for checkout-api.", 3, "paragraph",
+                   headings=("Postmortem", "Resolution")),
+               rec("- We spent 14 minutes rolling back checkout-api, and it did not help.", 5, "paragraph",
+                   headings=("Postmortem", "What went wrong"))]
+    lines = [line for r in records for line in record_lines(r)]
+    assert [r.role for r in assign(lines)][1] == "action"
+    records = [records[0], replace(records[1], headings=()), replace(records[2], headings=())]
+    lines = [line for r in records for line in record_lines(r)]
+    assert [r.role for r in assign(lines)][1] == "none"  # in a stream with no parts, the nearest action it names
