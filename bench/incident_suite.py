@@ -84,6 +84,10 @@ SUITE = Path(__file__).resolve().parent / "incidents"
 # Linear, ServiceNow, Redmine and mailing-list threads, and incidents24, plain-text postmortems (SRE-style,
 # Atlassian-style, an e-mail, a weekly digest, a reST page), likewise, in stop 41: first figures ask 4/10, lookup 4/20,
 # 10 confusions (incidents23, at e5f3a0b) and ask 4/10, lookup 6/16, 9 confusions (incidents24, at c77a5a3));
+# incidents25, Java logs (Open Liberty, Payara, Dropwizard, Pekko) under Jira Server, PagerDuty, Zendesk, Azure DevOps,
+# Teams, Opsgenie and Trello threads, and incidents26, postmortems (a status-page history, a Notion export, a Google
+# Doc as text, a blog post, a quarterly log), likewise, in stop 42: first figures at a3472fc, before any miss was read,
+# ask 4/10, lookup 6/20, 11 confusions (incidents25) and ask 6/10, lookup 11/18, 6 confusions (incidents26);
 # "blind" suites were written by someone who read no code, and their misses were never read: incidents4, and
 # incidents15 (the six formats of the held-out streams, two incidents each, written in stop 35 at `ca1b949`). The baselines' weights are chosen on bench/incidents' split "dev" alone.
 SUITES = ((SUITE, "dev"), (SUITE.with_name("incidents2"), "dev"), (SUITE.with_name("incidents3"), "dev"),
@@ -96,7 +100,8 @@ SUITES = ((SUITE, "dev"), (SUITE.with_name("incidents2"), "dev"), (SUITE.with_na
           (SUITE.with_name("incidents18"), "dev"), (SUITE.with_name("incidents19"), "dev"),
           (SUITE.with_name("incidents20"), "dev"), (SUITE.with_name("incidents21"), "dev"),
           (SUITE.with_name("incidents22"), "dev"), (SUITE.with_name("incidents23"), "dev"),
-          (SUITE.with_name("incidents24"), "dev"),
+          (SUITE.with_name("incidents24"), "dev"), (SUITE.with_name("incidents25"), "dev"),
+          (SUITE.with_name("incidents26"), "dev"),
           (SUITE.with_name("incidents4"), "blind"), (SUITE.with_name("incidents15"), "blind"))
 WINDOW = 3
 SHOWN_CHARS = 600  # mem lookup prints a hit without lines as its text cut here (poimen.cli.readout.print_hits)
