@@ -27,6 +27,9 @@ _DAY_MONTH = re.compile(r"\b(\d{1,2})\s+([A-Z][a-z]{2})[a-z]*\.?,?\s+(\d{4}),?\s
                         r"(?:\s*([AaPp][Mm]))?(?:\s+([+-]\d{2}:?\d{2}))?")  # an e-mail's "Thu, 17 Apr 2025 16:48:02 +0200"
 _MONTH_DAY = re.compile(r"\b([A-Z][a-z]{2})[a-z]*\.?\s+(\d{1,2}),?\s+(\d{4}),?\s+(?:at\s+)?(\d{1,2}):(\d{2})(?::(\d{2}))?"
                         r"(?:\s*([AaPp][Mm]))?")
+# WebSphere's and Open Liberty's "[3/11/25, 9:14:02:113 UTC]": month, day, year (a day over 12 comes first), a time
+_SLASHED = re.compile(r"^\[?(\d{1,2})/(\d{1,2})/(\d{4}|\d{2}),?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?(?:[:.,]\d{1,3})?"
+                      r"(?:\s*([AaPp][Mm]))?(?:\s+(?:UTC|GMT|Z)\b)?")
 _CTIME = re.compile(r"\b([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}):(\d{2}):(\d{2})(?:\s+[A-Z]{1,5})?\s+(\d{4})\b")
 _SYSLOG = re.compile(r"\b([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}):(\d{2}):(\d{2})\b")
 _CLOCK = re.compile(r"(?<![\d:.])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])")
@@ -72,6 +75,13 @@ def seconds(text: str) -> float | None:
                     hour = int(h) % 12 + (12 if half.lower() == "pm" else 0) if half else int(h)
                     return datetime(int(y), _MONTHS[mon.lower()], int(d), hour, int(mi), int(s or 0),
                                     tzinfo=_offset(off[0] if off else None)).timestamp()
+        m = _SLASHED.match(text)
+        if m:
+            a, b, y, h, mi, s, half = m.groups()
+            mon, d = (int(b), int(a)) if int(a) > 12 else (int(a), int(b))
+            hour = int(h) % 12 + (12 if half.lower() == "pm" else 0) if half else int(h)
+            return datetime(int(y) + (2000 if len(y) == 2 else 0), mon, d, hour, int(mi), int(s or 0),
+                            tzinfo=timezone.utc).timestamp()
         m = _JIRA.search(text)
         if m and m.group(2).lower() in _MONTHS:
             d, mon, y, h, mi, s, half = m.groups()

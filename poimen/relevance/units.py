@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from poimen.text.headings import DATED_TITLE
 from poimen.text.log_lines import is_log_line
 from poimen.text.words import sentence_cuts
 from poimen.text.tokens import count_tokens
@@ -129,8 +130,27 @@ def _joined(lines: list[tuple[int, str]]):
     return " ".join(parts), offset_of
 
 
+def _set_off(block: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
+    """A block of prose cut where lines indented four blanks deeper than it sit inside it (a log excerpt or a
+    command a plain-text write-up quotes between two of its sentences: "The job logs all ended the same way:" over
+    "    ERROR: Job failed: …"; bench/incidents26), so the quote is no part of a sentence; else the block whole."""
+    indents = [len(x) - len(x.lstrip()) for _, x in block]
+    deep = [n >= min(indents) + 4 for n in indents]
+    if all(deep) or not any(deep) or not _is_prose([x for (_, x), d in zip(block, deep) if not d]) or any(
+            deep[k] and not deep[k - 1] and not block[k - 1][1].rstrip().endswith(":") for k in range(1, len(block))):
+        return [block]  # (only under a line that introduces it: a hanging indent is the same sentence going on)
+    runs: list[list[tuple[int, str]]] = []
+    for k, item in enumerate(block):
+        if k == 0 or deep[k] != deep[k - 1]:
+            runs.append([])
+        runs[-1].append(item)
+    return runs
+
+
 def _units(block: list[tuple[int, str]], max_tokens: int) -> list[Unit]:
     """The units of one block of non-blank lines: prose as sentences, records and short lines whole."""
+    if len(runs := _set_off(block)) > 1:
+        return [unit for run in runs for unit in _units(run, max_tokens)]
     lines = [x for _, x in block]
     if _is_prose(lines):
         return _sentences(*_joined(block), max_tokens)
@@ -151,6 +171,8 @@ def _short_title(line: str) -> bool:
     """A line that could title what follows it: short, ending no sentence, no "key: value" or speaker line, and
     no record (a log line, a list item) unless a one-word label ("Rollback:")."""
     text = line.strip()
+    if DATED_TITLE.match(text):  # an entry's day and title: "2025-01-14  CI image pulls failing on all runners"
+        return len(text.split()) <= 2 * _TITLE_WORDS and text[-1] not in ".!?,;"
     if not text or len(text.split()) > _TITLE_WORDS or text[-1] in ".!?,;" or re.search(r"\w: ", text):
         return False
     return not _RECORD_START.match(line) or bool(re.fullmatch(r"[A-Za-z][\w-]*:", text))
@@ -161,7 +183,7 @@ def _starts_body(title: str, below: str) -> bool:
     text, nxt = title.strip(), below.strip()
     if text.endswith(":") and _LIST_ITEM.match(below):
         return True
-    return len(nxt) > len(text) and not _RECORD_START.match(below) and (nxt[0].isupper() or nxt[0] in "\"'(0123456789")
+    return (len(nxt) > len(text) or bool(DATED_TITLE.match(text))) and not _RECORD_START.match(below) and (nxt[0].isupper() or nxt[0] in "\"'(0123456789")
 
 
 def _titles(lines: list[str]) -> int:

@@ -14,6 +14,9 @@ PROBLEM = re.compile(
     r"unrelated|related|later)\s+(?:\w+\s+)?(?:problems?|issues?|incidents?|failures?|outages?|faults?)\b"
     r"|^(?:part|problem|issue|incident|phase|event|outage|failure)\s*#?\s*(?:(?-i:[A-F])|\d{1,2}|one|two|three|four|"
     r"i{1,3}|iv)(?![\w-])", re.I)
+# An entry of a log people keep, headed by its day and a title set off by two blanks or a dash ("2025-01-14  CI image
+# pulls failing on all runners  (SEV-2, 3 h 05 min)"); a time of day after the date makes it a log line instead
+DATED_TITLE = re.compile(r"^\s*\d{4}-\d{2}-\d{2}(?: {2,}|\s+[-\u2013\u2014|]\s+)(?=[A-Za-z])")
 HEADING_NOISE = re.compile(r"^[\s\d.)#:*_-]+|[\s:*_.-]+$")  # numbering, markup and colons around a heading
 
 

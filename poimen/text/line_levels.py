@@ -12,7 +12,8 @@ JSON "level" member ("level":50; 40 warn, 50 error, 60 fatal), never a number in
 as cobra and Node CLIs print them, and the Go runtime's "fatal error: " and "panic: ", but not "Warning: ", which
 opens a document's admonition as often); a single letter only in a level column: Android
 logcat's (after date, time, pid and tid, or E/Tag(pid): opening a line) and glog/klog's (E0312 10:15:30 opening a
-line); a kernel or sd-daemon priority opening a line. Prose ("an error in judgement", "E. coli") has none of these
+line), and WebSphere's and Open Liberty's event type ("[3/11/25, 9:14:02:113 UTC] 0000004a com.ibm.ejs.j2c.FreePool
+E J2CA0046E: …"); a kernel or sd-daemon priority opening a line. Prose ("an error in judgement", "E. coli") has none of these
 shapes.
 
 The quiet levels (INFO, DEBUG, logcat's I/D/V, level=info, "level":30, I0312, <5> to <7>) are read in the same
@@ -43,6 +44,7 @@ def _shapes(names: str, letters: str, openers: str, priorities: str, numbers: st
         rf"^{_LOGCAT_TIME}\s+\d+\s+\d+\s+([{letters}])\s",
         rf"^(?:{_LOGCAT_TIME}\s+)?([{letters}])/[^\s(:]+\s*(?:\(\s*\d+\))?:",
         rf"^([{letters}])\d{{4}} \d\d:\d\d:\d\d",
+        rf"^\[[^\]]{{6,40}}\]\s+[0-9a-fA-F]{{8}}\s+\S+\s+([{letters}])\s",  # WebSphere's, Open Liberty's event type
         rf"(?:^|(?<=\d\]: ))({openers}):\s",
         rf"(?<=\d\]: )[\w.-]+: ({openers}):\s",  # a script's tool in a journal: "extract.sh[4077]: pg_dump: error: "
         rf"^<([{priorities}])>",
@@ -53,7 +55,7 @@ FAILURE_LEVELS = _shapes(_LEVEL_NAMES, "WEF", "fatal error|error|fatal|warning|p
 _FAILURE_GROUPS = re.compile(FAILURE_LEVELS).groups
 _FAILURE_LEVEL = re.compile(FAILURE_LEVELS, re.M)
 _ANY_LEVEL = re.compile(f"{FAILURE_LEVELS}|{_shapes(_QUIET_NAMES, 'IDV', 'info|debug', '5-7', '10|20|30')}", re.M)
-_LEADING_TIME = re.compile(_LOGCAT_TIME)
+_LEADING_TIME = re.compile(rf"{_LOGCAT_TIME}|\[[^\]]{{6,40}}\]\s+[0-9a-fA-F]{{8}}\s")
 # Each failure level as the upper-case word grades: a warning 1, an error ERROR_SEVERITY, a fatal FATAL_SEVERITY.
 _GRADE = {"WARN": 1.0, "WARNING": 1.0, "ERROR": ERROR_SEVERITY, "ERR": ERROR_SEVERITY,
           "SEVERE": ERROR_SEVERITY, "FATAL": FATAL_SEVERITY, "CRIT": FATAL_SEVERITY,

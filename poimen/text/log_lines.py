@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
-# (a date with dots has two-digit parts, "12.03.2025": "2025.3.3 deployed on 14/03" begins with a version)
-TIMESTAMP = (rf"(?:\[?\d{{8}}[-T_ ]?\d{{2}}:?\d{{2}}:?\d{{2}}|\[?(?:\d{{2,4}}[-/]\d{{1,2}}[-/]\d{{1,4}}|\d{{2,4}}\.\d{{2}}\.\d{{2,4}})(?:[T _-]+\d{{1,2}}[:.]\d{{2}}(?:[:.]\d{{2}})?(?:[.,]\d+)?)?"
+# (a date with dots has two-digit parts, "12.03.2025": "2025.3.3 deployed on 14/03" begins with a version; a US date
+# has a time after it, "[3/11/25, 9:14:02:113 UTC]" as WebSphere and Open Liberty write it)
+TIMESTAMP = (rf"(?:\[?\d{{8}}[-T_ ]?\d{{2}}:?\d{{2}}:?\d{{2}}|\[?(?:\d{{2,4}}[-/]\d{{1,2}}[-/]\d{{1,4}}|\d{{1,2}}/\d{{1,2}}/\d{{2,4}},?(?= \d)|\d{{2,4}}\.\d{{2}}\.\d{{2,4}})(?:[T _-]+\d{{1,2}}[:.]\d{{2}}(?:[:.]\d{{2}})?(?:[.,]\d+)?)?"
              rf"|\[?(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),? )?{_MONTH} +\d{{1,2}},? (?:\d{{4}} )?\d{{1,2}}:\d{{2}}(?::\d{{2}})?"
              rf"|\[?\d{{1,2}}-{_MONTH}-\d{{4}}[ T:]\d{{1,2}}:\d{{2}}(?::\d{{2}})?(?:[.,]\d+)?"  # Tomcat's "20-May-2024 12:31:02.771"
              rf"|\[?\d{{1,2}}:\d{{2}}:\d{{2}}(?:[.,]\d+)?)")

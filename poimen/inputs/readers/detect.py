@@ -22,6 +22,7 @@ from poimen.inputs.readers.jsonlog import is_log_event
 from poimen.inputs.readers.jsonpos import depth_ok
 from poimen.inputs.readers.chat import is_mattermost, is_slack
 from poimen.inputs.readers.mattermost import is_bulk_head
+from poimen.text.line_levels import line_levels
 from poimen.text.log_lines import is_log_line, level_of
 from poimen.text.terminal import shown
 from poimen.inputs.readers.shell import is_prompt
@@ -39,6 +40,7 @@ BANNERS = 3
 # ... a box of rules around a few lines ("=====" / " server.log  claims-app-02 …" / " JAVA_OPTS: …" / "====="), or a
 # title that names the log file and what was done to it ("catalina.2025-04-14.log / … - tw-web-05" over "grep -v
 # DEBUG | trimmed for the ticket") (bench/incidents22)
+BOX = 16  # the lines a box of rules over a log may hold: a server's start-up header
 _RULE_ONLY = re.compile(r"^\s*[-=#*~_]{3,}\s*$")
 _LOG_FILE_TITLE = re.compile(r"^\S*\.(?:log|out)(?:\.\d+)?\b")
 _TRACE = re.compile(r"^\s+(?:at |\.\.\. \d+ (?:more|common))|^(?:Caused by|Suppressed): |^\s+\S"
@@ -118,8 +120,10 @@ def _line_kind(head: str) -> str | None:
     # is no title, and a trace's frames are the log's lines: a Java log whose comment thread follows it (from
     # bench/incidents9) is a log by its opening lines.
     banners = next((n for n, x in enumerate(lines[:BANNERS + 1]) if not _BANNER.match(x)), 0)
-    if not banners and _RULE_ONLY.match(lines[0]):
-        banners = next((n + 1 for n, x in enumerate(lines[1:BANNERS + 3], 1) if _RULE_ONLY.match(x)), 0)
+    if _RULE_ONLY.match(lines[banners]):  # (under a banner too: "==> …/messages.log <==" over Open Liberty's box of
+        # "product = …", "java.version = …" between two rules of asterisks; bench/incidents25)
+        banners = next((n + 1 for n, x in enumerate(lines[banners + 1:banners + BOX], banners + 1) if _RULE_ONLY.match(x)),
+                       0)
     elif not banners and _LOG_FILE_TITLE.match(lines[0]):
         banners = next((n for n, x in enumerate(lines[:BANNERS]) if is_log_line(x)), 0)
     lines = lines[banners:]
@@ -130,7 +134,7 @@ def _line_kind(head: str) -> str | None:
             or sum(logged) >= LOG_SHARE * len(opening)
             # (a short log over a long thread: its first lines are a program's, the first with its level; a
             # plain-text timeline's stamped lines have none)
-            or (all(logged[:3]) and bool(level_of(lines[0])))):
+            or (all(logged[:3]) and bool(level_of(lines[0]) or next(line_levels(lines[0]), None)))):
         return "log"
     return None
 

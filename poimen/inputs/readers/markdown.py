@@ -7,7 +7,9 @@ one that names a problem of its own ("**Incident 2: …**") heads an item, and t
 under it. A table row is rendered "header: value; …": a row cut
 from its header says nothing ("| 09:31 | ingress log shows … |"), and the rows of one table are records of their
 own, each on its own file line; a table with an empty header row is a key-value box ("Severity: SEV2"), and a
-timeline's time column ("Time (UTC)") is its rows' time. A thematic break ("---") is no record.
+timeline's time column ("Time (UTC)") is its rows' time. A thematic break ("---") is no record. A page that opens
+with YAML front matter (``---`` / ``title: "…"`` / ``---``, as Jekyll, Hugo and blog engines write it) is titled by
+its ``title:``, over every heading of the page; its fields are a record of their own.
 """
 
 from __future__ import annotations
@@ -70,11 +72,28 @@ def _time_column(header: list[str]) -> int | None:
     return next((i for i, w in enumerate(words) if w and w[0] in TIME_COLUMNS), None)
 
 
+_FRONT_TITLE = re.compile(r"^(?:title|name)\s*:\s*(?P<q>[\"']?)(?P<title>.*?)(?P=q)\s*$", re.I)
+
+
+def _front_matter(lines: list[str]) -> str | None:
+    """The title of a page's YAML front matter, when the first paragraph is one ("" when it names none)."""
+    if len(lines) < 3 or lines[0].strip() != "---" or lines[-1].strip() not in ("---", "..."):
+        return None
+    if not all(re.match(r"^\s*(?:[\w-]+\s*:|-\s|#)", x) or not x.strip() for x in lines[1:-1]):
+        return None
+    return next((m.group("title").strip() for m in map(_FRONT_TITLE.match, lines[1:-1]) if m), "")
+
+
 def read(path: Path, options) -> Iterator[Record]:
-    path_of: dict[int, str] = {}  # heading level -> its text
+    path_of: dict[int, str] = {}  # heading level -> its text (0: the title of the page's front matter)
     fenced = False
     for p in pieces(path, "\n\n", options.max_chars):
         lines = p.text.split("\n")
+        if p.line_start == 1 and (title := _front_matter(lines)) is not None:
+            if title:
+                path_of[0] = title
+            yield Record(p.text, p.line_start, p.line_end, kind="paragraph", headings=tuple(path_of.values()))
+            continue
         code = fenced or bool(FENCE.match(lines[0]))
         fenced ^= sum(bool(FENCE.match(x)) for x in lines) % 2 == 1
         if code:

@@ -6,7 +6,8 @@ the lines below it:
 - "2024-06-03 08:31 rafael.m: …" (a time, a name and a colon, no level between);
 - "[04 Jun 2024 03:31] Camille Dubois (on-call):" with the comment on the lines below;
 - "2024-08-14 09:58:40 - Lucia Romero (Work notes)" (ServiceNow's journal; a zone may follow the time);
-- "Jana Novák added a comment - 02/Apr/24 2:14 PM" (Jira's issue view and e-mails), "Jana Novák - 02/Apr/24
+- "Jana Novák added a comment - 02/Apr/24 2:14 PM" (Jira's issue view and e-mails; its history, "… made changes -
+  …", too), "Jana Novák - 02/Apr/24
   2:14 PM" (its Comments export), "**hannah-vogt** commented on Apr 7, 2025" (GitHub's issue page copied as text);
 - "Comment by Noor Haddad [ 06/May/24 7:50 AM ]" (Jira's printable view and Word/XML exports);
 - "Jana Novak - 2024-06-02 13:20:" (a name, then the time, as plain-text exports and e-mails write a header), and
@@ -40,7 +41,7 @@ _AFTER_TIME = re.compile(rf"^\]?\s*(?P<who>{_NAME}){_ROLE}:(?:\s+\S.*)?$")
 # after the time, and its zone if written ("2025-02-12 19:05:40 GMT - Dmitri Olsen (Work notes)"; bench/incidents16)
 _JOURNAL = re.compile(rf"^(?:\s+(?:[A-Z]{{2,5}}|[+-]\d{{2}}:?\d{{2}}))?\s+[-–—]\s+(?P<who>{_NAME}){_ROLE}\s*$")
 # GitHub's issue page copied as text bolds the handle: "**hannah-vogt** commented on Apr 7, 2025" (bench/incidents14)
-_TRACKER = re.compile(rf"^(?P<b>\*\*|__)?(?P<who>{_NAME})(?(b)(?:\*\*|__)) (?:added a comment|commented)(?: on)?\s*[-–—,]?\s*"
+_TRACKER = re.compile(rf"^(?P<b>\*\*|__)?(?P<who>{_NAME})(?(b)(?:\*\*|__)) (?:added a comment|commented|made changes)(?: on)?\s*[-–—,]?\s*"
                       r"(?P<time>\S.*\d.*)$")
 # "Comment by Noor Haddad [ 06/May/24 7:50 AM ]" (Jira's printable view and XML/Word exports), "Note by X (date)"
 _BY = re.compile(rf"^(?:Comment|Note|Work note|Update|Reply) by (?P<who>{_NAME}){_ROLE}\s*[\[(]\s*(?P<time>[^\])]*\d[^\])]*?)"

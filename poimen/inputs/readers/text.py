@@ -24,7 +24,7 @@ from pathlib import Path
 
 from poimen.inputs.records import Record
 from poimen.inputs.stream import pieces
-from poimen.text.headings import names_problem
+from poimen.text.headings import DATED_TITLE, names_problem
 
 _UNDERLINE = re.compile(r"^\s*([=\-~*#_])\1{2,}\s*$")
 _NUMBERED = re.compile(r"^\s*(?:\d{1,2}[.)]|[IVX]{1,4}\.)\s+(?P<name>\S.*)$")
@@ -55,9 +55,11 @@ def _heading(line: str, words: int, boxed: bool = False) -> str | None:
     if not label or label[-1] in ".,;!?":
         return None
     problem = names_problem(label)  # "Incident 2: search results empty after the reindex" however long
-    if problem or (text.endswith(":") and _FOR.match(label)):  # "For problem 2 (replica lost the WAL it needed):"
+    dated = bool(DATED_TITLE.match(text))
+    if problem or dated or (text.endswith(":") and _FOR.match(label)):  # "For problem 2 (replica lost the WAL …):"
         words = max(words, TITLE_WORDS)
-    if len(label.split(None, words)) > words or (_LIST_OR_TIME.match(text) and not (boxed and _DATED.match(text))):
+    if len(label.split(None, words)) > words or (_LIST_OR_TIME.match(text) and not (
+            (boxed or dated) and _DATED.match(text))):
         return None
     if ": " in label and words == HEADING_WORDS and not label.isupper():  # "SECOND PROBLEM: STAMPEDE" is a heading
         return None
@@ -105,8 +107,8 @@ def _head(lines: list[str], first: bool, block_follows: bool, indent: int = 0) -
     if name is None:
         return None, False
     line = lines[0].strip()
-    if line.isupper() or _NUMBERED.match(line) or names_problem(name):
-        return name, True
+    if line.isupper() or _NUMBERED.match(line) or names_problem(name) or (DATED_TITLE.match(line) and len(lines) > 1):
+        return name, True  # (a dated title over its entry: an entry of its own)
     if len(lines) == 1:
         return (None, False) if line.endswith(":") and block_follows else (name, False)
     if line.endswith(":"):

@@ -1,0 +1,157 @@
+"""Open Liberty's messages.log under a Jira Server issue view, a log of incidents people keep in plain text (a dated
+title over each entry, a log excerpt indented inside the prose), and a blog post's YAML front matter (the shapes of
+bench/incidents25 and bench/incidents26)."""
+
+from __future__ import annotations
+
+from poimen.incidents import build_card, incidents
+from poimen.incidents.times import seconds
+from poimen.inputs.chunking import records
+from poimen.inputs.readers.detect import detect
+from poimen.relevance.units import split_units
+from poimen.text.line_levels import first_failure_level
+from poimen.text.log_lines import is_log_line, time_of
+
+LIBERTY = """\
+==> ledger-gw-6d7f9c8b5-2xkqm:/logs/messages.log <==
+********************************************************************************
+product = Open Liberty 25.0.0.2 (wlp-1.0.98.cl250220250210-1901)
+java.version = 17.0.14
+process = 1@ledger-gw-6d7f9c8b5-2xkqm
+********************************************************************************
+[3/11/25, 9:13:58:640 UTC] 0000004f com.fellbrook.ledger.api.PostingResource      I batch PB-4415 accepted: 2,006 postings
+[3/11/25, 9:14:02:113 UTC] 0000004a com.ibm.ejs.j2c.FreePool      E J2CA0046E: Method createManagedConnectionWithMCWrapper caught an exception
+[3/11/25, 9:14:02:121 UTC] 0000004a com.fellbrook.ledger.api.PostingResource      E posting batch PB-4417 failed, returning 500
+java.sql.SQLException: DSRA8100E: Unable to get a PooledConnection from the DataSource. with SQL State : 53300
+Caused by: org.postgresql.util.PSQLException: FATAL: sorry, too many clients already
+\t... 31 more
+
+------------------------------------------------------------------------------------------------
+Jira issue views, printed from the browser.
+------------------------------------------------------------------------------------------------
+
+Ledger Gateway / LGW-1442
+Posting API returns 500 (DSRA8100E) during salary run
+
+Details
+Type:\tBug\tStatus:\tREOPENED
+
+Maren Tollefsen made changes - 11/Mar/25 10:21 AM
+Field\tOriginal Value\tNew Value
+Priority\tMajor [ 3 ]\tCritical [ 2 ]
+
+Jonas Vik added a comment - 11/Mar/25 10:33 AM
+Looking. The inner cause on every one of them is the database refusing the login, not the pool being empty.
+"""
+
+
+def _recs(tmp_path, name, text):
+    f = tmp_path / name
+    f.write_text(text, encoding="utf-8")
+    return detect(f), list(records(f))
+
+
+def test_a_liberty_line_is_a_log_line_with_its_time_and_its_event_type_as_level():
+    line = "[3/11/25, 9:14:02:113 UTC] 0000004a com.ibm.ejs.j2c.FreePool      E J2CA0046E: Method create…"
+    assert is_log_line(line) and time_of(line) == "3/11/25, 9:14:02"
+    assert seconds(time_of(line)) == seconds("2025-03-11T09:14:02Z")
+    assert seconds("[13/3/25, 9:14:02:113 UTC]") == seconds("2025-03-13T09:14:02Z")  # a day over 12 comes first
+    assert first_failure_level(line).word == "E"
+    assert first_failure_level("[3/11/25, 9:00:41:115 UTC] 00000058 com.x.ReconUiFilter   A CWWKS1100A: …") is None
+    assert first_failure_level("[3/11/25, 9:01:27:460 UTC] 00000051 com.x.RateCache   W stale FX rate") is not None
+    assert not is_log_line("3/4 of the pods restarted at 09:14")
+
+
+def test_a_log_under_a_tail_banner_and_a_box_of_server_fields_is_a_log_under_its_jira_issues(tmp_path):
+    kind, recs = _recs(tmp_path, "ledger.txt", LIBERTY)
+    assert kind == "log"
+    filed = {r.line_start: dict(r.attrs).get("ticket") for r in recs}
+    assert filed[18] == "LGW-1442" and recs[[r.line_start for r in recs].index(18)].kind == "ticket"  # the breadcrumb
+    said = [r for r in recs if r.kind == "comment"]
+    assert [(r.author, r.time) for r in said] == [("Maren Tollefsen", "11/Mar/25 10:21 AM"),
+                                                   ("Jonas Vik", "11/Mar/25 10:33 AM")]  # its history is its own post
+    assert all(dict(r.attrs).get("ticket") == "LGW-1442" for r in said)
+
+
+KEPT = """\
+OXBOW LABS - PLATFORM TEAM - INCIDENT LOG, Q1 2025
+(kept by whoever is on the rota that week)
+
+
+2025-01-14  CI image pulls failing on all runners  (SEV-2, 3 h 05 min)
+Owner: Katya Lindqvist. From 08:40 most CI jobs failed in the "prepare executor" step on the
+ci-runner-* fleet, and merges to main stopped for the morning. The job logs
+all ended the same way:
+    ERROR: Job failed: failed to pull image "node:20-bookworm" with specified policies
+    [always]: Error response from daemon: toomanyrequests: You have reached your pull rate
+    limit.
+The rewritten AMI template no longer wrote /etc/docker/daemon.json, so dockerd went straight to
+Docker Hub, anonymously. Fixed by putting the daemon.json back in the Packer template
+with "registry-mirrors": ["https://hubcache.oxbow.internal"] and rolling the fleet.
+
+
+2025-03-06  Terraform applies blocked on the networking stack  (SEV-3, 2 h 20 min)
+Owner: Katya Lindqvist. Every plan and apply for infra/networking failed from 10:05 with:
+    Error: Error acquiring the state lock
+Someone pushed to main while pipeline #48812 was in its apply job, and the runner killed terraform
+mid-apply. We released the lock with terraform force-unlock 9b2e4c1a at 12:25. So it cannot happen
+again, the apply job is now marked interruptible: false in .gitlab-ci.yml.
+"""
+
+
+def test_a_dated_title_heads_an_entry_of_its_own_and_a_quoted_excerpt_is_no_part_of_a_sentence(tmp_path):
+    _, recs = _recs(tmp_path, "q1.txt", KEPT)
+    assert {r.headings[-1] for r in recs if "daemon.json" in r.text} == {
+        "2025-01-14  CI image pulls failing on all runners  (SEV-2, 3 h 05 min)"}
+    assert len({r.headings for r in recs if "terraform" in r.text} | {r.headings for r in recs if "Docker" in r.text}) == 2
+    units = [u.text for u in split_units(KEPT.split("\n\n\n")[1])]
+    assert units[0].startswith("2025-01-14  CI image pulls")  # the title, apart from the body it heads
+    assert "The job logs all ended the same way:" in units
+    assert 'ERROR: Job failed: failed to pull image "node:20-bookworm" with specified policies' in units
+    # a hanging indent under a list item is the item going on, not a quote
+    hanging = "For problem 2:\n  R5. Done: orders-db-2 re-seeded with pg_basebackup -X stream from the\n" \
+              "      primary (12:25-16:40).\n  R6. In progress: WAL archiving to S3 with pgBackRest."
+    assert "R5. Done: orders-db-2 re-seeded with pg_basebackup -X stream from the primary (12:25-16:40)." in [
+        " ".join(u.text.split()) for u in split_units(hanging)]
+
+
+def test_each_kept_entry_is_an_incident_and_what_stops_a_recurrence_is_its_fix(tmp_path):
+    f = tmp_path / "q1.txt"
+    f.write_text(KEPT, encoding="utf-8")
+    cards = [build_card(i) for i in incidents({f.name: list(records(f))})]
+    assert len(cards) == 2
+    fixes = [" ".join(line.text for line in c.lines if line.role == "action") for c in cards]
+    assert "registry-mirrors" in fixes[0] and "interruptible: false" not in fixes[0]
+    assert "interruptible: false" in fixes[1] and "registry-mirrors" not in fixes[1]
+
+
+FRONT = """\
+---
+title: "The day sync stopped: a transaction ID wraparound in our notes database"
+author: Marisol Etxeberria
+tags: [postgres, outage]
+---
+
+On Thursday every edit failed.
+
+## What we changed
+
+We changed `max_prepared_transactions` from 64 back to 0 on both servers.
+"""
+
+
+def test_front_matter_titles_the_page_and_is_no_heading_of_its_own(tmp_path):
+    _, recs = _recs(tmp_path, "blog.md", FRONT)
+    title = "The day sync stopped: a transaction ID wraparound in our notes database"
+    assert [r.headings for r in recs] == [(title,), (title,), (title, "What we changed"), (title, "What we changed")]
+    _, recs = _recs(tmp_path, "rule.md", "---\n\nNot front matter: a rule.\n")
+    assert [r.headings for r in recs] == [()]
+
+
+def test_a_reopening_that_says_it_looks_different_turns_the_ticket():
+    from poimen.incidents.cues import OTHER_PROBLEM
+
+    assert OTHER_PROBLEM.search("Reopening, posting API is throwing 500s again this morning, again during a big inbound "
+                                "file. But it looks different: no DSRA8100E this time.")
+    assert not OTHER_PROBLEM.search("Reopening: same 500s again this morning, the fix did not hold.")
+    assert not OTHER_PROBLEM.search("The heap graph looks different after the restart.")  # no reopening
