@@ -49,8 +49,9 @@ LIMITS = {"symptom": 3, "cause": 2, "action": 4, "verification": 2}
 SAID = 2  # what people said they saw, kept beside the errors machines printed
 WEAK_CAUSE = 0.6
 TITLE_CHARS = 80
+# (GlassFish's "[[" before its message and "]]" after it; WebSphere's thread id, logger and event type)
 _PREFIX = re.compile(
-    r"^(?:\[[^\]]*\]\s*|\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\s*|\d{1,2}:\d\d(?::\d\d(?:[.,]\d+)?)?\s*|"
+    r"^(?:\[\[\s*|\[[^\]]*\]\s*|[0-9a-f]{8}\s+(?:[\w$]+\.)+[\w$]+\s+[A-Z]\s+|\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\s*|\d{1,2}:\d\d(?::\d\d(?:[.,]\d+)?)?\s*|"
     r"[-*>#$]\s*|(?:[A-Z][a-z]{2}\s+\d{1,2}\s+[\d:]+)\s*|\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4}\s+[\d:.,]+\s*|"
     r"(?:DEBUG|INFO|WARN(?:ING)?|ERROR|FATAL|CRITICAL)\b:?\s*|\([\w.$]+:\d+\)\s*|"
     r"[-\u2013\u2014|:]\s*|\d+\s+---\s+|(?:[a-z][\w$]*\.)+[\w$.\[\]/]*\s+[:-]\s+|"  # Spring's "1 --- ", a logger
@@ -225,7 +226,7 @@ def clause(text: str) -> str:
     cells = _CELL.split(text)
     if len(cells) > 2:  # "Time (CET): 13:41; What happened: All refund-worker pods …" says the last part
         text = max(cells, key=len)
-    text = re.sub(r"\s+", " ", _PREFIX.sub("", text)).strip().rstrip(".;")
+    text = re.sub(r"\s+", " ", _PREFIX.sub("", text)).strip().removesuffix("]]").rstrip(".;")
     plain = re.fullmatch(r"[A-Z][a-z]+", text.split(" ", 1)[0].rstrip(",:")) is not None  # not "HikariPool-1"
     return text[:1].lower() + text[1:] if plain else text
 

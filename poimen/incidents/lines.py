@@ -79,7 +79,11 @@ def _physical(record: Record) -> list[tuple[str, int, int]]:
     for raw in record.text.split("\n"):
         if raw.strip():
             lead = len(raw) - len(raw.lstrip())
-            out.append((raw.strip(), at + lead, at + len(raw.rstrip())))
+            if out and out[-1][0].endswith("[[") and len(out) == 1:  # GlassFish's and Payara's "… [levelValue: 1000] [["
+                # over its message: one line, the header and what it says (bench/incidents25)
+                out[-1] = (out[-1][0] + " " + raw.strip(), out[-1][1], at + len(raw.rstrip()))
+            else:
+                out.append((raw.strip(), at + lead, at + len(raw.rstrip())))
         at += len(raw) + 1
     return out
 

@@ -155,3 +155,54 @@ def test_a_reopening_that_says_it_looks_different_turns_the_ticket():
                                 "file. But it looks different: no DSRA8100E this time.")
     assert not OTHER_PROBLEM.search("Reopening: same 500s again this morning, the fix did not hold.")
     assert not OTHER_PROBLEM.search("The heap graph looks different after the restart.")  # no reopening
+
+
+PAYARA = """\
+[2025-05-22T09:07:13.388+0000] [Payara 6.2025.4] [SEVERE] [] [com.quillmark.billing.account.PasswordResetService] [tid: _ThreadID=110] [timeMillis: 1747904833388] [levelValue: 1000] [[
+  could not send password reset mail to j.adeyemi@brookmere-lettings.example
+org.eclipse.angus.mail.smtp.SMTPSendFailedException: 553 5.7.1 <noreply@billing.example>: Sender address rejected: not owned by user svc-portal-mail
+]]
+
+Priya Anand
+May 22, 2025 11:31
+Hello Tobias, me again.
+Different problem: we added two new colleagues as sub-users this morning and neither got the e-mail to set their password.
+Status changed: Solved → Open
+
+Nadia Kowalczyk
+May 22, 2025 12:34
+Cause: the mail team turned on sender/login matching on smtp-relay-01 on 20 May (reject_sender_login_mismatch).
+Fixed 12:31 on both instances:
+asadmin set resources.mail-resource.mail/portalMail.from=no-reply@quillmark.example
+"""
+
+
+def test_a_payara_record_is_titled_by_its_message_and_a_new_problem_told_is_no_fix(tmp_path):
+    f = tmp_path / "billing.txt"
+    f.write_text(PAYARA, encoding="utf-8")
+    recs = list(records(f))
+    assert detect(f) == "log" and [r.kind for r in recs][:1] == ["log"]
+    (card,) = [build_card(i) for i in incidents({f.name: recs})]
+    assert "could not send password reset mail" in card.title and "[[" not in card.title
+    fixes = [line.text for line in card.lines if line.role == "action"]
+    assert fixes == ["asadmin set resources.mail-resource.mail/portalMail.from=no-reply@quillmark.example"]
+
+
+TEAMS = """\
+INFO  [2025-09-17 12:00:00,011] com.tarnby.pricing.sync.FullResyncJob: full resync started: 6 feeds
+ERROR [2025-09-17 12:04:31,902] com.tarnby.pricing.sync.FullResyncJob: full resync aborted after 71,204 of 212,880 SKUs
+! java.lang.OutOfMemoryError: unable to create native thread: possibly out of memory or process/resource limits reached
+
+[17/09 14:06] Freja Lund
+shop is getting 500s from price-sync since ~14:04, and the 14:00 full resync died.
+
+[17/09 15:42] Magnus Ek
+and on our side, price-sync.yml: server.maxThreads 1024 -> 256
+"""
+
+
+def test_teams_messages_copied_are_comments_dated_in_the_logs_year(tmp_path):
+    _, recs = _recs(tmp_path, "price.txt", TEAMS)
+    said = [r for r in recs if r.kind == "comment"]
+    assert [(r.author, r.time) for r in said] == [("Freja Lund", "2025-09-17 14:06"), ("Magnus Ek", "2025-09-17 15:42")]
+    assert "shop is getting 500s" in said[0].text

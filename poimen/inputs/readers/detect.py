@@ -43,8 +43,8 @@ BANNERS = 3
 BOX = 16  # the lines a box of rules over a log may hold: a server's start-up header
 _RULE_ONLY = re.compile(r"^\s*[-=#*~_]{3,}\s*$")
 _LOG_FILE_TITLE = re.compile(r"^\S*\.(?:log|out)(?:\.\d+)?\b")
-_TRACE = re.compile(r"^\s+(?:at |\.\.\. \d+ (?:more|common))|^(?:Caused by|Suppressed): |^\s+\S"
-                    r"|^[\w$.]+(?:Exception|Error|Throwable)\b")  # the exception a trace opens with
+_TRACE = re.compile(r"^\s+(?:at |\.\.\. \d+ (?:more|common))|^(?:Caused by|Suppressed): |^\s+\S|^! \S"
+                    r"|^[\w$.]+(?:Exception|Error|Throwable)\b")  # the exception a trace opens with (Dropwizard's "! …")
 
 
 def _head(path: Path) -> str:

@@ -2,7 +2,8 @@
 shapes trackers print them. Each is a header naming who spoke and when, with the words on the same line or on
 the lines below it:
 
-- "[14/May/24 10:40] priya.n: paged for …", "[Sep 3, 2024 10:09 AM] Tobias Krüger: Acked." (chat and alert notes);
+- "[14/May/24 10:40] priya.n: paged for …", "[Sep 3, 2024 10:09 AM] Tobias Krüger: Acked." (chat and alert notes),
+  and a name alone after the time, the words below it: "[17/09 14:06] Freja Lund" (Teams' messages, copied);
 - "2024-06-03 08:31 rafael.m: …" (a time, a name and a colon, no level between);
 - "[04 Jun 2024 03:31] Camille Dubois (on-call):" with the comment on the lines below;
 - "2024-08-14 09:58:40 - Lucia Romero (Work notes)" (ServiceNow's journal; a zone may follow the time);
@@ -37,6 +38,8 @@ _PERSON = rf"{_CAPITALISED}(?: (?:{_PARTICLE})*{_CAPITALISED}){{1,3}}"
 _NAME = rf"(?:{_PERSON}|{_HANDLE})"
 _ROLE = r"(?:\s+\([^()]{1,40}\))?"
 _BRACKET = re.compile(rf"^\[(?P<time>[^\]]{{4,40}})\]\s+(?P<who>{_NAME}){_ROLE}:(?:\s+\S.*)?$")
+# Microsoft Teams' messages copied from a channel: "[17/09 14:06] Freja Lund" over the message (bench/incidents25)
+_BRACKET_ALONE = re.compile(rf"^\[(?P<time>[^\]]{{0,24}}\d{{1,2}}:\d{{2}}[^\]]{{0,12}})\]\s+(?P<who>{_PERSON})\s*$")
 _AFTER_TIME = re.compile(rf"^\]?\s*(?P<who>{_NAME}){_ROLE}:(?:\s+\S.*)?$")
 # after the time, and its zone if written ("2025-02-12 19:05:40 GMT - Dmitri Olsen (Work notes)"; bench/incidents16)
 _JOURNAL = re.compile(rf"^(?:\s+(?:[A-Z]{{2,5}}|[+-]\d{{2}}:?\d{{2}}))?\s+[-–—]\s+(?P<who>{_NAME}){_ROLE}\s*$")
@@ -159,7 +162,7 @@ def speaker(line: str) -> tuple[str, str] | None:
     m = _GITLAB.match(line) or _REDMINE.match(line)
     if m:
         return m.group("time").strip(), m.group("who")
-    m = _BRACKET.match(line)
+    m = _BRACKET.match(line) or _BRACKET_ALONE.match(line)
     if m and not level_of(line[:m.end("who")]):
         return m.group("time"), m.group("who")
     m = _TRACKER.match(line) or _BY.match(line) or _BUGZILLA.match(line)

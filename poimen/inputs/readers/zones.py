@@ -6,7 +6,8 @@ which a tracker writes in UTC ("Comment 3 Dorota Kwiatek 2025-03-18 09:45:20 UTC
 ``tzdata`` package knows, or a UTC/GMT offset; the offset a name gives is the one on the line's own day (summer time
 included). A time that states its own offset keeps it; a time without a date is left as written (no day, no offset).
 
-A comment stamped with a month and a day and no year (Linear's "Mar 4, 11:12 AM", GitHub's "commented on Feb 11") is in
+A comment stamped with a month and a day and no year (Linear's "Mar 4, 11:12 AM", GitHub's "commented on Feb 11", Teams'
+"17/09 14:06") is in
 the year of the log above it (``with_year``).
 """
 
@@ -56,6 +57,7 @@ def zoned(when: str, zone: tzinfo | None) -> str:
 _NO_YEAR = re.compile(r"^([A-Z][a-z]{2,8}\.? \d{1,2}),? (\d{1,2}:\d{2}(?::\d{2})?(?: ?[AaPp][Mm])?)$")
 # GitHub's "commented on Feb 11" (and "Feb 11 • edited"): a day alone
 _DAY_NO_YEAR = re.compile(r"^([A-Z][a-z]{2})[a-z]*\.? (\d{1,2})(?:\s*[•·].*)?$")
+_NUMERIC_NO_YEAR = re.compile(r"^(\d{1,2})/(\d{1,2}),? (\d{1,2}:\d{2}(?::\d{2})?)(?: ?([AaPp][Mm]))?$")
 _MONTHS = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
 
 
@@ -66,6 +68,14 @@ def with_year(when: str, day: str) -> str:
         return when
     if m := _NO_YEAR.match(when):
         return f"{m.group(1)}, {day[:4]}, {m.group(2)}"
+    if m := _NUMERIC_NO_YEAR.match(when):  # Teams' "17/09 14:06": day first, unless a 12-hour clock says US
+        a, b, clock, half = int(m.group(1)), int(m.group(2)), m.group(3), m.group(4)
+        day_of, month = (b, a) if (half and a <= 12) or b > 12 else (a, b)
+        if half:
+            h, rest = clock.split(":", 1)
+            clock = f"{int(h) % 12 + (12 if half.lower() == 'pm' else 0):02d}:{rest}"
+        if 1 <= month <= 12 and 1 <= day_of <= 31:
+            return f"{day[:4]}-{month:02d}-{day_of:02d} {clock}"
     if (m := _DAY_NO_YEAR.match(when)) and m.group(1).lower() in _MONTHS and 1 <= int(m.group(2)) <= 31:
         return f"{day[:4]}-{_MONTHS[m.group(1).lower()]:02d}-{int(m.group(2)):02d}"
     return when
