@@ -20,8 +20,9 @@ NUL = b"\x00"
 
 
 def blocks(path: Path) -> Iterator[str]:
-    """The file's text in blocks; invalid UTF-8 or a NUL byte is one line naming the file and the byte."""
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
+    """The file's text in blocks; invalid UTF-8 or a NUL byte is one line naming the file and the byte. A byte order
+    mark opening the file (Windows tools and Google Docs' .txt export write one) is no text."""
+    decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="strict")
     offset = 0
     with path.open("rb") as fh:
         while True:

@@ -13,7 +13,10 @@ PROBLEM = re.compile(
     r"^(?:the\s+|a\s+|an\s+)?(?:second|third|fourth|2nd|3rd|4th|another|other|separate|secondary|follow-on|"
     r"unrelated|related|later)\s+(?:\w+\s+)?(?:problems?|issues?|incidents?|failures?|outages?|faults?)\b"
     r"|^(?:part|problem|issue|incident|phase|event|outage|failure)\s*#?\s*(?:(?-i:[A-F])|\d{1,2}|one|two|three|four|"
-    r"i{1,3}|iv)(?![\w-])", re.I)
+    r"i{1,3}|iv)(?![\w-])"
+    # ... or one named by its ticket, then its title: "2. WMS-INC-212: Scanner writes failing at Tilbury" (a Google Doc's
+    # numbered heading, bench/incidents26), "INC-2231 - Reservations timing out"
+    r"|^(?-i:[A-Z][A-Z0-9]{1,9}(?:-[A-Z0-9]{1,9})*-\d{1,7})(?::|\s+[-\u2013\u2014|])\s+\S", re.I)
 # An entry of a log people keep, headed by its day and a title set off by two blanks or a dash ("2025-01-14  CI image
 # pulls failing on all runners  (SEV-2, 3 h 05 min)"); a time of day after the date makes it a log line instead
 DATED_TITLE = re.compile(r"^\s*\d{4}-\d{2}-\d{2}(?: {2,}|\s+[-\u2013\u2014|]\s+)(?=[A-Za-z])")

@@ -206,3 +206,45 @@ def test_teams_messages_copied_are_comments_dated_in_the_logs_year(tmp_path):
     said = [r for r in recs if r.kind == "comment"]
     assert [(r.author, r.time) for r in said] == [("Freja Lund", "2025-09-17 14:06"), ("Magnus Ek", "2025-09-17 15:42")]
     assert "shop is getting 500s" in said[0].text
+
+
+GDOC = """\
+\ufeffWMS Incident Review - Week 15 (7-13 April 2025)
+Kestrel Freight - Warehouse Systems
+
+
+2. WMS-INC-212: Scanner writes failing at Tilbury and Daventry
+
+
+2.1 Summary
+From 06:14 to 07:26 two thirds of scanner writes reached a Redis replica.
+
+
+2.7 Resolution
+At 07:19 Lars put the role check back into be_redis_rw on both load balancers.
+
+
+3. WMS-INC-214: Pick list generation timing out at Daventry
+
+
+3.1 Summary
+From 06:05 to 09:45 pick list generation for Daventry waves failed.
+"""
+
+
+def test_a_numbered_heading_that_names_its_ticket_opens_an_incident_of_its_own(tmp_path):
+    from poimen.text.headings import names_problem
+
+    _, recs = _recs(tmp_path, "review.txt", GDOC)
+    sections = {r.headings[1] for r in recs if len(r.headings) > 1}
+    assert sections == {"WMS-INC-212: Scanner writes failing at Tilbury and Daventry",
+                        "WMS-INC-214: Pick list generation timing out at Daventry"}
+    assert names_problem("INC-2231 - Reservations timing out") and not names_problem("pg-1: disk full")
+
+
+def test_a_byte_order_mark_is_no_part_of_the_title(tmp_path):
+    _, recs = _recs(tmp_path, "review.txt", GDOC)
+    assert recs[1].headings[0] == "WMS Incident Review - Week 15 (7-13 April 2025)"
+    f = tmp_path / "export.json"
+    f.write_text('\ufeff[{"ts": "1726000000.000100", "user": "U1", "text": "api 502s since 14:00"}]', encoding="utf-8")
+    assert detect(f) == "chat" and [r.text for r in records(f)] == ["[2024-09-10T20:26:40Z] U1: api 502s since 14:00"]

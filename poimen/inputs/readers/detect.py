@@ -49,7 +49,7 @@ _TRACE = re.compile(r"^\s+(?:at |\.\.\. \d+ (?:more|common))|^(?:Caused by|Suppr
 
 def _head(path: Path) -> str:
     with path.open("rb") as fh:
-        return fh.read(HEAD).decode("utf-8", errors="ignore")
+        return fh.read(HEAD).decode("utf-8-sig", errors="ignore")
 
 
 def _first_json_value(head: str):
