@@ -116,6 +116,18 @@ def _block_below(lines: Sequence[Line], i: int) -> int:
     return k
 
 
+def _introductions(lines: Sequence[Line], i: int, until: int | None = None, free=lambda end: True):
+    """Line ``i`` and each "and …:" line after the block it introduces that introduces a block of its own ("and in
+    application.yml:"), before ``until`` and where ``free`` allows: the lines that introduce one change's blocks. A
+    line yielded is handled before the next is looked at."""
+    until = len(lines) if until is None else until
+    while (end := _block_below(lines, i)) > i + 1:
+        yield i
+        if end >= until or not (_ALSO.match(lines[end].text) and lines[end].text.rstrip().endswith(":") and free(end)):
+            return
+        i = end
+
+
 def _release_contents(lines: Sequence[Line], roles: list[str], scored: list[Scores]) -> None:
     """What a release holds, written out before it ships: "Two changes for 2025.3.3. persistence.xml …:" over the
     setting, and later "2025.3.3 deployed on 14/03. Since then … no ORA-01000" (an action naming that version;
@@ -133,13 +145,9 @@ def _release_contents(lines: Sequence[Line], roles: list[str], scored: list[Scor
         for i in range(j):
             if roles[i] != "none" or not shipped & intros.get(i, set()):
                 continue
-            while (end := _block_below(lines, i)) > i + 1:
-                roles[i] = "action"
-                scored[i] = replace(scored[i], action=max(scored[i].action, scored[j].action))
-                if end >= j or not (_ALSO.match(lines[end].text) and lines[end].text.rstrip().endswith(":")
-                                    and roles[end] == "none"):
-                    break
-                i = end
+            for k in _introductions(lines, i, until=j, free=lambda end: roles[end] == "none"):
+                roles[k] = "action"
+                scored[k] = replace(scored[k], action=max(scored[k].action, scored[j].action))
 
 
 # The clause that says a change follows: "Change for all four nodes, server.xml, http-nio-8080 Connector:"
@@ -183,12 +191,8 @@ def _changes_written_out(lines: Sequence[Line], roles: list[str], scored: list[S
         if line.record.kind not in MACHINE_KINDS and _FIX_OPENS.match(clause):
             # "What works: an override file shipped with the app," / "Fix going into 1.48.3: the controller streams
             # the part …," over the block, then "and in application.yml:" over its own (bench/incidents23)
-            k = i
-            while (end := _block_below(lines, k)) > k + 1:
+            for k in _introductions(lines, i):
                 _written_out(lines, roles, scored, k, THRESHOLD + AS_WRITTEN)
-                if end >= len(lines) or not (_ALSO.match(lines[end].text) and lines[end].text.rstrip().endswith(":")):
-                    break
-                k = end
         if line.record.kind not in MACHINE_KINDS and _CHANGE_FOLLOWS.match(clause):
             _written_out(lines, roles, scored, i, THRESHOLD + AS_WRITTEN)
             # ... or a list of them ("Two changes, both live since yesterday afternoon:" over "1. routeplan-rollover

@@ -39,9 +39,10 @@ from poimen.incidents.entities import Entity, entities
 from poimen.incidents.lines import Line
 from poimen.incidents.link import Incident
 from poimen.incidents.assign import MACHINE_KINDS, assign
-from poimen.incidents.cues import DECIDED_AGAINST, TRACKER_META
+from poimen.incidents.cues import DECIDED_AGAINST
 from poimen.inputs.readers.speakers import FIELD_LINE
-from poimen.incidents.roles import FIELD_CHANGE, FIELD_ROW, THRESHOLD, Role, body, hedge_factor, is_planned
+from poimen.incidents.roles import (FIELD_CHANGE, FIELD_ROW, THRESHOLD, Role, about_post, body, hedge_factor,
+                                    is_planned)
 from poimen.incidents.times import seconds
 from poimen.signatures.masking import template
 
@@ -143,7 +144,7 @@ def _says_nothing(text: str) -> bool:
     line ("Components: docrender   Labels: tls", "* % Done changed from 0 to 100"), an e-mail's header field, a line
     that introduces what follows it ("Two changes, both live since yesterday:"), a change decided against."""
     return bool(FIELD_ROW.match(text) or FIELD_CHANGE.match(text) or FIELD_LINE.match(text)
-                or (TRACKER_META.search(text) and len(text.split()) <= 12)  # "Issue #7731 has been updated by …"
+                or about_post(text)  # "Issue #7731 has been updated by …"
                 or text.rstrip().endswith(":") or DECIDED_AGAINST.search(text))
 
 

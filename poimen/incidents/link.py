@@ -148,7 +148,7 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
     acting = [has_action(ep) for ep in episodes]
     complete = [failing[i] and acting[i] for i in range(len(episodes))]
     told = [_told(ep) for ep in episodes]
-    filed = [_filed(ep) for ep in episodes]
+    filed = [(_filed(ep), _turned(ep)) for ep in episodes]  # (its tickets, whether a comment turned it), once each
     sets = _Sets(len(episodes))
     pairs = _pairs(episodes, holders, across_streams)
     quoted = quoted_in(episodes)  # a comment that quotes what a log printed: as a shaped signature shared
@@ -230,16 +230,19 @@ def _told(episode: Episode) -> frozenset[str]:
     return frozenset(out)
 
 
-def _siblings(a: Episode, b: Episode, a_filed: frozenset[str], b_filed: frozenset[str]) -> bool:
+def _siblings(a: Episode, b: Episode, a_filed: tuple[frozenset[str], bool],
+              b_filed: tuple[frozenset[str], bool]) -> bool:
     """Two problems of one write-up (``poimen.incidents.shared``), the comments of tickets of one tracker export
     that no ticket has in common (``_filed``), or the two stories of one ticket a comment turned to another problem
     (``poimen.incidents.flow``: "Different problem but same service so putting it here: …"): told apart on
-    purpose, never joined."""
+    purpose, never joined. ``a_filed``/``b_filed``: each one's tickets (``_filed``) and whether a comment turned it
+    (``_turned``)."""
     if a.stream != b.stream:
         return False
-    if a_filed and b_filed and not a_filed & b_filed:
+    (a_tickets, a_turned), (b_tickets, b_turned) = a_filed, b_filed
+    if a_tickets and b_tickets and not a_tickets & b_tickets:
         return True
-    if (_turned(a) or _turned(b)) and all(any(r.kind in ("comment", "reply") for r in e.records) for e in (a, b)):
+    if (a_turned or b_turned) and all(any(r.kind in ("comment", "reply") for r in e.records) for e in (a, b)):
         return True  # (under a ticket's header or on a page that has none: GitHub's, copied; bench/incidents23)
     return "#p" in a.key and "#p" in b.key and a.key.rsplit("#", 1)[0] == b.key.rsplit("#", 1)[0]
 

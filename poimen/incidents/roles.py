@@ -261,6 +261,12 @@ FIELD_CHANGE = re.compile(r"^(?:[*-]\s+)?(?:(?:Status|Assignee|Priority|% Done|T
 FIELD_ROW = re.compile(r"^[A-Z][\w %/.-]{0,24}:\s+[^.\s][^.]{0,29}?\s{3,}[A-Z][\w %/.-]{0,24}:(?:\s|$)")
 
 
+def about_post(text: str) -> bool:
+    """Whether a line is a tracker's own line about a post ("Jana Novák added a comment - 02/Apr/24 2:14 PM", "Issue
+    #7731 has been updated by …"): short, and shaped as ``TRACKER_META``; what a post says runs longer."""
+    return bool(TRACKER_META.search(text)) and len(text.split()) <= 12
+
+
 _LEAD_LABEL = re.compile(r"^\W*([A-Za-z][\w ]{0,30}?)\s*:\s")  # "Found the cause: …", "Root cause: …"
 _CAUSE_LABEL = re.compile(r"\b(?:cause|diagnosis|analysis)\b|^why\b", re.I)
 _FIX_LABEL = re.compile(r"\b(?:fix(?:ed)?|resolution|remediation|mitigation|workaround)\s*:", re.I)
@@ -269,7 +275,7 @@ _FIX_LABEL = re.compile(r"\b(?:fix(?:ed)?|resolution|remediation|mitigation|work
 def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = ()) -> Scores:
     """The role scores of one line of text, from the cues in the module docstring."""
     if FRAME.match(text) or FENCE.match(text) or is_part_line(text) or is_label(text, headings) or \
-            (TRACKER_META.search(text) and len(text.split()) <= 12) or FIELD_CHANGE.match(text) \
+            about_post(text) or FIELD_CHANGE.match(text) \
             or FIELD_ROW.match(text):
         return Scores()  # a frame, a fence, a heading, a label, a tracker's line about a post: no claim
     text = body(text)

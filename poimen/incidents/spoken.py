@@ -12,6 +12,7 @@ import functools
 import re
 from collections.abc import Sequence
 
+from poimen.incidents.times import record_seconds
 from poimen.inputs.records import Record
 from poimen.relevance.terms import rarity
 
@@ -79,8 +80,6 @@ def oldest_first(flow: Sequence[Record]) -> list[Record]:
     (ServiceNow's activity stream, a journal): a ticket's timed comments, every one older than the one printed above
     it, take its comments' places in the flow oldest first, so its first comment placed (``flow.cut``) is its first
     written. A comment of several records (its paragraphs, one time) moves whole; any other order stays as printed."""
-    from poimen.incidents.times import record_seconds
-
     slots: dict[str, list[int]] = {}
     for i, r in enumerate(flow):
         if r.kind in ("comment", "reply") and (ticket := dict(r.attrs).get("ticket")):

@@ -262,9 +262,9 @@ def test_stories_filed_under_tickets_none_shares_stay_apart_though_a_duplicate_j
 
     orders, planogram = story("flow:2", ["FUL-1188", "FUL-1191", "FUL-1188"], 1), story("flow:3", ["FUL-1189"], 10)
     assert _filed(orders) == {"FUL-1188", "FUL-1191"}
-    assert _siblings(orders, planogram, _filed(orders), _filed(planogram))
+    assert _siblings(orders, planogram, (_filed(orders), False), (_filed(planogram), False))
     retold = story("flow:4", ["FUL-1191"], 20)  # the duplicate's own later comment: the same story
-    assert not _siblings(orders, retold, _filed(orders), _filed(retold))
+    assert not _siblings(orders, retold, (_filed(orders), False), (_filed(retold), False))
 
 
 def test_a_reopened_tickets_burst_joins_the_stretch_that_acts_though_its_error_is_the_streams_subject():
