@@ -45,6 +45,7 @@ from poimen.incidents.roles import (FIELD_CHANGE, FIELD_ROW, THRESHOLD, Role, ab
                                     is_planned)
 from poimen.incidents.times import seconds
 from poimen.signatures.masking import template
+from poimen.text.log_lines import is_log_line
 
 LIMITS = {"symptom": 3, "cause": 2, "action": 4, "verification": 2}
 SAID = 2  # what people said they saw, kept beside the errors machines printed
@@ -135,6 +136,16 @@ _COMMON = frozenset("""the and for with from that this was were are has have had
 DIAGNOSIS_WORDS = 6  # a finding states something: a line shorter than this is an exclamation or an ack
 
 
+# What a program printed, pasted into a ticket's text: "J2CA0046E: Method createManagedConnection… DSRA8100E", "Caused by:
+# org.postgresql.util.PSQLException: …" (an IBM message id, an exception's class)
+_PASTED = re.compile(r"^(?:Caused by: )?(?:[a-z][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)\b|^[A-Z][A-Z0-9]{3,7}\d{3,4}[EWIA]:")
+
+
+def _printed(line: Line) -> bool:
+    """Whether a card's symptom line is what a machine printed: a log's, a command's output, or an error pasted."""
+    return line.record.kind in MACHINE_KINDS or bool(is_log_line(line.text) or _PASTED.match(line.text))
+
+
 def _words_of(text: str) -> set[str]:
     return {w.lower().strip(".-") for w in _CONTENT.findall(text)} - _COMMON
 
@@ -194,11 +205,11 @@ def choose(lines: Sequence[Line]) -> list[tuple[int, CardLine]]:
             kept.append(i)
             if len(kept) == limit:
                 break
-        if name == "symptom" and kept and all(roles[i].line.record.kind in MACHINE_KINDS for i in kept):
+        if name == "symptom" and kept and all(_printed(roles[i].line) for i in kept):
             # what people said they saw ("Reservations timing out / 500s"), beside what the machines printed: the
             # words a question about it uses
             said = [i for i, r in sorted(candidates, key=lambda ir: (-ir[1].scores.symptom, ir[0]))
-                    if r.line.record.kind not in MACHINE_KINDS and i not in kept and r.line.text not in seen_text]
+                    if not _printed(r.line) and i not in kept and r.line.text not in seen_text]
             kept += said[:SAID]
         for i in kept:
             seen_text.add(roles[i].line.text)

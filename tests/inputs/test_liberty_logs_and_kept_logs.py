@@ -248,3 +248,15 @@ def test_a_byte_order_mark_is_no_part_of_the_title(tmp_path):
     f = tmp_path / "export.json"
     f.write_text('\ufeff[{"ts": "1726000000.000100", "user": "U1", "text": "api 502s since 14:00"}]', encoding="utf-8")
     assert detect(f) == "chat" and [r.text for r in records(f)] == ["[2024-09-10T20:26:40Z] U1: api 502s since 14:00"]
+
+
+def test_an_error_pasted_into_a_ticket_counts_as_printed_and_the_words_people_wrote_join_the_card(tmp_path):
+    text = LIBERTY.replace("Details\n", "Description\nSalary run from payroll started 10:00. From ~10:14 the posting "
+                           "API answers 500 for a part of the batches.\n\nJ2CA0046E: Method createManagedConnection… "
+                           "DSRA8100E: Unable to get a PooledConnection from the DataSource.\n\nDetails\n")
+    f = tmp_path / "ledger.txt"
+    f.write_text(text, encoding="utf-8")
+    (card,) = [build_card(i) for i in incidents({f.name: list(records(f))})]
+    symptoms = [line.text for line in card.lines if line.role == "symptom"]
+    assert "Posting API returns 500 (DSRA8100E) during salary run" in symptoms
+    assert not any(s.startswith("J2CA0046E") for s in symptoms)
