@@ -80,7 +80,8 @@ _PREFIXES = frozenset("""
 # A part that is a hash or an id's group (a UUID's "58b2", a digest's "0d7e1f2a"): hex digits, one of them a digit.
 _HEX_PART = re.compile(r"^(?=[a-f0-9]*\d)[a-f0-9]{4,}$")
 # A value given to an id's key names a request, not a service: "requestId=q-9e41d7c2", "trace_id: ab-12cd34"
-_ID_KEY = re.compile(r"(?:[Ii]d|ID)\s*[=:]\s*\Z")
+# ... as one given to a thread's key names a thread: "_ThreadName=http-thread-pool::http-listener-1(4)" (Payara's log)
+_ID_KEY = re.compile(r"(?:[Ii]d|ID|[Tt]hread(?:[Nn]ame)?)\s*[=:]\s*\Z")
 _ID_VALUE = re.compile(r"(?<![\w.-])(?:[a-z][A-Za-z]*Id|[a-z][a-z0-9]*_id|[a-z][a-z0-9]*ID)\s*[=:]\s*[\"']?"
                        r"(?=[\w.:-]*\d)([A-Za-z0-9][\w.:-]{5,}[A-Za-z0-9])")
 # A chat line as the readers render it: "[2024-05-14T13:32:00Z] maria.k: …" (a stamp, then a speaker). The speaker

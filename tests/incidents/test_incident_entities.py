@@ -156,3 +156,10 @@ def test_a_request_id_is_no_service():
     assert not [e for e in entities("quote failed traceId=checkout-abc lane=DE-PL") if e.kind == "service"]
     assert not [e for e in entities("q-9e41d7c2 timed out") if e.kind == "service"]
     assert [e.value for e in entities("checkout-api timed out") if e.kind == "service"] == ["checkout-api"]
+
+
+def test_a_thread_name_is_no_service():
+    """Payara stamps each record with its thread ("_ThreadName=http-thread-pool::http-listener-1(4)"): every card of
+    the log was about "http-thread-pool" (bench/incidents25)."""
+    text = "[tid: _ThreadID=104 _ThreadName=http-thread-pool::http-listener-1(4)] billing-portal request failed"
+    assert [e.value for e in entities(text) if e.kind == "service"] == ["billing-portal"]
