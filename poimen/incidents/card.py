@@ -42,7 +42,7 @@ from poimen.incidents.assign import MACHINE_KINDS, assign
 from poimen.incidents.cues import DECIDED_AGAINST
 from poimen.inputs.readers.speakers import FIELD_LINE
 from poimen.incidents.roles import (FIELD_CHANGE, FIELD_ROW, THRESHOLD, Role, about_post, body, hedge_factor,
-                                    is_planned)
+                                    is_planned, said_in_row)
 from poimen.incidents.times import seconds
 from poimen.signatures.masking import template
 from poimen.text.log_lines import is_log_line
@@ -154,6 +154,7 @@ def _says_nothing(text: str) -> bool:
     """Whether a line states no finding whatever words it shares with the fix: a tracker's field row or history
     line ("Components: docrender   Labels: tls", "* % Done changed from 0 to 100"), an e-mail's header field, a line
     that introduces what follows it ("Two changes, both live since yesterday:"), a change decided against."""
+    text = said_in_row(text)  # (a PagerDuty log entry's row: its summary, "Acknowledged by Leah Okonjo.")
     return bool(FIELD_ROW.match(text) or FIELD_CHANGE.match(text) or FIELD_LINE.match(text)
                 or about_post(text)  # "Issue #7731 has been updated by …"
                 or text.rstrip().endswith(":") or DECIDED_AGAINST.search(text))
@@ -228,16 +229,13 @@ def choose(lines: Sequence[Line]) -> list[tuple[int, CardLine]]:
     order = list(LIMITS)
     return [(i, _card_line(roles[i], role)) for i, role in sorted(chosen.items(), key=lambda ir: (order.index(ir[1]), ir[0]))]
 
-_CELL = re.compile(r"(?:^|;\s)[A-Z][\w ()/.-]{0,30}:\s")  # a table row as the readers render it: "Time (CET): 13:41; What…"
 
 
 def clause(text: str) -> str:
     """A copied line made fit to stand inside a sentence: its stamp, speaker, level and markup in front dropped; a
     table row's longest cell."""
     text = body(text)
-    cells = _CELL.split(text)
-    if len(cells) > 2:  # "Time (CET): 13:41; What happened: All refund-worker pods …" says the last part
-        text = max(cells, key=len)
+    text = said_in_row(text)
     text = re.sub(r"\s+", " ", _PREFIX.sub("", text)).strip().removesuffix("]]").rstrip(".;")
     plain = re.fullmatch(r"[A-Z][a-z]+", text.split(" ", 1)[0].rstrip(",:")) is not None  # not "HikariPool-1"
     return text[:1].lower() + text[1:] if plain else text

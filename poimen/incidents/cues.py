@@ -5,60 +5,60 @@ as a whole word or phrase, case-insensitive. In words:
   signature (+1); words, +0.6 each up to 1.8: error(s), fail/failed/failing/failure, exception, timeout / timed out,
   refused, unreachable, unavailable, is down / went down, outage, alert, alarm, threshold crossed / breached, firing /
   fired, paged, degraded, latency, spike(s/d), elevated, 5xx / 4xx / 502s / "returned|returning|throwing|seeing|getting
-  502", OOM, crash(ed/ing/es), aborts / aborted / aborting, hang(s/ing), stuck, slow, broken, not working, can't / cannot / unable to,
-  complain(ts/ing), users/customers (are) report(ed/ing), dropped / dropping, backlog, lag, evicted, panic, saturated.
-  The first word found counts 1.0 and each other +0.4, up to 1.8; a word that is the key of a ``key=value`` setting
-  ("#failure=3", "timeout=2s") does not count.
-- **cause** (+1.5): because, due to, caused by, root cause, turned out / turns out, the culprit, the cause (was|is),
-  the problem/issue (was|is), the underlying problem/issue/cause, the reason (was|is), happens when, triggered by,
-  traced (it|this) (back) to, found (it|the issue|the problem|the cause|the bug), found that, that's / which is /
-  this is why, hence, regression, introduced (in|by), "Cause:", cause found / identified; (+0.8): a mechanism stated: exhausted / exhaustion,
-  leak(s/ed/ing), misconfigured / misconfiguration, ran/run out of, filled up, (disk|volume|partition) full, too
-  low/small/high/many/few/short, expired, not set, race condition, deadlock, changed the default, led to, resulted
+  502", OOM, crash(ed/ing/es), aborts / aborted / aborting, hang(s/ing), stuck, slow, broken, not working, can't /
+  cannot / unable to, complain(ts/ing), users/customers (are) report(ed/ing), dropped / dropping, backlog, lag, evicted,
+  panic, saturated. The first word found counts 1.0 and each other +0.4, up to 1.8; a word that is the key of a
+  ``key=value`` setting ("#failure=3", "timeout=2s") does not count.
+- **cause** (+1.5): because, due to, caused by, root cause, turned out / turns out, the culprit, the cause (was|is), the
+  problem/issue (was|is), the underlying problem/issue/cause, the reason (was|is), happens when, triggered by, traced
+  (it|this) (back) to, found (it|the issue|the problem|the cause|the bug), found that, that's / which is / this is why,
+  hence, regression, introduced (in|by), "Cause:", cause found / identified; (+0.8): a mechanism stated: exhausted /
+  exhaustion, leak(s/ed/ing), misconfigured / misconfiguration, ran/run out of, filled up, (disk|volume|partition) full,
+  too low/small/high/many/few/short, expired, not set, race condition, deadlock, changed the default, led to, resulted
   in, stopped doing, no longer, ", so ".
 - **action** (+1.5): a command that changes state (``kubectl patch|scale|set|apply|edit|delete|drain|cordon|rollout
   undo|rollout restart``, ``helm upgrade|rollback|install``, ``terraform apply``, ``ALTER …``, ``UPDATE … SET``,
   ``ANALYZE|VACUUM|REINDEX a_table`` (bench/incidents9), ``CREATE [UNIQUE] INDEX``, ``REFRESH MATERIALIZED VIEW``
-  (bench/incidents20), ``SET GLOBAL``, ``systemctl restart|reload|stop|start|edit``, ``apt-get|yum|pip install``,
-  ``git revert``, ``sysctl -w|-p``, ``docker restart``, ``redis-cli config set``; and, from bench/incidents6, a write
-  into /etc by redirect or tee, ``sed -i``, ``rm /etc/…``, chmod/chown, ``systemctl revert``, ``journalctl
-  --vacuum-…``, SELinux and volume resizes, certbot, keytool -import, rndc, ceph set, iptables); a done verb: bumped,
-  raised, increased, decreased, lowered, reduced, pinned, disabled, enabled, turned off/on, reverted, rolled back,
-  restarted, redeployed, deployed, patched, scaled, upgraded, downgraded, applied, merged, shipped, hotfixed, flushed,
-  purged, drained, cordoned, rotated, renewed, replaced, removed, added, changed, updated, switched, migrated, failed
-  over, killed, resized, tuned, backported, rebuilt, reindexed, freed, pushed, released, marked, imported, installed,
-  granted, built, cleared, amended, turned (it) on/off, cleaned up, ran `a command`, re-ran; extended, capped,
-  recreated, excluded, vacuumed, reassigned, pruned, regenerated, reissued, wrapped, flipped, toggled, implemented (a
-  change request's "CHG0031877 implemented"; bench/incidents16) (added as generic fix verbs; neutral on dev suites
-  1-8; moved, pointed, routed, configured and deleted were tried and dropped: narrative passives on dev, "the crawler
-  was moved to the batch pool", cost ask -2 / lookup -2) (and their -ing forms after by, after or with); workaround,
-  fix:, the fix (was|is), what fixed it, fixed (by|with|in), resolved (by|with), mitigated (by|with), hotfix, "2.9.1
-  is out|live|released|deployed", what was done so it "cannot happen again" (bench/incidents26). (+1.0): an imperative
+  (bench/incidents20), ``SET GLOBAL``, ``systemctl restart|reload|stop|start|edit``, ``apt-get|yum|pip install``, ``git
+  revert``, ``sysctl -w|-p``, ``docker restart``, ``redis-cli config set``; and, from bench/incidents6, a write into
+  /etc by redirect or tee, ``sed -i``, ``rm /etc/…``, chmod/chown, ``systemctl revert``, ``journalctl --vacuum-…``,
+  SELinux and volume resizes, certbot, keytool -import, rndc, ceph set, iptables); a done verb: bumped, raised,
+  increased, decreased, lowered, reduced, pinned, disabled, enabled, turned off/on, reverted, rolled back, restarted,
+  redeployed, deployed, patched, scaled, upgraded, downgraded, applied, merged, shipped, hotfixed, flushed, purged,
+  drained, cordoned, rotated, renewed, replaced, removed, added, changed, updated, switched, migrated, failed over,
+  killed, resized, tuned, backported, rebuilt, reindexed, freed, pushed, released, marked, imported, installed, granted,
+  built, cleared, amended, turned (it) on/off, cleaned up, ran `a command`, re-ran; extended, capped, recreated,
+  excluded, vacuumed, reassigned, pruned, regenerated, reissued, wrapped, flipped, toggled, implemented (a change
+  request's "CHG0031877 implemented"; bench/incidents16) (added as generic fix verbs; neutral on dev suites 1-8; moved,
+  pointed, routed, configured and deleted were tried and dropped: narrative passives on dev, "the crawler was moved to
+  the batch pool", cost ask -2 / lookup -2) (and their -ing forms after by, after or with); workaround, fix:, the fix
+  (was|is), what fixed it, fixed (by|with|in), resolved (by|with), mitigated (by|with), hotfix, "2.9.1 is
+  out|live|released|deployed", what was done so it "cannot happen again" (bench/incidents26). (+1.0): an imperative
   opening a line or any sentence of it (Raise, Bump, Restart, Set, Use, …: a maintainer's answer that explains, then
   prescribes, "Use the Sentinel scheme: `result_backend: sentinel://…`"; bench/incidents8), or what a thing now does
-  since ("now uses|sets|sorts|retries|ships|sends|compiles|caches …"; such a line is no plan even under "Follow-up"),
-  or what a fix's PR does, in the present ("#1453 restores `platforms:` on the build step"; bench/incidents7). (+0.8):
-  a config key given a value (``key=value``, ``key: 5``, "key to 5"); (+0.4): a version; (+0.3): a ticket or PR id;
-  (+1.0) in a command's output, the object it says it changed (``kind/name created|configured``, from
-  bench/incidents6). A done verb counts only when someone did it: no doer, a person, a name, a passive, or a
-  headline's passive ("Hotfix 5.2.2 deployed."); "PR #1834 raised the batch size" is a cause.
-- **verification** (+1.5): confirmed, resolved, recovered / recovering, back to normal, back up, back online, error
-  rate (back|down) to, no more, no new/further errors/alerts, stable / stabilised, healthy, green, all good, looks
-  good, working again, works again, (is|are) fixed, succeeded / succeeding, passing, closing; and a failure said to
-  recede (``RECEDING``: "memory alarm cleared", "errors dropping, 5xx back under 1%", "lag down to 96k and falling"),
-  which also weighs its symptom words at 0.4: the alarm's name in "alarm cleared" reports no failure (bench/incidents8).
+  since ("now uses|sets|sorts|retries|ships|sends|compiles|caches …"; such a line is no plan even under "Follow-up"), or
+  what a fix's PR does, in the present ("#1453 restores `platforms:` on the build step"; bench/incidents7). (+0.8): a
+  config key given a value (``key=value``, ``key: 5``, "key to 5"); (+0.4): a version; (+0.3): a ticket or PR id; (+1.0)
+  in a command's output, the object it says it changed (``kind/name created|configured``, from bench/incidents6). A done
+  verb counts only when someone did it: no doer, a person, a name, a passive, or a headline's passive ("Hotfix 5.2.2
+  deployed."); "PR #1834 raised the batch size" is a cause.
+- **verification** (+1.5): confirmed, resolved, recovered / recovering, back to normal, back up, back online, error rate
+  (back|down) to, no more, no new/further errors/alerts, stable / stabilised, healthy, green, all good, looks good,
+  working again, works again, (is|are) fixed, succeeded / succeeding, passing, closing; and a failure said to recede
+  (``RECEDING``: "memory alarm cleared", "errors dropping, 5xx back under 1%", "lag down to 96k and falling"), which
+  also weighs its symptom words at 0.4: the alarm's name in "alarm cleared" reports no failure (bench/incidents8).
 
 What makes a line weaker or takes a role away:
 
 - **no claim**: a line that only names a part of a write-up ("5. RESOLUTION"), a tracker's line about a post ("Jana
-  added a comment - 02/Apr/24 2:14 PM"), a stack frame or a code fence has no role.
+  added a comment - 02/Apr/24 2:14 PM", an incident tool's "Acknowledged by Leah Okonjo."), a stack frame or a code
+  fence has no role.
 - **ruled out** (cause and action become 0, and the line is no symptom either): not the cause / culprit / issue /
   problem, not related, unrelated, ruled out, red herring, wasn't it / was not it, nothing to do with, a coincidence,
   false alarm / positive, is fine, looks fine, not it, not the / our deploy, db, network, dns … ("our": a ServiceNow
   work note, "Not our DB, its CPU is flat"). A line in a part of a write-up whose heading rules out or says did not
   help ("Things we ruled out", "Things that did not help"; bench/incidents10) is at most a symptom. The same line also
-  demotes the earlier lines of its incident that it names (two content words or one specific entity in common) to
-  none.
+  demotes the earlier lines of its incident that it names (two content words or one specific entity in common) to none.
 - **ineffective** (action and verification become 0; the nearest earlier action it names becomes none, "rollback"
   naming ``rollout undo`` and "restart" or "redeploy" theirs, and with what a command printed that it changed, the
   command too; else the nearest action line among the ``LOOKBACK`` before it; a line can rule out and say this at
@@ -139,8 +139,7 @@ COMMAND = re.compile(
     r"|\b(?:ANALYZE|VACUUM(?:\s+FULL)?|REINDEX(?:\s+(?:TABLE|INDEX|DATABASE))?)\s+[a-z_]\w*(?:[_.\d][\w.]*|\s*;)"
     r"|\bsystemctl\s+(?:restart|reload|stop|start|enable|disable)\b|\bservice\s+\S+\s+restart\b"
     r"|\b(?:apt-get|apt|yum|dnf|apk|zypper|brew)\s+(?:-\S+\s+)*(?:install|upgrade|remove|add|del)\b|\bpip3?\s+install\b"
-    r"|\bsystemctl\s+(?:edit|daemon-reload|mask|unmask)\b"
-    r"|\bgit\s+revert\b|\bsysctl\s+(?:-[wp]|--system)\b|(?:>>?|\btee\s+(?:-a\s+)?)\s*/etc/|\bsed\s+-i\b"
+    r"|\bsystemctl\s+(?:edit|daemon-reload|mask|unmask)\b|\bgit\s+revert\b|\bsysctl\s+(?:-[wp]|--system)\b|(?:>>?|\btee\s+(?:-a\s+)?)\s*/etc/|\bsed\s+-i\b"
     r"|\brm\s+(?:-\S+\s+)*/etc/|\bch(?:mod|own|grp)\s|\bsystemctl\s+(?:revert|kill)\b|\bjournalctl\s+--vacuum-"
     r"|\b(?:semanage|restorecon|setsebool|lvextend|resize2fs|xfs_growfs|update-ca-certificates)\b|\bmount\s+-o\s+remount"
     r"|\bcertbot\s+(?:renew|certonly)\b|\bkeytool\s+-import|\brndc\s+(?:reload|sign|loadkeys|flush)\b"
@@ -204,7 +203,8 @@ NOW_DOES = re.compile(r"\bnow (?:also |only |always |correctly )?(?:uses|sets|so
 # A tracker's own line about a post, not what the post says: "Jana Novák added a comment - 02/Apr/24 2:14 PM"
 TRACKER_META = re.compile(r"\b(?:(?:added|left|posted) a comment|made changes)\b|\bchanged the (?:status|assignee|priority)\b|\bcommented\b"
                           r"(?= on\b| -|$)|^(?:#note-\d+\s+)?Updated by \S|\bhas been (?:updated|reported) by\b|^\S[^@]{0,40} @[\w.-]+ ·"
-                          r"|\badded (?:the )?(?:[\w-]+ )?labels?\b|\b(?:self-assigned|reopened|closed|mentioned) this\b", re.I)
+                          r"|\badded (?:the )?(?:[\w-]+ )?labels?\b|\b(?:self-assigned|reopened|closed|mentioned) this\b|^(?:(?:Acknowledged|"
+                          r"Resolved|Escalated|Reassigned) (?:by|to) (?-i:[A-Z])[\w.' -]{0,40}?\.?$|Notified .{1,40} by |Triggered through the |Escalated to level |Added responder )", re.I)
 # The parts of an incident's write-up (the sections of the Google SRE and PagerDuty postmortem templates): a line
 # that only names one ("5. RESOLUTION") is a heading, and a section under one is part of the write-up above it.
 PART_HEADINGS = (

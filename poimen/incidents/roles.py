@@ -206,6 +206,20 @@ _QUOTED = re.compile(r"`([^`]*)`|\"([^\"]*)\"")  # code spans and quotes, paired
 QUOTED = 1.5  # an error quoted as printed outranks prose that names a failure (chosen on the dev suites 1-3)
 
 
+_CELL = re.compile(r"(?:^|;\s)[A-Z][\w ()/.-]{0,30}:\s")  # a table row as the readers render it: "Time (CET): 13:41; What…"
+
+
+def said_in_row(text: str) -> str:
+    """What a table row says: its longest cell ("Time (CET): 13:41; What happened: All refund-worker pods …" says
+    the last part; a PagerDuty log entry's "Created at (UTC): …; Type: annotate_log_entry; …; Summary: Note added: …"
+    its summary); the text itself when it is no row of three cells or more."""
+    cells = _CELL.split(text)
+    return _NOTE_ADDED.sub("", max(cells, key=len)) if len(cells) > 2 else text
+
+
+_NOTE_ADDED = re.compile(r"^(?:Note|Comment) added(?: by [^:]{1,40})?:\s*")  # the tool's words over what was noted
+
+
 def body(text: str) -> str:
     """A line without the chat rendering's stamp and speaker, and without a shell prompt and the ``#`` of a note
     typed at one ("root@edge-lb-01:~# # lower the level only for that location"); the line itself when it has none."""
@@ -350,4 +364,5 @@ def line_scores(line: Line) -> Scores:
     first = line.offset == 0
     if line.is_frame:
         return Scores()
-    return score(line.text, line.record.kind, line.record.level if first else "", line.record.headings)
+    text = said_in_row(line.text) if line.record.kind == "table_row" else line.text
+    return score(text, line.record.kind, line.record.level if first else "", line.record.headings)

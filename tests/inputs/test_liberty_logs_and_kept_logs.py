@@ -260,3 +260,37 @@ def test_an_error_pasted_into_a_ticket_counts_as_printed_and_the_words_people_wr
     symptoms = [line.text for line in card.lines if line.role == "symptom"]
     assert "Posting API returns 500 (DSRA8100E) during salary run" in symptoms
     assert not any(s.startswith("J2CA0046E") for s in symptoms)
+
+
+PD_TABLE = """\
+## #48213 — logging cluster went read-only
+
+### Log entries
+
+| Created at (UTC) | Type | Agent | Channel | Summary |
+|---|---|---|---|---|
+| 2025-03-11 03:52:07 | trigger_log_entry | Alertmanager | Events API v2 | Triggered through the API. `[FIRING:1] ElasticsearchDiskFloodStage logs-es-prod` |
+| 2025-03-11 03:58:40 | acknowledge_log_entry | Ines Varga | mobile app | Acknowledged by Ines Varga. |
+| 2025-03-11 04:06:12 | annotate_log_entry | Ines Varga | website | Note added: fluent-bit on every node is getting 429s back from logs-es-prod, cluster_block_exception. |
+| 2025-03-11 04:22:47 | annotate_log_entry | Ines Varga | website | Note added: retention is meant to be 14 days, but ILM explain returns "managed": false for every index since 3 Feb. |
+| 2025-03-11 06:18:03 | resolve_log_entry | Ines Varga | website | Resolved by Ines Varga. |
+
+### Resolution
+
+Ines attached the logs-app-14d lifecycle policy to the remaining unmanaged indices.
+"""
+
+
+def test_a_pagerduty_log_entry_row_is_read_by_its_summary(tmp_path):
+    """An exported log entry says its summary; "Note added:" and "Acknowledged by Ines Varga." are the tool's words,
+    so the notes are no fix and the Resolution's prose is (bench/incidents28)."""
+    from poimen.incidents.roles import said_in_row
+
+    f = tmp_path / "review.md"
+    f.write_text(PD_TABLE, encoding="utf-8")
+    (card,) = [build_card(i) for i in incidents({f.name: list(records(f))})]
+    fixes = [line.text for line in card.lines if line.role == "action"]
+    assert fixes == ["Ines attached the logs-app-14d lifecycle policy to the remaining unmanaged indices."]
+    assert not any("Acknowledged by" in line.text for line in card.lines)
+    assert said_in_row("Created at (UTC): 2025-03-11 04:06:12; Type: annotate_log_entry; Agent: Ines Varga; Summary: "
+                       "Note added: fluent-bit is getting 429s back") == "fluent-bit is getting 429s back"
