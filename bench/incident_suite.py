@@ -88,6 +88,11 @@ SUITE = Path(__file__).resolve().parent / "incidents"
 # Teams, Opsgenie and Trello threads, and incidents26, postmortems (a status-page history, a Notion export, a Google
 # Doc as text, a blog post, a quarterly log), likewise, in stop 42: first figures at a3472fc, before any miss was read,
 # ask 4/10, lookup 6/20, 11 confusions (incidents25) and ask 6/10, lookup 11/18, 6 confusions (incidents26);
+# incidents27, Java logs (ECS JSON lines, Log4j 1.x, Jetty 12 with GC lines, JBoss EAP) under `gh issue view
+# --comments`, a Jira comment export, an incident tool's newest-first export and Zammad tickets, and incidents28,
+# PagerDuty log entries and retrospectives in Markdown and shell sessions with five prompts, likewise, in stop 42:
+# first figures ask 3/10, lookup 5/20, 17 confusions (incidents27, at 84dc844) and ask 3/10, lookup 14/20, 1
+# confusion (incidents28, at 9675650);
 # "blind" suites were written by someone who read no code, and their misses were never read: incidents4, and
 # incidents15 (the six formats of the held-out streams, two incidents each, written in stop 35 at `ca1b949`). The baselines' weights are chosen on bench/incidents' split "dev" alone.
 SUITES = ((SUITE, "dev"), (SUITE.with_name("incidents2"), "dev"), (SUITE.with_name("incidents3"), "dev"),
@@ -101,7 +106,8 @@ SUITES = ((SUITE, "dev"), (SUITE.with_name("incidents2"), "dev"), (SUITE.with_na
           (SUITE.with_name("incidents20"), "dev"), (SUITE.with_name("incidents21"), "dev"),
           (SUITE.with_name("incidents22"), "dev"), (SUITE.with_name("incidents23"), "dev"),
           (SUITE.with_name("incidents24"), "dev"), (SUITE.with_name("incidents25"), "dev"),
-          (SUITE.with_name("incidents26"), "dev"),
+          (SUITE.with_name("incidents26"), "dev"), (SUITE.with_name("incidents27"), "dev"),
+          (SUITE.with_name("incidents28"), "dev"),
           (SUITE.with_name("incidents4"), "blind"), (SUITE.with_name("incidents15"), "blind"))
 WINDOW = 3
 SHOWN_CHARS = 600  # mem lookup prints a hit without lines as its text cut here (poimen.cli.readout.print_hits)

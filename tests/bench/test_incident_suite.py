@@ -58,10 +58,12 @@ def test_every_suite_has_unique_ids_and_streams_that_exist(folder):
         assert len({i.format for i in incidents}) == 4
     elif folder.name == "incidents18":  # Java logs under a pasted GitHub issue, a Jira export and ServiceNow notes
         assert {i.format for i in incidents} == {"java"} and len({i.stream for i in incidents}) == 3
-    elif folder.name in ("incidents22", "incidents23", "incidents25"):  # Java logs under Jira Cloud, YouTrack,
+    elif folder.name in ("incidents22", "incidents23", "incidents25", "incidents27"):  # Java logs under Jira Cloud, YouTrack,
         # Bugzilla and OTRS threads; under GitHub, Linear, ServiceNow, Redmine and mailing-list threads; under Jira
         # Server, PagerDuty, Zendesk, Azure DevOps, Teams, Opsgenie and Trello
         assert {i.format for i in incidents} == {"java"} and len({i.stream for i in incidents}) == 4
+    elif folder.name == "incidents28":  # PagerDuty Markdown and shell sessions, five streams
+        assert {i.format for i in incidents} == {"pagerduty", "shell"} and len({i.stream for i in incidents}) == 5
     elif folder.name in ("incidents24", "incidents26"):  # postmortems: SRE-style, Atlassian-style, an e-mail, a
         # digest, reST; a status page, Notion, a Google Doc as text, a blog post, a quarterly log
         assert {i.format for i in incidents} == {"postmortem"} and len({i.stream for i in incidents}) == 5
