@@ -349,7 +349,7 @@ OTHER_PROBLEM = re.compile(r"\b(?:different|separate|another|second|unrelated|ne
                            r"failure|outage|bug)\b(?!\s+(?:with|on|in|for|about) (?:the |this |that )?(?:same|above)\b"
                            r"(?!\s+(?:box|host|server|node|machine|service|cluster|vm)))"
                            r"|\bunrelated to (?:the |this |that )?(?:above|first|earlier|previous|original)\b"
-                           r"|\breopen\w*\b(?:[^.:]{0,20}\bfor something else\b|[^\n]{0,200}?\b(?:looks?|seems?) different\b)", re.I)
+                           r"|\breopen\w*\b(?:[^.:]{0,20}\bfor something else\b|[^\n]{0,200}?\b(?:(?:looks?|seems?) different|a different (?:error|exception|failure))\b)", re.I)
 TODO_SECTION = re.compile(r"action items?|follow[- ]?ups?|next steps|lessons", re.I)
 FRAME = re.compile(r"^(?:at [\w$.<>/@-]+\(|\.\.\. \d+ (?:more|common)|File \"|Caused by:\s*$)")
 STOP = frozenset("""the a an and or of to in on at for with from by is was were are be been it this that these

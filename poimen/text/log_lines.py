@@ -17,7 +17,10 @@ LEVELS = r"(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|SEVERE|FATAL|CRITIC
 # Timestamp, level or a numeric id (5+ digits: an epoch, a sequence number), after at most one leading token. The
 # leading token is a mark, an id or a file name ("-", "R34", "nova-api.log.1"), never a word of prose: "On
 # 2024-04-02 at 13:42 UTC every edge proxy …" is a sentence, not a log line.
-LOG_START = re.compile(rf"^(?:(?![A-Za-z]+[,:;]?\s)\S+\s+)??(?:{TIMESTAMP}|\[?{LEVELS}\b|\d{{5,}}\s)")
+# ... or a JSON log event that opens with its time, as ECS and Logstash encoders write one a line
+# ('{"@timestamp":"2025-05-12T05:58:41.203Z","log.level":"ERROR",…'; bench/incidents27)
+_JSON_TIME = re.compile(rf'^\{{\s*"@?(?:timestamp|time|ts)"\s*:\s*"({TIMESTAMP}[^"]*)"')
+LOG_START = re.compile(rf"^(?:(?![A-Za-z]+[,:;]?\s)\S+\s+)??(?:{TIMESTAMP}|\[?{LEVELS}\b|\d{{5,}}\s)|{_JSON_TIME.pattern}")
 _LEVEL = re.compile(rf"(?<![\w.-]){LEVELS}(?![\w-])")
 def is_log_line(line: str) -> bool:
     return bool(LOG_START.match(line))
@@ -30,5 +33,7 @@ def level_of(line: str) -> str:
 
 
 def time_of(line: str) -> str:
+    if m := _JSON_TIME.match(line):
+        return m.group(1)
     m = re.match(rf"^(?:\S+\s+)??({TIMESTAMP})", line)
     return m.group(1).lstrip("[") if m else ""

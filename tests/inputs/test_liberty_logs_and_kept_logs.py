@@ -294,3 +294,58 @@ def test_a_pagerduty_log_entry_row_is_read_by_its_summary(tmp_path):
     assert not any("Acknowledged by" in line.text for line in card.lines)
     assert said_in_row("Created at (UTC): 2025-03-11 04:06:12; Type: annotate_log_entry; Agent: Ines Varga; Summary: "
                        "Note added: fluent-bit is getting 429s back") == "fluent-bit is getting 429s back"
+
+
+GH_CLI = """\
+==> kubectl -n dispatch logs dispatch-api-7c9f8d6b5-k2xqd, 2025-05-12 UTC <==
+{"@timestamp":"2025-05-12T05:51:02.114520381Z","log.level":"INFO","service.name":"dispatch-api","message":"Position batch consumed"}
+{"@timestamp":"2025-05-12T05:58:41.203117554Z","log.level":"ERROR","service.name":"dispatch-api","message":"route-engine call failed"}
+{"@timestamp":"2025-05-12T05:58:41.207551903Z","log.level":"WARN","service.name":"dispatch-api","message":"Connection prematurely closed BEFORE response"}
+
+==> saved from the terminal, 2025-07-16 <==
+$ gh issue view 412 --comments -R halden-mobility/fleet-dispatch
+ETA calls to route-engine fail with "Connection prematurely closed BEFORE response" halden-mobility/fleet-dispatch#412
+Closed • jonas-eklund opened about 2 months ago • 12 comments
+
+
+  Since this morning dispatch-api logs a burst of ERRORs from EtaClient.
+
+    {"@timestamp":"2025-05-12T05:58:41.203117554Z","log.level":"ERROR","message":"route-engine call failed"}
+
+
+tobias-wren (Member) • May 13, 2025
+  #415 is up: the route-engine provider evicts connections idle for more than 45 s.
+
+
+ana-cordeiro (Contributor) • May 26, 2025 • Newest comment
+  Reopening, sorry. Since the 06:00 replans dispatch-api throws a different error on the same client.
+
+
+View this issue on GitHub: https://github.com/halden-mobility/fleet-dispatch/issues/412
+$ gh issue view 427 --comments -R halden-mobility/fleet-dispatch
+Rollout of 3.20.0 stuck: new dispatch-api pods crashloop on Flyway validate halden-mobility/fleet-dispatch#427
+Closed • lukas-brenner opened about 1 month ago • 7 comments
+
+
+lukas-brenner (Member) • May 20, 2025
+  Found it. flyway_schema_history has a row from the canary.
+"""
+
+
+def test_ecs_json_lines_are_a_log_and_gh_issue_view_files_its_comments(tmp_path):
+    from poimen.incidents.cues import OTHER_PROBLEM
+
+    busy = "".join('{"@timestamp":"2025-05-12T06:%02d:00.000Z","log.level":"INFO","message":"tour %d planned"}\n'
+                   % (k, k) for k in range(20))  # a morning's log: the two `gh` prompts are no shell session
+    text = GH_CLI.replace("\n\n==> saved", "\n" + busy + "\n==> saved", 1)
+    kind, recs = _recs(tmp_path, "dispatch.txt", text)
+    assert kind == "log"
+    logged = [r for r in recs if r.kind == "log" and r.time]
+    assert logged[0].time == "2025-05-12T05:51:02.114520381Z" and logged[1].level == "ERROR"
+    said = [r for r in recs if r.kind == "comment"]
+    assert [(r.author, r.time, dict(r.attrs).get("ticket")) for r in said] == [
+        ("tobias-wren", "May 13, 2025", "#412"), ("ana-cordeiro", "May 26, 2025", "#412"),
+        ("lukas-brenner", "May 20, 2025", "#427")]
+    pasted = [r for r in recs if r.kind == "log" and r.line_start == 34]
+    assert pasted and ("quoted", "comment") in pasted[0].attrs  # the issue's description pastes it: no log line
+    assert OTHER_PROBLEM.search(said[1].text)

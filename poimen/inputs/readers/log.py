@@ -95,6 +95,7 @@ class _Reader:
         self.quoted = False  # the record is log lines the comment above pastes
         self.mailed = False  # the comment spoken is an e-mail (its header the fields "From: …", "Date: …")
         self.block = False  # ... or another indented block of it (its lines keep their indent)
+        self.paged = False  # the last record was a page's own text (a ticket's description), not the log's
 
     def verdict(self, p: Piece) -> str:
         if not self.lines or len(self.lines) + len(self.held) >= MAX_TRACE_LINES:
@@ -134,6 +135,7 @@ class _Reader:
         if self.lines:
             text = "\n".join(self.lines)
             if self.said:
+                self.paged = False
                 yield Record(text, self.start, self.end, kind="comment", time=with_year(self.said[0], self.day),
                              author=self.said[1])
             elif self.note:
@@ -157,6 +159,7 @@ class _Reader:
                     when = f"{self.dated} {when}"
                 self.day = day.group(0) if (day := _DAY.match(when)) else self.day
                 when = zoned(when, self.zone)
+                self.paged = not when and not banner
                 yield Record(text, self.start, self.end, kind="log", time=when, level=level_of(self.lines[0]),
                              attrs=(("quoted", "comment"),) if self.quoted else ())
         self.lines, self.held, self.said, self.note = [], [], None, False
@@ -167,12 +170,14 @@ class _Reader:
         # what the log printed, quoted in the comment, which goes on after them
         # (or, flush left, the exception a comment pastes with no stamp: "com.fasterxml…StreamConstraintsException: …")
         self.quoted = bool(not said and self.speaking and (p.indent > 0 and LOG_START.match(p.text) or (
-            p.indent == 0 and _EXCEPTION.match(p.text) and not LOG_START.match(p.text))))
+            p.indent == 0 and _EXCEPTION.match(p.text) and not LOG_START.match(p.text)))) or bool(
+            # (or the description of an issue pastes, indented: `gh issue view`'s body; bench/incidents27)
+            not said and self.paged and p.indent > 0 and LOG_START.match(p.text))
         # and any other indented block under them ("Building the index by hand instead:" over the statement, an
         # EXPLAIN's plan): the comment's own, as indented as it was written, so a card tells it for a code block
         self.block = bool(not said and self.speaking and p.indent > 0 and not self.quoted)
-        if not said and p.text.strip() == "--":  # an e-mail's signature delimiter: a notification's footer follows
-            self.speaking = None
+        if not said and (p.text.strip() == "--" or _FOOTER.match(p.text)):  # an e-mail's signature delimiter: a
+            self.speaking = None  # notification's footer follows; `gh issue view`'s last line: the issue ends
         if not said and self.speaking and (_goes_on(p) or self.block):
             said = self.speaking  # the next paragraph of the comment above, after a blank line
         if said and said != self.speaking:  # a new header: an e-mail's fields ("From: …")?
@@ -240,13 +245,18 @@ NUMBERED_HEAD = re.compile(r"^(?:(?:(?:Zendesk|Freshdesk|Help ?Scout|Front|Inter
                            # Bugzilla's page: "Bug 20417 - claims-rules redeploy fails …" (bench/incidents22)
                            r"|Bug\s+(?P<bugzilla>\d{2,9})\s+[-–—]\s+\S"
                            r"|[=#*~-]{0,80}\s*(?:[A-Z][\w ]{0,20}\s+[-–—]+\s+)?https?://\S+?/(?:-/)?(?:issues|tickets|"
-                           r"work_packages)/(?P<url>\d{1,9})\b)")
+                           r"work_packages)/(?P<url>\d{1,9})\b"
+                           # `gh issue view`'s title line: "ETA calls … fail with \"…\" halden-mobility/fleet-dispatch#412"
+                           r"|\S[^\n]{0,200}\s[\w.-]+/[\w.-]+#(?P<gh>\d{1,7})\s*$)")
+
+
+_FOOTER = re.compile(r"^View this (?:issue|pull request) on GitHub: https?://")
 
 
 def _number(head: re.Match) -> str:
     """The ticket a numbered header names, as "#4471" however it was written."""
     return head.group("number") or head.group("record") or head.group("snow") or head.group("tracked") or \
-        "#" + (head.group("url") or head.group("bugzilla"))
+        "#" + (head.group("url") or head.group("bugzilla") or head.group("gh"))
 
 
 def _on_tickets(records: Iterator[Record]) -> Iterator[Record]:
@@ -337,7 +347,9 @@ def _records(path: Path, options) -> Iterator[Record]:
             reader.take(p, verdict)
             continue
         yield from reader.flush()
-        if event is not None:
+        if event is not None and p.indent > 0 and (reader.speaking or reader.paged):  # an event a comment or an
+            yield replace(event, attrs=event.attrs + (("quoted", "comment"),))  # issue's description pastes, indented
+        elif event is not None:
             yield event
             reader.speaking = None  # a log event ends what a person was saying
         else:

@@ -10,7 +10,8 @@ the lines below it:
 - "Jana Novák added a comment - 02/Apr/24 2:14 PM" (Jira's issue view and e-mails; its history, "… made changes -
   …", too), "Jana Novák - 02/Apr/24
   2:14 PM" (its Comments export), "**hannah-vogt** commented on Apr 7, 2025" (GitHub's issue page copied as text);
-- "Comment by Noor Haddad [ 06/May/24 7:50 AM ]" (Jira's printable view and Word/XML exports);
+- "Comment by Noor Haddad [ 06/May/24 7:50 AM ]" (Jira's printable view and Word/XML exports); "mira-halvorsen
+  (Member) • May 12, 2025" (the GitHub CLI's `gh issue view --comments`);
 - "Jana Novak - 2024-06-02 13:20:" (a name, then the time, as plain-text exports and e-mails write a header), and
   after the post's kind: "[Private note] Hamid Serrano - Mon, 8 Jul 2024 at 09:38 AM" (Freshdesk, Zendesk), or
   after two spaces: "Tomás Ferreira  Feb 13, 2025, 09:41 GMT  (internal note)" (a help desk's export);
@@ -91,6 +92,10 @@ def dated(when: str, copied: str) -> str:
 
 
 # Redmine's journal: "#note-4  Updated by Ingrid Solberg about 1 month ago", "Updated by X on 2025-03-04 10:12"
+# The GitHub CLI's `gh issue view N --comments`: "mira-halvorsen (Member) • May 12, 2025", "… • Newest comment" after
+# the day, the comment indented under it (bench/incidents27)
+_GH_CLI = re.compile(rf"^(?P<who>{_HANDLE}) \((?:Member|Owner|Collaborator|Contributor|None|First-time contributor)\)"
+                     r"(?: \[[^\]]{1,20}\])? • (?P<time>[A-Z][a-z]{2,8} \d{1,2}, \d{4})(?: • .{1,30})?$")
 _REDMINE = re.compile(rf"^(?:#note-\d+\s+)?Updated by (?P<who>{_NAME})\s+(?P<time>{_WHEN})$")
 # An e-mail's quote header, "On Tue, 4 Mar 2025 at 08:12, Arjen de Wit <…> wrote:": what follows it is quoted
 _WROTE = re.compile(r"^On .{5,120}\bwrote:\s*$")
@@ -159,7 +164,7 @@ def speaker(line: str) -> tuple[str, str] | None:
         line = framed.group("core")
     if _WROTE.match(line):
         return None
-    m = _GITLAB.match(line) or _REDMINE.match(line)
+    m = _GITLAB.match(line) or _REDMINE.match(line) or _GH_CLI.match(line)
     if m:
         return m.group("time").strip(), m.group("who")
     m = _BRACKET.match(line) or _BRACKET_ALONE.match(line)
