@@ -20,7 +20,9 @@ LEVELS = r"(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|SEVERE|FATAL|CRITIC
 # ... or a JSON log event that opens with its time, as ECS and Logstash encoders write one a line
 # ('{"@timestamp":"2025-05-12T05:58:41.203Z","log.level":"ERROR",…'; bench/incidents27)
 _JSON_TIME = re.compile(rf'^\{{\s*"@?(?:timestamp|time|ts)"\s*:\s*"({TIMESTAMP}[^"]*)"')
-LOG_START = re.compile(rf"^(?:(?![A-Za-z]+[,:;]?\s)\S+\s+)??(?:{TIMESTAMP}|\[?{LEVELS}\b|\d{{5,}}\s)|{_JSON_TIME.pattern}")
+# ... or a library's own line about itself, its name and level run together: "log4j:WARN No such property …"
+LOG_START = re.compile(rf"^(?:(?![A-Za-z]+[,:;]?\s)\S+\s+)??(?:{TIMESTAMP}|\[?{LEVELS}\b|\d{{5,}}\s)|{_JSON_TIME.pattern}"
+                       rf"|^[a-z][\w.-]{{1,20}}:{LEVELS}\s")
 _LEVEL = re.compile(rf"(?<![\w.-]){LEVELS}(?![\w-])")
 def is_log_line(line: str) -> bool:
     return bool(LOG_START.match(line))

@@ -349,3 +349,40 @@ def test_ecs_json_lines_are_a_log_and_gh_issue_view_files_its_comments(tmp_path)
     pasted = [r for r in recs if r.kind == "log" and r.line_start == 34]
     assert pasted and ("quoted", "comment") in pasted[0].attrs  # the issue's description pastes it: no log line
     assert OTHER_PROBLEM.search(said[1].text)
+
+
+JIRA_EXPORT = """\
+### setl-batch-02:/var/log/setl/settlement-job.log
+log4j:WARN No such property [maxBackupIndex] in org.apache.log4j.DailyRollingFileAppender.
+2025-04-22 02:00:00,117 INFO  [main] com.kinnaird.setl.SettlementJobRunner - settlement-batch 7.4.3 starting
+2025-04-22 05:41:19,870 ERROR [main] org.springframework.batch.core.step.AbstractStep - reconcileStep failed
+java.sql.SQLException: ORA-01555: snapshot too old: rollback segment number 14 too small
+
+SETL-311  Nightly settlement job fails in fetchAcquirerFileStep: IO Error: Connection reset
+Comment by Mercy Okafor [ 08/Apr/25 09:12 ]
+Nothing on the DB side. The listener log shows the sessions connecting at 02:00:01 and
+07:05:14 and then nothing until the client is gone.
+
+SETL-322  reconcileStep fails after ~1h50m with ORA-01555 snapshot too old
+Description:
+run.date 2025-04-21: reconcileStep failed at 05:41 after 1h50m.
+Comment by Daniel Fitzgerald [ 22/Apr/25 09:03 ]
+Full trace from the first attempt for reference:
+{code:java}
+2025-04-22 05:41:19,870 ERROR [main] org.springframework.batch.core.step.AbstractStep - reconcileStep failed
+{code}
+The volume is the new thing: 9.8M rows instead of 4.5M.
+Comment by Mercy Okafor [ 22/Apr/25 10:40 ]
+UNDO_RETENTION is 900.
+"""
+
+
+def test_a_jira_export_keeps_its_comments_past_a_wrapped_clock_a_dated_description_and_a_code_block(tmp_path):
+    kind, recs = _recs(tmp_path, "settlement.txt", JIRA_EXPORT)
+    assert kind == "log"  # (its first line after the banner is log4j's own "log4j:WARN …")
+    said = [r for r in recs if r.kind == "comment"]
+    assert [(r.author, dict(r.attrs).get("ticket")) for r in said] == [
+        ("Mercy Okafor", "SETL-311"), ("Daniel Fitzgerald", "SETL-322"), ("Daniel Fitzgerald", "SETL-322"),
+        ("Mercy Okafor", "SETL-322")]
+    pasted = [r for r in recs if r.kind == "log" and r.line_start == 18]
+    assert pasted and ("quoted", "comment") in pasted[0].attrs

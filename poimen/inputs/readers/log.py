@@ -73,6 +73,7 @@ _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _BANNER = re.compile(r"^[=#*~-]{3,}\s.*\s[=#*~-]{3,}$")
 _BOX_RULE = re.compile(r"^[=#*~-]{3,}$")
 _ISO_DAY = re.compile(r"(?<![\d-])\d{4}-\d{2}-\d{2}(?![\d-])")
+_CLOCKED = re.compile(r"\d:\d\d")
 _CLOCK_ONLY = re.compile(r"^\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?$")
 
 JOIN, HOLD, APART = "join", "hold", "apart"
@@ -96,6 +97,7 @@ class _Reader:
         self.mailed = False  # the comment spoken is an e-mail (its header the fields "From: …", "Date: …")
         self.block = False  # ... or another indented block of it (its lines keep their indent)
         self.paged = False  # the last record was a page's own text (a ticket's description), not the log's
+        self.fenced = False  # inside a code block a comment opened ("{code:java}", "```"): what it pastes
 
     def verdict(self, p: Piece) -> str:
         if not self.lines or len(self.lines) + len(self.held) >= MAX_TRACE_LINES:
@@ -126,6 +128,8 @@ class _Reader:
             return
         self.lines += [h.text for h in self.held] + [self._as_written(p)]
         self.held, self.end, self.last_indent = [], p.line_end, p.indent
+        if self.said and _CODE_FENCE.match(p.text):  # a comment's line opening or closing a code block
+            self.fenced = not self.fenced
 
     def _as_written(self, p: Piece) -> str:
         return " " * p.indent + p.text if self.block else p.text
@@ -166,13 +170,18 @@ class _Reader:
 
     def begin(self, p: Piece) -> None:
         said = speaker(p.text)
+        if self.speaking and _CODE_FENCE.match(p.text):  # Jira's "{code:java}" … "{code}", Markdown's fences
+            self.fenced = not self.fenced
+        elif not self.speaking:
+            self.fenced = False
         # log lines a comment pastes, indented under its words ("hundreds of these between 06:00:01 and 06:02:51:"):
         # what the log printed, quoted in the comment, which goes on after them
         # (or, flush left, the exception a comment pastes with no stamp: "com.fasterxml…StreamConstraintsException: …")
         self.quoted = bool(not said and self.speaking and (p.indent > 0 and LOG_START.match(p.text) or (
             p.indent == 0 and _EXCEPTION.match(p.text) and not LOG_START.match(p.text)))) or bool(
             # (or the description of an issue pastes, indented: `gh issue view`'s body; bench/incidents27)
-            not said and self.paged and p.indent > 0 and LOG_START.match(p.text))
+            not said and self.paged and p.indent > 0 and LOG_START.match(p.text)) or bool(
+            not said and self.speaking and self.fenced and LOG_START.match(p.text))  # flush left in a code block
         # and any other indented block under them ("Building the index by hand instead:" over the statement, an
         # EXPLAIN's plan): the comment's own, as indented as it was written, so a card tells it for a code block
         self.block = bool(not said and self.speaking and p.indent > 0 and not self.quoted)
@@ -189,6 +198,7 @@ class _Reader:
         self.last_indent = p.indent
 
 
+_CODE_FENCE = re.compile(r"^\s*(?:\{(?:code|noformat)(?::[^}]*)?\}|```|~~~)")
 _EXCEPTION = re.compile(r"^(?:[\w$]+\.)+[\w$]*(?:Exception|Error|Throwable)\b")  # "java.sql.SQLException: …"
 # A line that is no person's prose: a rule or a banner ("--- container restarted 16:31 ---", "===== pasted from … =====").
 _RULE = re.compile(r"^[-=~*_#]{3,}")
@@ -280,7 +290,10 @@ def _on_tickets(records: Iterator[Record]) -> Iterator[Record]:
             # the page's header names the same ticket again, and no date)
             copied = as_of(record.text) or (copied if ticket == previous else "")
             record = replace(record, kind="ticket", level="")  # the ticket's key and summary, as its filer wrote them
-        elif record.kind == "log" and LOG_START.match(record.text) and record.time and not _quoted(record):
+        elif record.kind == "log" and LOG_START.match(record.text) and record.time and not _quoted(record) and (
+                record.level or (_CLOCKED.search(record.time) and not _CLOCK_ONLY.match(record.time))):  # (not a
+            # comment's wrapped line that starts with a clock, "07:05:14 and then nothing until the client is gone",
+            # nor a description's "run.date 2025-04-21: reconcileStep failed at 05:41"; bench/incidents27)
             ticket = copied = ""
         if record.kind == "comment" and ticket:
             record = replace(record, time=dated(record.time, copied))
