@@ -30,6 +30,8 @@ _MONTH_DAY = re.compile(r"\b([A-Z][a-z]{2})[a-z]*\.?\s+(\d{1,2}),?\s+(\d{4}),?\s
 # WebSphere's and Open Liberty's "[3/11/25, 9:14:02:113 UTC]": month, day, year (a day over 12 comes first), a time
 _SLASHED = re.compile(r"^\[?(\d{1,2})/(\d{1,2})/(\d{4}|\d{2}),?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?(?:[:.,]\d{1,3})?"
                       r"(?:\s*([AaPp][Mm]))?(?:\s+(?:UTC|GMT|Z)\b)?")
+# A day written with dots, day first, then a time: "10.03.2025 08:21" (Zammad, German-speaking trackers)
+_DOTTED = re.compile(r"^\s*(\d{1,2})\.(\d{1,2})\.(\d{4}),?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\b")
 _CTIME = re.compile(r"\b([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}):(\d{2}):(\d{2})(?:\s+[A-Z]{1,5})?\s+(\d{4})\b")
 _SYSLOG = re.compile(r"\b([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}):(\d{2}):(\d{2})\b")
 _CLOCK = re.compile(r"(?<![\d:.])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])")
@@ -75,6 +77,10 @@ def seconds(text: str) -> float | None:
                     hour = int(h) % 12 + (12 if half.lower() == "pm" else 0) if half else int(h)
                     return datetime(int(y), _MONTHS[mon.lower()], int(d), hour, int(mi), int(s or 0),
                                     tzinfo=_offset(off[0] if off else None)).timestamp()
+        m = _DOTTED.match(text)
+        if m:
+            d, mo, y, h, mi, s = (int(g or 0) for g in m.groups())
+            return datetime(y, mo, d, h, mi, s, tzinfo=timezone.utc).timestamp()
         m = _SLASHED.match(text)
         if m:
             a, b, y, h, mi, s, half = m.groups()

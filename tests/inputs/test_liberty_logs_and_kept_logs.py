@@ -386,3 +386,52 @@ def test_a_jira_export_keeps_its_comments_past_a_wrapped_clock_a_dated_descripti
         ("Mercy Okafor", "SETL-322")]
     pasted = [r for r in recs if r.kind == "log" and r.line_start == 18]
     assert pasted and ("quoted", "comment") in pasted[0].attrs
+
+
+OPSDESK = """\
+=== kubectl -n pricing logs tariff-engine-5d7f9c8b6-rq2mn (stdout+stderr), times UTC ===
+Picked up JAVA_TOOL_OPTIONS: -Xlog:gc,gc+init:stdout:time,level,tags
+[2025-06-10T04:12:06.902+0000][info][gc,init] Heap Max Capacity: 1G
+2025-06-10 07:04:36.118:ERROR:cbtq.QuoteServlet:qtp1418385211-52: quote failed lane=DEHAM-PLGDN
+2025-06-10 07:04:41.310:ERROR:cbtq.QuoteServlet:qtp1418385211-49: quote failed lane=BEANR-DEMUC
+
+INC-2291 · tariff-engine: quote API timeouts and OOM after nightly image rebuild
+status: resolved · severity: SEV2 · owner: Jakob Lind
+
+#2 by Jakob Lind at 2025-06-10 15:46 CEST:
+  Rolled out 5.4.1 again with JDK_JAVA_OPTIONS=-XX:MaxRAMPercentage=70.
+
+#1 by Mareike Brandt at 2025-06-10 09:12 CEST:
+  Quote API answers 504 since 09:04.
+
+==========================================================================================
+copied from support.almora-software.example (Zammad), ticket zoom
+==========================================================================================
+
+PermitDesk: "IO Error: Connection reset" since Monday morning
+Ticket#61827
+State: closed · Priority: 3 high
+
+Gareth Pryce · via email · 10.03.2025 08:21
+Good morning, since about 08:00 our planning officers get "An error occurred".
+
+==========================================================================================
+
+PermitDesk: decision notices not sent
+Ticket#61904
+State: closed · Priority: 2 normal
+
+Ines Rutter · internal note · 17.03.2025 10:02
+SMTP AUTH is disabled for the tenant since the weekend.
+"""
+
+
+def test_an_incident_tools_export_and_a_zammad_ticket_under_a_jvm_log(tmp_path):
+    kind, recs = _recs(tmp_path, "tariff.txt", OPSDESK)
+    assert kind == "log"  # (what the JVM says first is no title over it)
+    said = [r for r in recs if r.kind == "comment"]
+    assert [(r.author, dict(r.attrs).get("ticket")) for r in said] == [
+        ("Jakob Lind", "INC-2291"), ("Mareike Brandt", "INC-2291"), ("Gareth Pryce", "#61827"),
+        ("Ines Rutter", "#61904")]
+    from poimen.incidents.times import seconds
+    assert seconds(said[2].time) == seconds("2025-03-10T08:21:00Z")

@@ -42,6 +42,7 @@ BANNERS = 3
 # DEBUG | trimmed for the ticket") (bench/incidents22)
 BOX = 16  # the lines a box of rules over a log may hold: a server's start-up header
 _RULE_ONLY = re.compile(r"^\s*[-=#*~_]{3,}\s*$")
+_JVM_SAYS = re.compile(r"^(?:NOTE: )?Picked up (?:JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS):|^OpenJDK 64-Bit Server VM warning:")
 _LOG_FILE_TITLE = re.compile(r"^\S*\.(?:log|out)(?:\.\d+)?\b")
 _TRACE = re.compile(r"^\s+(?:at |\.\.\. \d+ (?:more|common))|^(?:Caused by|Suppressed): |^\s+\S|^! \S"
                     r"|^[\w$.]+(?:Exception|Error|Throwable)\b")  # the exception a trace opens with (Dropwizard's "! …")
@@ -127,6 +128,8 @@ def _line_kind(head: str) -> str | None:
     elif not banners and _LOG_FILE_TITLE.match(lines[0]):
         banners = next((n for n, x in enumerate(lines[:BANNERS]) if is_log_line(x)), 0)
     lines = lines[banners:]
+    lines = lines[next((n for n, x in enumerate(lines[:3]) if not _JVM_SAYS.match(x)), 0):]  # (what the JVM says
+    # before the program logs anything: "Picked up JAVA_TOOL_OPTIONS: -Xlog:gc…"; bench/incidents27)
     opening = lines[:OPENING]
     logged = [is_log_line(x) or bool(_TRACE.match(x)) for x in opening]
     if len(lines) >= 3 and is_log_line(lines[0]) and (

@@ -233,7 +233,7 @@ def _event(p: Piece) -> Record | None:
 # A line that is the key alone, bracketed or not ("[PAY-4417]" over each comment of an export of two tickets),
 # files what follows under it the same way (from bench/incidents9).
 # Jira Server's issue view copied as text heads an issue with its breadcrumb, "Ledger Gateway / LGW-1442" (bench/incidents25).
-TICKET_HEAD = re.compile(r"^(?:(?P<key>[A-Z][A-Z0-9]{1,9}-\d{1,7})(?::|\s+[-–—|]|\s{2,}|\t)\s*\S"
+TICKET_HEAD = re.compile(r"^(?:(?P<key>[A-Z][A-Z0-9]{1,9}-\d{1,7})(?::|\s+[-–—|·]|\s{2,}|\t)\s*\S"
                          r"|\[(?P<bracketed>[A-Z][A-Z0-9]{1,9}-\d{1,7})\]\s*$|(?P<bare>[A-Z][A-Z0-9]{1,9}-\d{1,7})\s*$"
                          r"|[A-Z][\w .&'-]{0,40}? / (?P<crumb>[A-Z][A-Z0-9]{1,9}-\d{1,7})\s*$)")
 
@@ -247,7 +247,7 @@ TICKET_HEAD = re.compile(r"^(?:(?P<key>[A-Z][A-Z0-9]{1,9}-\d{1,7})(?::|\s+[-–�
 # gitlab.example/group/app/-/issues/1187 (copied from the web UI) ====", "Redmine -- https://…/issues/4471", "Bug #4471"
 # (bench/incidents20).
 NUMBERED_HEAD = re.compile(r"^(?:(?:(?:Zendesk|Freshdesk|Help ?Scout|Front|Intercom) )?(?:[Tt]icket|Issue|Case|Request)"
-                           r"\s+(?P<number>#\d{2,9})(?=\s{2,}|\s*[:|\"“-]|\s*$)"
+                           r"\s*(?P<number>#\d{2,9})(?=\s{2,}|\s*[:|\"“-]|\s*$)"  # (Zammad's "Ticket#61827")
                            r"|(?P<record>[A-Z]{2,6}\d{6,10})(?=\s*[:|]|\s{2,}|\t)"
                            # ServiceNow's print: "Kestrel ServiceNow  -  Incident INC0048213   (printed …)"
                            r"|[^\n]{0,60}?\s[-–—]\s+(?:Incident|Problem|Change|Request)\s+(?P<snow>[A-Z]{2,6}\d{6,10})\b"

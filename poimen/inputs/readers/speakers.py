@@ -11,7 +11,8 @@ the lines below it:
   …", too), "Jana Novák - 02/Apr/24
   2:14 PM" (its Comments export), "**hannah-vogt** commented on Apr 7, 2025" (GitHub's issue page copied as text);
 - "Comment by Noor Haddad [ 06/May/24 7:50 AM ]" (Jira's printable view and Word/XML exports); "mira-halvorsen
-  (Member) • May 12, 2025" (the GitHub CLI's `gh issue view --comments`);
+  (Member) • May 12, 2025" (the GitHub CLI's `gh issue view --comments`); "#10 by Mareike Brandt at 2025-06-11
+  10:20 CEST:" (an incident tool's export); "Gareth Pryce · via email · 10.03.2025 08:21" (Zammad's ticket view);
 - "Jana Novak - 2024-06-02 13:20:" (a name, then the time, as plain-text exports and e-mails write a header), and
   after the post's kind: "[Private note] Hamid Serrano - Mon, 8 Jul 2024 at 09:38 AM" (Freshdesk, Zendesk), or
   after two spaces: "Tomás Ferreira  Feb 13, 2025, 09:41 GMT  (internal note)" (a help desk's export);
@@ -96,6 +97,11 @@ def dated(when: str, copied: str) -> str:
 # the day, the comment indented under it (bench/incidents27)
 _GH_CLI = re.compile(rf"^(?P<who>{_HANDLE}) \((?:Member|Owner|Collaborator|Contributor|None|First-time contributor)\)"
                      r"(?: \[[^\]]{1,20}\])? • (?P<time>[A-Z][a-z]{2,8} \d{1,2}, \d{4})(?: • .{1,30})?$")
+# An incident tool's export: "#10 by Mareike Brandt at 2025-06-11 10:20 CEST:" over the comment (bench/incidents27)
+_NUMBERED_BY = re.compile(rf"^#\d{{1,4}} by (?P<who>{_NAME}) (?:at|on) (?P<time>[^()]*?\d{{1,2}}:\d{{2}}[^()]*?):?$")
+# Zammad's ticket zoom, copied: "Gareth Pryce · via email · 10.03.2025 08:21", "Ines Rutter · internal note · …"
+_ZAMMAD = re.compile(rf"^(?P<who>{_PERSON}) · (?:via [\w -]{{2,20}}|internal note|note|phone) · "
+                     r"(?P<time>\d{1,2}\.\d{1,2}\.\d{4},? \d{1,2}:\d{2})$")
 _REDMINE = re.compile(rf"^(?:#note-\d+\s+)?Updated by (?P<who>{_NAME})\s+(?P<time>{_WHEN})$")
 # An e-mail's quote header, "On Tue, 4 Mar 2025 at 08:12, Arjen de Wit <…> wrote:": what follows it is quoted
 _WROTE = re.compile(r"^On .{5,120}\bwrote:\s*$")
@@ -164,7 +170,7 @@ def speaker(line: str) -> tuple[str, str] | None:
         line = framed.group("core")
     if _WROTE.match(line):
         return None
-    m = _GITLAB.match(line) or _REDMINE.match(line) or _GH_CLI.match(line)
+    m = _GITLAB.match(line) or _REDMINE.match(line) or _GH_CLI.match(line) or _NUMBERED_BY.match(line) or _ZAMMAD.match(line)
     if m:
         return m.group("time").strip(), m.group("who")
     m = _BRACKET.match(line) or _BRACKET_ALONE.match(line)
