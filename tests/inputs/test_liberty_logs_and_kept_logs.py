@@ -435,3 +435,13 @@ def test_an_incident_tools_export_and_a_zammad_ticket_under_a_jvm_log(tmp_path):
         ("Ines Rutter", "#61904")]
     from poimen.incidents.times import seconds
     assert seconds(said[2].time) == seconds("2025-03-10T08:21:00Z")
+
+
+def test_a_note_typed_at_a_prompt_with_a_clock_is_at_that_time_of_the_recordings_day(tmp_path):
+    text = ("Script started on 2025-03-11 02:14:07+00:00 [TERM=\"xterm-256color\"]\n"
+            "kenji on ops-jump-01 in ~/deploy\n❯ # 02:58 green. PR in the morning\n"
+            "kenji on ops-jump-01 in ~/deploy\n❯ # 08:36 back on. receipt uploads fail for big scans\n"
+            "kenji on ops-jump-01 in ~/deploy\n❯ kubectl -n receipts get pods\n")
+    kind, recs = _recs(tmp_path, "typescript.txt", text)
+    assert kind == "shell"
+    assert [r.time for r in recs if r.kind == "note"] == ["2025-03-11 02:58", "2025-03-11 08:36"]

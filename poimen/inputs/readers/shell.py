@@ -61,6 +61,7 @@ def read(path: Path, options) -> Iterator[Record]:
     out_start = 0
     thread = ""
     clock = False  # whether the output being read is what `date` printed
+    day = ""  # the day `script` says the recording started on
     for p in shown_pieces(path, "\n", options.max_chars):  # a typescript's colours and overwrites dropped
         line = p.text
         prompt = PROMPT.match(line)
@@ -76,8 +77,10 @@ def read(path: Path, options) -> Iterator[Record]:
             continue
         who = prompt and (prompt.group("who") or prompt.group("who_rhel") or prompt.group("host") or "")
         if prompt and COMMENT.match(prompt.group("cmd")):
+            said = _SAID_AT.match(prompt.group("cmd"))  # "❯ # 08:36 back on. support ticket SUP-5521: …": the
+            # operator's own clock, on the recording's day (bench/incidents28)
             yield Record(line, p.line_start, p.line_start, kind="note", author=who, thread=thread,
-                         time=prompt.group("clock") or "")
+                         time=prompt.group("clock") or (f"{day} {said.group(1)}".strip() if said else ""))
         elif prompt:
             thread = f"command:{p.line_start}"
             attrs = (("command", prompt.group("cmd").strip()),)
@@ -85,6 +88,7 @@ def read(path: Path, options) -> Iterator[Record]:
             yield Record(line, p.line_start, p.line_start, kind="command", author=who, thread=thread, attrs=attrs,
                          time=prompt.group("clock") or "")
         elif script:
+            day = d.group(0) if (d := _ISO_DAY.match(script.group("time") or "")) else day
             yield Record(line, p.line_start, p.line_start, kind="log", time=script.group("time"))
         elif note:
             yield Record(line, p.line_start, p.line_start, kind="note", thread=thread)
@@ -94,6 +98,10 @@ def read(path: Path, options) -> Iterator[Record]:
             out.append(line)
     if out:
         yield _output(out, out_start, thread, clock)
+
+
+_SAID_AT = re.compile(r"^#+\s*(\d{1,2}:\d{2})\b")
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def _output(lines: list[str], start: int, thread: str, clock: bool) -> Record:
