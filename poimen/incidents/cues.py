@@ -22,7 +22,7 @@ as a whole word or phrase, case-insensitive. In words:
   (bench/incidents20), ``SET GLOBAL``, ``systemctl restart|reload|stop|start|edit``, ``apt-get|yum|pip install``, ``git
   revert``, ``sysctl -w|-p``, ``docker restart``, ``redis-cli config set``; and, from bench/incidents6, a write into
   /etc by redirect or tee, ``sed -i``, ``rm /etc/…``, chmod/chown, ``systemctl revert``, ``journalctl --vacuum-…``,
-  SELinux and volume resizes, certbot, keytool -import, rndc, ceph set, iptables); a done verb: bumped, raised,
+  SELinux and volume resizes, certbot, keytool -import, rndc, JBoss CLI's :write-attribute(…), ceph set, iptables); a done verb: bumped, raised,
   increased, decreased, lowered, reduced, pinned, disabled, enabled, turned off/on, reverted, rolled back, restarted,
   redeployed, deployed, patched, scaled, upgraded, downgraded, applied, merged, shipped, hotfixed, flushed, purged,
   drained, cordoned, rotated, renewed, replaced, removed, added, changed, updated, switched, migrated, failed over,
@@ -142,7 +142,7 @@ COMMAND = re.compile(
     r"|\bsystemctl\s+(?:edit|daemon-reload|mask|unmask)\b|\bgit\s+revert\b|\bsysctl\s+(?:-[wp]|--system)\b|(?:>>?|\btee\s+(?:-a\s+)?)\s*/etc/|\bsed\s+-i\b"
     r"|\brm\s+(?:-\S+\s+)*/etc/|\bch(?:mod|own|grp)\s|\bsystemctl\s+(?:revert|kill)\b|\bjournalctl\s+--vacuum-"
     r"|\b(?:semanage|restorecon|setsebool|lvextend|resize2fs|xfs_growfs|update-ca-certificates)\b|\bmount\s+-o\s+remount"
-    r"|\bcertbot\s+(?:renew|certonly)\b|\bkeytool\s+-import|\brndc\s+(?:reload|sign|loadkeys|flush)\b"
+    r"|\bcertbot\s+(?:renew|certonly)\b|\bkeytool\s+-import|\brndc\s+(?:reload|sign|loadkeys|flush)\b|[\w=-]:(?:write-attribute|undefine-attribute|flush-[\w-]+|add|remove)\(|^\s*:reload\b"
     r"|\bceph\b.*\s(?:set|unset|reweight|on|enable)\b|\biptables\s+-[AIDR]\b|\bdocker\s+(?:restart|rm|run)\b|\bredis-cli\b.*\bconfig\s+set\b"
     r"|\baws\s+\S+\s+(?:update|modify|put|create|delete|attach|detach|associate|disassociate|set|enable|disable|"
     r"add|remove|register|deregister|start(?!-session)|stop|reboot|terminate|restore|promote|failover|authorize|"

@@ -445,3 +445,13 @@ def test_a_note_typed_at_a_prompt_with_a_clock_is_at_that_time_of_the_recordings
     kind, recs = _recs(tmp_path, "typescript.txt", text)
     assert kind == "shell"
     assert [r.time for r in recs if r.kind == "note"] == ["2025-03-11 02:58", "2025-03-11 08:36"]
+
+
+def test_jboss_cli_writes_change_state_and_its_reads_do_not():
+    from poimen.incidents.roles import pick, score
+
+    changed = "/subsystem=datasources/data-source=PermitDS:write-attribute(name=validate-on-match,value=true)"
+    assert pick(score(changed, "comment")) == "action"
+    assert pick(score("/subsystem=mail/mail-session=permitMail/server=smtp:undefine-attribute(name=username)",
+                      "comment")) == "action"
+    assert pick(score("/subsystem=datasources:read-children-names(child-type=data-source)", "comment")) == "none"
