@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from poimen.inputs.readers.log import NOTE_CLOCK
 from poimen.inputs.records import Record
 from poimen.inputs.stream import shown_pieces
 
@@ -77,7 +78,7 @@ def read(path: Path, options) -> Iterator[Record]:
             continue
         who = prompt and (prompt.group("who") or prompt.group("who_rhel") or prompt.group("host") or "")
         if prompt and COMMENT.match(prompt.group("cmd")):
-            said = _SAID_AT.match(prompt.group("cmd"))  # "❯ # 08:36 back on. support ticket SUP-5521: …": the
+            said = NOTE_CLOCK.match(prompt.group("cmd"))  # "❯ # 08:36 back on. support ticket SUP-5521: …": the
             # operator's own clock, on the recording's day (bench/incidents28)
             yield Record(line, p.line_start, p.line_start, kind="note", author=who, thread=thread,
                          time=prompt.group("clock") or (f"{day} {said.group(1)}".strip() if said else ""))
@@ -100,7 +101,6 @@ def read(path: Path, options) -> Iterator[Record]:
         yield _output(out, out_start, thread, clock)
 
 
-_SAID_AT = re.compile(r"^#+\s*(\d{1,2}:\d{2})\b")
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
