@@ -226,18 +226,22 @@ def dedup_key(unit: str) -> str:
 
 _LEADING_ID = re.compile(r"^-?\s*\d+\s+\S*\d")  # a record number, then a host or node: "256 Interconnect-1N01 …"
 _VARIANT = re.compile(r"[\w.:/@-]*\d[\w.:/@-]*")  # a token holding a digit: a host, a node, a pid, an id, a number
+# A host named without a digit: a field's value whose key ends in "host" ("rhost=massive.example.org"), or a whole
+# lower-case name of three or more labels ending in a word ("csnsu.nsuok.edu"; a class name's last label is capitalised).
+_HOST = re.compile(r"(?<=host=)[^\s,;]+|(?<![\w.-])(?:[a-z0-9-]+\.){2,}[a-z]{2,6}(?![\w.-])")
 
 
 def variant_key(unit: str) -> str:
     """Log lines of one template that differ only in a host, a node, a pid or a number share this key
-    ("gige5 … temperature warning" and "gige7 … temperature warning"); any other unit's key is its ``dedup_key``:
-    prose that changes a number says something else ("from 100 to 400" is not "from 100 to 200")."""
+    ("gige5 … temperature warning" and "gige7 … temperature warning"; ``rhost=a.example.org`` and
+    ``rhost=b.example.net``); any other unit's key is its ``dedup_key``, which masks numbers but keeps every word:
+    prose that names another host speaks of another thing."""
     from poimen.text.log_lines import is_log_line
 
     line = unit.lstrip()
     if "\n" in line or not (is_log_line(line) or _LEADING_ID.match(line)):
         return dedup_key(unit)
-    return " ".join(_VARIANT.sub("#", unit.lower()).split())
+    return " ".join(_VARIANT.sub("#", _HOST.sub("#", unit).lower()).split())
 
 
 VARIANTS_SHOWN = 4

@@ -18,9 +18,13 @@ from poimen.log.store import EventLog
 
 LOGHUB = Path(__file__).resolve().parents[3] / "shared" / "bench" / "failures" / "loghub"
 QUERY = "Which errors occurred and what component failed?"
+# The incident suites' standing question: its memory of Linux kept sshd's failures once per host spelled without a digit.
+QUERIES = [QUERY, "What failed, what caused it, and how was it fixed?"]
 SYSTEMS = ["HPC", "Linux", "Thunderbird"]
 # A line's shape with every token that holds a digit (a host, a node, a pid, a time, a number) masked.
 SHAPE = re.compile(r"[\w.:/@-]*\d[\w.:/@-]*")
+# A host named without a digit ("rhost=massive.merukuru.org", "ruser= rhost=csnsu.nsuok.edu"): masked first.
+HOST = re.compile(r"(?<=host=)\S+")
 FAILURE = re.compile(r"(?i)error|fail|fatal|warn|panic|exception|denied|unavailable")
 
 pytestmark = pytest.mark.slow
@@ -30,8 +34,8 @@ pytestmark = pytest.mark.slow
 def built(tmp_path_factory):
     done = {}
 
-    def get(system: str):
-        if system not in done:
+    def get(system: str, query: str = QUERY):
+        if (system, query) not in done:
             path = LOGHUB / system / f"{system}_2k.log"
             if not path.is_file():
                 pytest.skip(f"loghub sample not found at {path} (the shared bench data sits beside the repo)")
@@ -39,20 +43,21 @@ def built(tmp_path_factory):
             # The offline engine scores with MiniLM here, as a user's default run does (the hash embedder of the
             # other tests keeps no line of Thunderbird's sample for this question).
             env = {"POIMEN_HOME": str(home), "POIMEN_NO_SERVER": "1", "POIMEN_EMBEDDER": "all-MiniLM-L6-v2"}
-            res = CliRunner().invoke(app, ["run", "--query", QUERY, str(path)], env=env)
+            res = CliRunner().invoke(app, ["run", "--query", query, str(path)], env=env)
             assert res.exit_code == 0, res.output[-2000:]
-            done[system] = (path, home, env)
-        return done[system]
+            done[system, query] = (path, home, env)
+        return done[system, query]
 
     return get
 
 
+@pytest.mark.parametrize("query", QUERIES)
 @pytest.mark.parametrize("system", SYSTEMS)
-def test_no_memory_line_twice_up_to_a_host_or_number(built, system):
-    path, home, _ = built(system)
-    (run,) = [r for r in loop_runs(read_runs(EventLog(home))) if r.query_text == QUERY]
+def test_no_memory_line_twice_up_to_a_host_or_number(built, system, query):
+    path, home, _ = built(system, query)
+    (run,) = [r for r in loop_runs(read_runs(EventLog(home))) if r.query_text == query]
     lines = [line.strip() for line in run.final_memory.splitlines() if line.strip()]
-    shapes = [" ".join(SHAPE.sub("#", line).split()) for line in lines]
+    shapes = [" ".join(SHAPE.sub("#", HOST.sub("#", line)).split()) for line in lines]
     twice = {s for s in shapes if shapes.count(s) > 1}
     assert lines and not twice, f"{system}: memory lines repeated up to a host or number: {sorted(twice)[:3]}"
 
