@@ -84,6 +84,11 @@ class Piece:
     line_start: int
     line_end: int
     indent: int = 0  # the whitespace stripped from the start of its first line (a log trace is indented)
+    origin: tuple[int, ...] = ()  # the file line of each of its lines, where they are not consecutive (a page's HTML)
+
+    def line_at(self, i: int) -> int:
+        """The file line of the piece's ``i``-th line (0-based)."""
+        return self.origin[i] if i < len(self.origin) else self.line_start + i
 
 
 def pieces(path: Path, boundary: str, max_chars: int) -> Iterator[Piece]:

@@ -2,7 +2,8 @@
 
 The head of the file (``HEAD`` bytes) is read: JSON whose records look like chat messages is ``chat``, other JSON
 ``json``; most lines JSON objects is ``jsonl`` (``chat`` for Mattermost's bulk export, ``log`` for a .log of
-structured log events); a ticket CSV header is ``csv``; prompt lines make ``shell`` (a ``script`` typescript's
+structured log events); a ticket CSV header is ``csv``; a page that opens with ``<!DOCTYPE html>`` or ``<html>`` is
+``html``; prompt lines make ``shell`` (a ``script`` typescript's
 terminal bytes dropped);
 most lines log lines make ``log``. Content only overrides a suffix when the evidence is strong (a ``.txt`` that
 is a log, a ``.log`` that is a shell session, a ``.json`` that is a list of issues); otherwise the suffix
@@ -41,6 +42,8 @@ BANNERS = 3
 # title that names the log file and what was done to it ("catalina.2025-04-14.log / … - tw-web-05" over "grep -v
 # DEBUG | trimmed for the ticket") (bench/incidents22)
 BOX = 16  # the lines a box of rules over a log may hold: a server's start-up header
+_HTML = re.compile(r"\s*(?:<!--.*?-->\s*)*(?:<!doctype\s+html\b|<html\b|<\?xml[^>]*>\s*<(?:!doctype\s+)?html\b)",
+                   re.I | re.S)
 _RULE_ONLY = re.compile(r"^\s*[-=#*~_]{3,}\s*$")
 _JVM_SAYS = re.compile(r"^(?:NOTE: )?Picked up (?:JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS):|^OpenJDK 64-Bit Server VM warning:")
 _LOG_FILE_TITLE = re.compile(r"^\S*\.(?:log|out)(?:\.\d+)?\b")
@@ -156,6 +159,8 @@ def detect(path: Path) -> str:
         return "csv"
     if suffix == ".md":
         return "markdown"
+    if _HTML.match(head):  # a page saved as .txt, or with no suffix, is a page by its opening tag
+        return "html"
     kind = _line_kind(head)
     if kind and (suffix != ".log" or kind == "shell"):
         return kind

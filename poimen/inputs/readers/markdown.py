@@ -15,11 +15,11 @@ its ``title:``, over every heading of the page; its fields are a record of their
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from poimen.inputs.records import Record
-from poimen.inputs.stream import pieces
+from poimen.inputs.stream import Piece, pieces
 from poimen.text.headings import names_problem
 
 HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)[\s#]*$")
@@ -85,9 +85,14 @@ def _front_matter(lines: list[str]) -> str | None:
 
 
 def read(path: Path, options) -> Iterator[Record]:
+    return read_pieces(pieces(path, "\n\n", options.max_chars))
+
+
+def read_pieces(found: Iterable[Piece]) -> Iterator[Record]:
+    """Records of a page's paragraphs (``pieces`` a blank line apart; the HTML reader's blocks)."""
     path_of: dict[int, str] = {}  # heading level -> its text (0: the title of the page's front matter)
     fenced = False
-    for p in pieces(path, "\n\n", options.max_chars):
+    for p in found:
         lines = p.text.split("\n")
         if p.line_start == 1 and (title := _front_matter(lines)) is not None:
             if title:
@@ -136,7 +141,7 @@ def _headings(lines: list[str]) -> list[tuple[int, str]]:
 def _table(p, lines: list[str], start: int, heads: tuple[str, ...]) -> Iterator[Record]:
     """The text before a table, its rows, and what follows the table in the same paragraph."""
     if start:
-        yield Record("\n".join(lines[:start]).strip(), p.line_start, p.line_start + start - 1, kind="paragraph", headings=heads)
+        yield Record("\n".join(lines[:start]).strip(), p.line_start, p.line_at(start - 1), kind="paragraph", headings=heads)
     header = cells(lines[start])
     when = _time_column(header)
     i = start + 2
@@ -145,9 +150,9 @@ def _table(p, lines: list[str], start: int, heads: tuple[str, ...]) -> Iterator[
         text = render_row(header, row)
         time = plain(row[when]) if when is not None and when < len(row) else ""
         if text:
-            yield Record(text, p.line_start + i, p.line_start + i, kind="table_row", headings=heads, time=time)
+            yield Record(text, p.line_at(i), p.line_at(i), kind="table_row", headings=heads, time=time)
         i += 1
     rest = "\n".join(lines[i:]).strip()
     if rest:
         first = i + next(k for k, x in enumerate(lines[i:]) if x.strip())
-        yield Record(rest, p.line_start + first, p.line_end, kind="paragraph", headings=heads)
+        yield Record(rest, p.line_at(first), p.line_end, kind="paragraph", headings=heads)
