@@ -3,12 +3,14 @@ and Slack's Block Kit blocks, as lines of text.
 
 An alert bot often posts with an empty ``text``: its content is in an attachment (``pretext``, ``title``, ``text``
 and ``fields`` of title and value; ``fallback`` when it has none of those) or in blocks (``section``/``header``/
-``context`` text and fields, ``rich_text`` elements). A person's message repeats its text in a ``rich_text``
+``context`` text and fields, ``rich_text`` elements), or in an Adaptive Card (Teams: its TextBlocks and FactSets). A person's message repeats its text in a ``rich_text``
 block, so rich text is read only when the message has no text of its own, and any other block only where its
 text is not already in the message.
 """
 
 from __future__ import annotations
+
+import json
 
 from poimen.inputs.readers.fields import as_text
 
@@ -18,6 +20,9 @@ _ATTACHMENT_PARTS = ("pretext", "author_name", "title", "text")
 def attachment_lines(attachment: object) -> list[str]:
     if not isinstance(attachment, dict):
         return []
+    card = _adaptive(attachment.get("content"))
+    if card is not None:
+        return card_lines(card)
     lines = [as_text(attachment.get(k)).strip() for k in _ATTACHMENT_PARTS]
     for f in attachment.get("fields") or []:
         if isinstance(f, dict) and (f.get("title") or f.get("value")):
@@ -87,6 +92,30 @@ def extra_lines(text: str, message: dict) -> list[str]:
     for a in message.get("attachments") or []:
         out += [x for x in attachment_lines(a) if x not in out and " ".join(x.split()) not in squashed]
     return out
+
+
+def _adaptive(content: object) -> dict | None:
+    """An Adaptive Card (a Teams bot's post: Azure Monitor, Power Automate), which Graph gives as a JSON string."""
+    if isinstance(content, str) and content.lstrip().startswith("{"):
+        try:
+            content = json.loads(content)
+        except ValueError:
+            return None
+    return content if isinstance(content, dict) and content.get("type") == "AdaptiveCard" else None
+
+
+def card_lines(element: object) -> list[str]:
+    """An Adaptive Card's text: its TextBlocks' text and its FactSets' "title: value", in card order."""
+    if isinstance(element, list):
+        return [x for e in element for x in card_lines(e)]
+    if not isinstance(element, dict):
+        return []
+    if element.get("type") == "TextBlock":
+        return [as_text(element.get("text")).strip()] if as_text(element.get("text")).strip() else []
+    if element.get("type") == "FactSet":
+        return [f"{as_text(f.get('title')).strip()}: {as_text(f.get('value')).strip()}"
+                for f in element.get("facts") or [] if isinstance(f, dict)]
+    return [x for k in ("body", "items", "columns") for x in card_lines(element.get(k))]
 
 
 def embed_lines(embed: object) -> list[str]:

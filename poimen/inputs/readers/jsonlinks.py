@@ -2,7 +2,8 @@
 {"issues": […], "comments": […]} whose comments name their issue by ``issue_url`` (GitHub), or an ``issue_id``,
 ``parent_id``, ``ticket_key`` … (most APIs).
 
-Found from the values, not the names: a child list's field whose values are, for most children, the identifier
+Found from the values, not the names: a child list's field (nested too: Trello's "data.card.id") whose values are,
+for most children, the identifier
 (``url``, ``id``, ``number`` or ``key``, one per parent and unique) of a record of the other list. A record's
 own identifier is never read as a reference to another's.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from poimen.inputs.readers.fields import flat, get
 from poimen.inputs.readers.jsonpos import Located
 
 OWN_IDS = ("url", "id", "number", "key")
@@ -32,7 +34,7 @@ class Link:
         return key_of(parent.value.get(self.parent_field))
 
     def child_key(self, child: Located) -> str | None:
-        return key_of(child.value.get(self.child_field))
+        return key_of(get(child.value, self.child_field))
 
 
 def _fields(parents: list[Located], children: list[Located]) -> tuple[str, str] | None:
@@ -42,19 +44,20 @@ def _fields(parents: list[Located], children: list[Located]) -> tuple[str, str] 
         if None in ids or len(set(ids)) < len(ids):
             continue
         known = set(ids)
-        for cf in sorted({k for c in children for k in c.value if k not in OWN_IDS}):
-            hits = sum(key_of(c.value.get(cf)) in known for c in children)
+        flats = [flat(c.value) for c in children]
+        for cf in sorted({k for f in flats for k in f if k not in OWN_IDS}):
+            hits = sum(key_of(f.get(cf)) in known for f in flats)
             if hits * 2 > len(children) and (best is None or hits > best[0]):
                 best = (hits, cf, pf)
     return best[1:] if best else None
 
 
-def related(lists: list[tuple[str, list[Located]]]) -> Link | None:
-    """The first pair of lists (in file order) whose second refers to the first, or None."""
+def related(lists: list[tuple[str, list[Located]]]) -> list[Link]:
+    """The lists that refer to the first list (in file order) any other list refers to: a board's cards with the
+    actions that name their card ("data.card.id", Trello) and the checklists that do ("idCard"); [] for none."""
     for pname, parents in lists:
-        for cname, children in lists:
-            if cname != pname:
-                found = _fields(parents, children)
-                if found:
-                    return Link(parents, children, *found)
-    return None
+        links = [Link(parents, children, *found) for cname, children in lists if cname != pname
+                 for found in [_fields(parents, children)] if found]
+        if links:
+            return links
+    return []

@@ -13,13 +13,15 @@ threaded to it, and so does a list beside it whose records name it ({"issues": [
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from poimen.inputs.readers import jsonlinks, jsonpos
+from poimen.inputs.readers import jsonlinks, jsonpos, replies
 from poimen.inputs.readers.attachments import attachment_lines, embed_lines
 from poimen.inputs.readers.jsonlog import is_log_event, log_record
 from poimen.inputs.readers.fields import Fields, as_text, get, infer, readable_time, rendered
+from poimen.inputs.readers.html import page_pieces
 from poimen.inputs.records import Record
 from poimen.inputs.stream import whole_text
 
@@ -28,6 +30,7 @@ CHILD_TEXT = 20  # characters: a comment says something; a label's name or a log
 _SAID = ("body", "text", "content", "message", "notes", "comment")  # not a label's or a milestone's "description"
 _LEGACY_WHO = ("speaker", "user", "author")
 _LEGACY_WHEN = ("ts", "time", "timestamp", "date")
+_MARKUP = re.compile(r"<[a-z][\w:-]*(?:\s[^>]*)?/?>(?:.*>)?$", re.I | re.S)  # a text that opens with a tag and ends one
 
 
 def legacy_text(record: dict) -> str | None:
@@ -39,9 +42,11 @@ def legacy_text(record: dict) -> str | None:
     return rendered(when or "", who or "", record["text"])
 
 
-def render(record: dict, f: Fields, raw: str, start: int, end: int, parent: str = "") -> Record | None:
+def render(record: dict, f: Fields, raw: str, start: int, end: int, parent: str = "", thread: str = "") -> Record | None:
     value = get(record, f.text) if f.text else None
     text = as_text(value).strip() if isinstance(value, (str, int, float)) else ""
+    if _MARKUP.match(text):  # a message kept as HTML (Microsoft Graph's body.content, a wiki's comment)
+        text = "\n".join(p.text for p in page_pieces(text))
     if not text:  # a bot's post says it in its embeds or attachments (Discord's alert and deploy bots)
         text = "\n".join([x for e in _listed(record, "embeds") for x in embed_lines(e)]
                          + [x for a in _listed(record, "attachments") for x in attachment_lines(a)])
@@ -50,8 +55,10 @@ def render(record: dict, f: Fields, raw: str, start: int, end: int, parent: str 
     when = when_value if isinstance(when_value, str) else readable_time(when_value) if when_value is not None else ""
     who = get(record, f.author) if f.author else None
     who = as_text(who) if isinstance(who, (str, int)) else ""
-    thread = parent or as_text(get(record, f.thread) if f.thread else "")
+    thread = parent or thread or as_text(get(record, f.thread) if f.thread else "")
     kind = "comment" if parent else "ticket" if title else "message" if who and when else "record"
+    if (parent or f.text) and not (title or text):
+        return None  # a record with nothing said where the others speak: a tracker's own event, a reaction
     body = "\n".join(x for x in (title, text) if x) or raw.strip()
     line = rendered(when, who, body).strip()
     if not line:
@@ -121,35 +128,49 @@ def _children(value: dict, f: Fields, parent: Record, located) -> Iterator[Recor
 
 def read_json(path: Path, options) -> Iterator[Record]:
     doc = jsonpos.load(path, whole_text(path))
-    link = jsonlinks.related(jsonpos.lists(doc))
-    located = link.parents if link else jsonpos.records(doc)
+    links = jsonlinks.related(jsonpos.lists(doc))
+    located = links[0].parents if links else jsonpos.records(doc)
     f = options.fields.over(infer([r.value for r in located]))
-    linked: dict[str | None, list[jsonpos.Located]] = {}
-    for child in link.children if link else []:
-        linked.setdefault(link.child_key(child), []).append(child)
-    cf = _child_fields(f, [c.value for c in link.children]) if link else f
-    for item in located:
+    threads = {} if f.thread else replies.threads([r.value for r in located])
+    linked: dict[str | None, list[tuple[jsonpos.Located, Fields]]] = {}
+    for link in links:
+        cf = _child_fields(f, [c.value for c in link.children])
+        for child in link.children:
+            linked.setdefault(link.child_key(child), []).append((child, cf))
+    for n, item in enumerate(located):
         value = item.value
-        rec = render(value, f, doc.text[item.start:item.end], item.line_start, item.line_end)
-        if rec is None:
-            continue
-        yield rec
+        rec = render(value, f, doc.text[item.start:item.end], item.line_start, item.line_end, thread=threads.get(n, ""))
+        if rec is None:  # (its replies still say something, under its line)
+            rec = Record("", item.line_start, item.line_end, thread=threads.get(n, ""))
+        else:
+            yield rec
 
         def children(key: str, item=item) -> list[tuple[dict, int, int]]:
             member = next(v for k, v in doc.members(item.start) if k == key)
             return [(c.value, c.line_start, c.line_end) for _, c in doc.members(member.start) if isinstance(c.value, dict)]
 
         yield from _children(value, f, rec, children)
-        for child in linked.pop(link.parent_key(item), []) if link else []:
+        for child, cf in sorted(linked.pop(links[0].parent_key(item), []) if links else [], key=_when(f)):
             yield from _child(doc, child, cf, rec.thread or f"line {rec.line_start}")
     for parent, orphans in linked.items():  # comments whose issue is not in the file stay threaded to it
-        for child in orphans:
+        for child, cf in orphans:
             yield from _child(doc, child, cf, parent or "")
 
 
+def _when(f: Fields):
+    """A linked child's place under its parent: by its time where the children have one (a board's actions are
+    newest first), else where the file has it."""
+    def key(pair: tuple[jsonpos.Located, Fields]):
+        child, cf = pair
+        when = get(child.value, cf.time) if cf.time else None
+        return (as_text(when), child.start) if isinstance(when, str) else ("", child.start)
+    return key
+
+
 def _child_fields(f: Fields, children: list[dict]) -> Fields:
-    inferred = f.over(infer(children)) if children else f
-    return Fields(text=inferred.text, time=inferred.time, author=inferred.author)
+    """The children's own fields (a task's "notes" is no field of its comments), the parent's where they have none."""
+    own = infer(children) if children else Fields()
+    return Fields(text=own.text or f.text, time=own.time or f.time, author=own.author or f.author)
 
 
 def _child(doc: jsonpos.JsonText, child: jsonpos.Located, f: Fields, parent: str) -> Iterator[Record]:

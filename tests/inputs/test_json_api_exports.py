@@ -1,0 +1,120 @@
+"""JSON exports whose fields sit deeper than one level, or whose threads are links between records: Microsoft
+Graph's Teams messages (an HTML body, "from.user.displayName" or a bot's "from.application.displayName", an
+Adaptive Card), a Matrix room (threads by ``m.relates_to``), a Trello board (actions naming their card by
+"data.card.id", newest first), an Asana task list (stories with fields of their own). Discord's one-answer
+replies stay the channel's flow."""
+
+from __future__ import annotations
+
+import json
+
+from poimen.inputs.readers import read_records
+
+
+def _write(tmp_path, name, value):
+    f = tmp_path / name
+    f.write_text(json.dumps(value, indent=2), encoding="utf-8")
+    return f
+
+
+def _said(recs):
+    return [(r.kind, r.author, r.thread, r.text) for r in recs]
+
+
+CARD = {"type": "AdaptiveCard", "body": [
+    {"type": "TextBlock", "text": "Fired: Sev1 Metric alert sqldb-prod workers_percent"},
+    {"type": "FactSet", "facts": [{"title": "Resource", "value": "sqldb-prod"}, {"title": "Metric value", "value": "100"}]}]}
+
+
+def _graph(id_, who, body, when, bot=False, replies=(), attachments=()):
+    user = None if bot else {"id": f"u-{who}", "displayName": who}
+    app = {"id": f"a-{who}", "displayName": who, "applicationIdentityType": "bot"} if bot else None
+    return {"id": id_, "replyToId": None, "messageType": "message", "createdDateTime": when,
+            "webUrl": f"https://teams.microsoft.com/l/message/19%3Aabc%40thread.tacv2/{id_}?tenantId=5b1e9c3a-7d42",
+            "from": {"application": app, "device": None, "user": user},
+            "body": {"contentType": "html", "content": body}, "attachments": list(attachments),
+            "replies": list(replies)}
+
+
+def test_teams_messages_from_graph_read_their_body_author_and_card(tmp_path):
+    reply = _graph("2", "Nadia Petrova", "<p>Capped it: <code>WEBSITE_MAX_DYNAMIC_APPLICATION_SCALE_OUT=8</code>"
+                   "</p><p>errors stopped &amp; backlog drains</p>", "2025-09-10T09:20:18Z")
+    alert = _graph("1", "Azure Monitor", "<attachment id=\"c1\"></attachment>", "2025-09-10T08:14:31Z", bot=True,
+                   replies=[reply], attachments=[{"id": "c1", "contentType": "application/vnd.microsoft.card.adaptive",
+                                                  "content": json.dumps(CARD)}])
+    note = _graph("3", "Hassan Qureshi", "<systemEventMessage/>", "2025-09-10T07:00:00Z")
+    f = _write(tmp_path, "teams-messages.json", {"@odata.context": "https://graph.microsoft.com/...", "value": [alert, note]})
+    said = _said(read_records(f))
+    assert said[0][1] == "Azure Monitor" and "Fired: Sev1 Metric alert sqldb-prod workers_percent\nResource: sqldb-prod" \
+        in said[0][3]
+    assert said[1][:2] == ("comment", "Nadia Petrova")
+    assert said[1][3].endswith("Capped it: WEBSITE_MAX_DYNAMIC_APPLICATION_SCALE_OUT=8\nerrors stopped & backlog drains")
+    assert len(said) == 2  # a system event says nothing
+
+
+def _matrix(event, sender, body, ts, root=None):
+    content = {"msgtype": "m.text", "body": body}
+    if root:
+        content["m.relates_to"] = {"rel_type": "m.thread", "event_id": root, "is_falling_back": True,
+                                   "m.in_reply_to": {"event_id": root}}
+    return {"type": "m.room.message", "room_id": "!r:ex.chat", "sender": sender, "content": content,
+            "origin_server_ts": ts, "event_id": event}
+
+
+def test_a_matrix_rooms_threads_gather_under_their_first_message(tmp_path):
+    msgs = [_matrix("$a", "@kwame:ex.chat", "payments-api 500s on every write", 1751954667000),
+            _matrix("$b", "@sanne:ex.chat", "looking", 1751954767000, root="$a"),
+            _matrix("$c", "@ops:ex.chat", "Build #7731 succeeded", 1751954800000),
+            _matrix("$d", "@sanne:ex.chat", "ROLLBACK PREPARED went through", 1751955767000, root="$a"),
+            {"type": "m.reaction", "sender": "@k:ex.chat", "event_id": "$e", "origin_server_ts": 1751955800000,
+             "content": {"m.relates_to": {"rel_type": "m.annotation", "event_id": "$a", "key": "+1"}}}]
+    f = _write(tmp_path, "matrix-export.json", {"room_name": "ops", "messages": msgs})
+    said = _said(read_records(f))
+    assert [(a, t) for _, a, t, _ in said] == [("@kwame:ex.chat", "$a"), ("@sanne:ex.chat", "$a"),
+                                              ("@ops:ex.chat", ""), ("@sanne:ex.chat", "$a")]  # no reaction
+    assert said[0][3].startswith("[2025-07-08T06:04:27Z] @kwame:ex.chat: payments-api")
+
+
+def test_discord_replies_one_to_a_message_are_no_threads(tmp_path):
+    msgs = [{"id": str(n), "timestamp": f"2025-03-04T09:0{n}:00+00:00", "author": {"name": f"p{n}"},
+             "content": f"message number {n} in the channel", **({"reference": {"messageId": str(n - 1)}} if n % 2 else {})}
+            for n in range(6)]
+    f = _write(tmp_path, "discord.json", {"guild": {"name": "g"}, "messages": msgs})
+    assert all(r.thread == "" for r in read_records(f))
+
+
+def test_a_trello_boards_actions_join_their_cards_in_time_order(tmp_path):
+    card = {"id": "c1", "name": "SEV2 checkout: add-to-cart 500s", "desc": "Adds-to-cart failing since 07:10",
+            "idList": "l1", "dateLastActivity": "2025-06-05T14:31:09Z"}
+
+    def action(n, kind, when, text=None):
+        data = {"card": {"id": "c1", "name": card["name"]}, "board": {"id": "b1", "name": "Ops"}}
+        if text:
+            data["text"] = text
+        return {"id": f"a{n}", "type": kind, "date": when, "data": data,
+                "memberCreator": {"id": "m1", "fullName": "Maya Okafor", "username": "maya"}}
+
+    actions = [action(3, "commentCard", "2025-06-03T08:06:12Z", "Done at 08:04: swapped in cart_events with a bigint id"),
+               action(2, "updateCard", "2025-06-03T07:40:00Z"),
+               action(1, "commentCard", "2025-06-03T07:20:13Z", "On it. Every add-to-cart fails with nextval errors")]
+    f = _write(tmp_path, "board.json", {"id": "b1", "name": "Ops", "actions": actions, "cards": [card],
+                                        "lists": [{"id": "l1", "name": "Incidents"}]})
+    said = _said(read_records(f))
+    assert said[0][0] == "ticket" and said[0][3] == "SEV2 checkout: add-to-cart 500s\nAdds-to-cart failing since 07:10"
+    assert [(k, a) for k, a, _, _ in said[1:]] == [("comment", "Maya Okafor")] * 2  # the card moved says nothing
+    assert "On it." in said[1][3] and "Done at 08:04" in said[2][3]  # oldest first
+
+
+def test_an_asana_tasks_stories_are_read_with_their_own_fields(tmp_path):
+    story = {"gid": "s1", "created_at": "2025-05-24T06:52:40Z", "created_by": {"gid": "u1", "name": "Priya Raman"},
+             "resource_type": "story", "type": "comment", "text": "Declared invoices.render as quorum in the worker"}
+    task = {"gid": "t1", "name": "invoice-worker CrashLoopBackOff after RabbitMQ upgrade",
+            "notes": "PRECONDITION_FAILED - inequivalent arg 'x-queue-type' for queue 'invoices.render'",
+            "created_at": "2025-05-24T06:20:15Z", "created_by": {"gid": "u2", "resource_type": "user"},
+            "assignee": {"gid": "u1", "name": "Priya Raman"}, "stories": [story]}
+    f = _write(tmp_path, "asana.json", {"data": [task]})
+    said = _said(read_records(f))
+    assert said[0][0] == "ticket" and said[0][3].split("\n", 1)[0].endswith("invoice-worker CrashLoopBackOff after "
+                                                                             "RabbitMQ upgrade")
+    assert said[1][:2] == ("comment", "Priya Raman") and said[1][3].endswith("Declared invoices.render as quorum in "
+                                                                              "the worker")
