@@ -99,7 +99,11 @@ SUITE = Path(__file__).resolve().parent / "incidents"
 # page's HTML, a Matrix room export, an incident.io timeline CSV, Teams messages from Microsoft Graph), likewise, in
 # stop 43: first figures at 4c8b8c6 (incidents29 at e7838ff), before any miss was read, ask 7/10, lookup 17/20, 26
 # confusions (incidents29), ask 6/10, lookup 10/20, 7 confusions (incidents30) and ask 1/10, lookup 4/20, 6 confusions
-# (incidents31);
+# (incidents31); incidents32, Slack day files (two merged with jq, blocks-only bots, a huddle) and GitHub issues
+# (`gh issue list --json` on one line, a GraphQL response with timeline items), and incidents33, shell sessions
+# (fish, `bash -x` with an Ansible play, Azure Cloud Shell) and Markdown reviews with zoned table timelines,
+# likewise, in stop 43: first figures at a66c8c1, before any miss was read, ask 4/10, lookup 10/20, 7 confusions
+# (incidents32) and ask 3/10, lookup 8/20, 5 confusions (incidents33);
 # "blind" suites were written by someone who read no code, and their misses were never read: incidents4, and
 # incidents15 (the six formats of the held-out streams, two incidents each, written in stop 35 at `ca1b949`). The baselines' weights are chosen on bench/incidents' split "dev" alone.
 SUITES = ((SUITE, "dev"), (SUITE.with_name("incidents2"), "dev"), (SUITE.with_name("incidents3"), "dev"),
@@ -116,7 +120,8 @@ SUITES = ((SUITE, "dev"), (SUITE.with_name("incidents2"), "dev"), (SUITE.with_na
           (SUITE.with_name("incidents26"), "dev"), (SUITE.with_name("incidents27"), "dev"),
           (SUITE.with_name("incidents28"), "dev"), (SUITE.with_name("incidents29"), "dev"),
           (SUITE.with_name("incidents30"), "dev"),
-          (SUITE.with_name("incidents31"), "dev"),
+          (SUITE.with_name("incidents31"), "dev"), (SUITE.with_name("incidents32"), "dev"),
+          (SUITE.with_name("incidents33"), "dev"),
           (SUITE.with_name("incidents4"), "blind"), (SUITE.with_name("incidents15"), "blind"))
 WINDOW = 3
 SHOWN_CHARS = 600  # mem lookup prints a hit without lines as its text cut here (poimen.cli.readout.print_hits)

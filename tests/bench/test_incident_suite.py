@@ -62,6 +62,9 @@ def test_every_suite_has_unique_ids_and_streams_that_exist(folder):
         # Bugzilla and OTRS threads; under GitHub, Linear, ServiceNow, Redmine and mailing-list threads; under Jira
         # Server, PagerDuty, Zendesk, Azure DevOps, Teams, Opsgenie and Trello
         assert {i.format for i in incidents} == {"java"} and len({i.stream for i in incidents}) == 4
+    elif folder.name in ("incidents32", "incidents33"):  # Slack day files and GitHub issues JSON; shell sessions
+        # and Markdown reviews
+        assert len({i.format for i in incidents}) == 2 and len({i.stream for i in incidents}) == 5
     elif folder.name == "incidents29":  # JVM logs under Linear, Outlook threads, Shortcut and Phabricator
         assert {i.format for i in incidents} == {"applog"} and len({i.stream for i in incidents}) == 4
     elif folder.name == "incidents28":  # PagerDuty Markdown and shell sessions, five streams
