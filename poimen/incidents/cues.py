@@ -344,12 +344,13 @@ SEVERAL = re.compile(r"\b(?:two|three|four|both|several|multiple)\b(?:\s+[\w-]+)
                      r"incidents|failures|outages)\b|\ba (?:second|separate|another)\b(?:,?\s+[\w-]+){0,2}?\s+"
                      r"(?:problem|fault|issue|incident|failure|outage)\b|^\W*separately,|\bboth (?:were|are) "
                      r"(?:handled|described|covered|resolved|fixed|mitigated)\b", re.I)
-# A comment that turns its ticket to another problem ("Different problem: tracking pages stale since 01:40", bench/incidents16; "Reopening, but for something else: …", "New problem on the same box")
+# A comment that turns its ticket to another problem ("Different problem: tracking pages stale since 01:40", bench/incidents16; "Reopening, but for something else: …", "New problem on the same box"; one that opens "Not the same thing." under a reopening, bench/incidents29)
 OTHER_PROBLEM = re.compile(r"\b(?:different|separate|another|second|unrelated|new)\s+(?:problem|issue|incident|"
                            r"failure|outage|bug)\b(?!\s+(?:with|on|in|for|about) (?:the |this |that )?(?:same|above)\b"
                            r"(?!\s+(?:box|host|server|node|machine|service|cluster|vm)))"
                            r"|\bunrelated to (?:the |this |that )?(?:above|first|earlier|previous|original)\b"
-                           r"|\breopen\w*\b(?:[^.:]{0,20}\bfor something else\b|[^\n]{0,200}?\b(?:(?:looks?|seems?) different|a different (?:error|exception|failure))\b)", re.I)
+                           r"|\breopen\w*\b(?:[^.:]{0,20}\bfor something else\b|[^\n]{0,200}?\b(?:(?:looks?|seems?) different|a different (?:error|exception|failure))\b)"
+                           r"|(?:^|\n)\W*(?:(?:this|that|it)(?:'s| is) )?not the same (?:thing|problem|issue|bug|error|failure)\b", re.I)
 TODO_SECTION = re.compile(r"action items?|follow[- ]?ups?|next steps|lessons", re.I)
 FRAME = re.compile(r"^(?:at [\w$.<>/@-]+\(|\.\.\. \d+ (?:more|common)|File \"|Caused by:\s*$)")
 STOP = frozenset("""the a an and or of to in on at for with from by is was were are be been it this that these
@@ -368,8 +369,7 @@ INTRODUCES = re.compile(r"(?::|\bwith|\b(?:ran|run|executed|issued|typed|applied
                         r"|\b(?:for example|for instance|e\.g\.|like (?:this|so))[.:]?)\s*$", re.I)
 FENCE = re.compile(r"^\s*(?:```|~~~)\S*\s*$")
 # A line of configuration: "LimitNOFILE=65536", "max_connections: 200", an INI section "[Service]", an XML element
-# ('<Resource name="jdbc/pdocDS" … testOnBorrow="true" …/>', "<micrometer.version>1.10.13</micrometer.version>";
-# bench/incidents18)
+# ('<Resource name="jdbc/pdocDS" … />', "<micrometer.version>1.10.13</micrometer.version>"; bench/incidents18)
 CONFIG_LINE = re.compile(r"^\s*(?:[\w.\-/\[\]\"']+\s*(?:=|:\s)\s*\S+|\[[\w .:-]+\]"
                          r"|<[A-Za-z][\w:.-]*(?:\s+[\w:.-]+=\"[^\"]*\")*\s*/?>(?:[^<>]*</[\w:.-]+>)?|</[\w:.-]+>)\s*$")
 

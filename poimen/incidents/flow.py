@@ -238,11 +238,16 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
             opens = True
             # ... or goes with the stretch the log printed of it, begun by its time and after the story so far
             # ("Different problem but same service: overnight the pods restarted …"; bench/incidents22)
-            later = [n for n in range(first + 1, len(pieces)) if failing[n] and t is not None
-                     and (d := elapsed(starts[n], t)) is not None and d >= 0
-                     and (e := elapsed(starts[first], starts[n])) is not None and e > 0]
-            if later:
-                pieces[home := max(later, key=lambda n: (starts[n], n))].append(record)
+            # (the stretch still open too: the log's last burst, with the whole comment stream after it;
+            # bench/incidents29)
+            later = [n for n, (s0, bad) in enumerate(zip(starts + [start], failing + [failed]))
+                     if n > first and bad and t is not None and (d := elapsed(s0, t)) is not None and d >= 0
+                     and (e := elapsed(starts[first], s0)) is not None and e > 0]
+            if later:  # (the one whose words it uses, else the latest)
+                stretches = [pieces[n] if n < len(pieces) else current for n in later]
+                home = later[k] if (k := spoken_of(record, stretches)) is not None else \
+                    max(later, key=lambda n: ((starts + [start])[n], n))
+                (pieces[home] if home < len(pieces) else current).append(record)
                 turned[ticket].append(home)
                 continue
         elif ticket in turned:  # a later comment of it goes with the story it speaks of, else with the latest

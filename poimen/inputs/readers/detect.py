@@ -38,6 +38,8 @@ OPENING = 40  # the non-blank lines a file opens with: a log with a comment thre
 # (bench/incidents20); up to ``BANNERS`` of them
 _BANNER = re.compile(r"^==> .+ <==$|^\s*[-=#*~]{2,}\s+\S.*?\s+[-=#*~]{2,}\s*$|^#{1,6}\s+\S")  # "== cart-api … =="
 BANNERS = 3
+NOTE = 5  # the lines of a note over a saved log's first banner
+_TAIL = re.compile(r"^==> .+ <==$")
 # ... a box of rules around a few lines ("=====" / " server.log  claims-app-02 …" / " JAVA_OPTS: …" / "====="), or a
 # title that names the log file and what was done to it ("catalina.2025-04-14.log / … - tw-web-05" over "grep -v
 # DEBUG | trimmed for the ticket") (bench/incidents22)
@@ -113,6 +115,18 @@ def _json_kind(head: str) -> str | None:
     return "json" if first is not None else None
 
 
+def _note_over_tail(head: str) -> int:
+    """The lines of a short note over what ``tail`` printed ("roomhold -- prod log excerpts, saved by Tomás" /
+    "log: kubectl logs …, times UTC", a blank line, then "==> pod (4.12.0) <=="): a saved log's own words about it,
+    no title of a report (bench/incidents29); 0 for none."""
+    raw = [shown(x) for x in head.splitlines()[:NOTE + 2]]
+    blank = next((n for n, x in enumerate(raw) if not x.strip()), None)
+    if not blank or blank > NOTE:
+        return 0
+    after = next((x for x in raw[blank:] if x.strip()), "")
+    return blank if _TAIL.match(after) else 0
+
+
 def _line_kind(head: str) -> str | None:
     lines = [x for x in map(shown, head.splitlines()[:400]) if x.strip()]
     if not lines:
@@ -123,6 +137,7 @@ def _line_kind(head: str) -> str | None:
     # its title still stands over its body. What ``tail`` and ``head`` print over a file ("==> catalina.out <==")
     # is no title, and a trace's frames are the log's lines: a Java log whose comment thread follows it (from
     # bench/incidents9) is a log by its opening lines.
+    lines = lines[_note_over_tail(head):]
     banners = next((n for n, x in enumerate(lines[:BANNERS + 1]) if not _BANNER.match(x)), 0)
     if _RULE_ONLY.match(lines[banners]):  # (under a banner too: "==> …/messages.log <==" over Open Liberty's box of
         # "product = …", "java.version = …" between two rules of asterisks; bench/incidents25)

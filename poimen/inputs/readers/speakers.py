@@ -13,6 +13,8 @@ the lines below it:
 - "Comment by Noor Haddad [ 06/May/24 7:50 AM ]" (Jira's printable view and Word/XML exports); "mira-halvorsen
   (Member) • May 12, 2025" (the GitHub CLI's `gh issue view --comments`); "#10 by Mareike Brandt at 2025-06-11
   10:20 CEST:" (an incident tool's export); "Gareth Pryce · via email · 10.03.2025 08:21" (Zammad's ticket view);
+  "Tomás Arriaga · Oct 6, 2025, 8:58 AM" and "X changed status from Done to Todo · Oct 15, 2025, 10:09 AM"
+  (Linear's issue page and its activity);
 - "Jana Novak - 2024-06-02 13:20:" (a name, then the time, as plain-text exports and e-mails write a header), and
   after the post's kind: "[Private note] Hamid Serrano - Mon, 8 Jul 2024 at 09:38 AM" (Freshdesk, Zendesk), or
   after two spaces: "Tomás Ferreira  Feb 13, 2025, 09:41 GMT  (internal note)" (a help desk's export);
@@ -102,6 +104,11 @@ _NUMBERED_BY = re.compile(rf"^#\d{{1,4}} by (?P<who>{_NAME}) (?:at|on) (?P<time>
 # Zammad's ticket zoom, copied: "Gareth Pryce · via email · 10.03.2025 08:21", "Ines Rutter · internal note · …"
 _ZAMMAD = re.compile(rf"^(?P<who>{_PERSON}) · (?:via [\w -]{{2,20}}|internal note|note|phone) · "
                      r"(?P<time>\d{1,2}\.\d{1,2}\.\d{4},? \d{1,2}:\d{2})$")
+# Linear's issue page copied from the browser: "Tomás Arriaga · Oct 6, 2025, 8:58 AM" over the comment, and its
+# activity, "Inês Caldeira changed status from Done to Todo · Oct 15, 2025, 10:09 AM", "Sentry linked ROOMHOLD-2F1 …
+# · 312 events · Oct 6, 2025, 8:52 AM" (bench/incidents29)
+_DOTTED = re.compile(rf"^(?P<who>{_NAME})(?: [a-z][\w-]*\b[^·]*?)?(?: · [^·]{{1,40}})? · (?P<time>(?:[A-Z][a-z]{{2,8}} \d{{1,2}}|"
+                     r"\d{1,2} [A-Z][a-z]{2,8}),? \d{4},? (?:at )?\d{1,2}:\d{2}(?: ?[AaPp][Mm])?)$")
 _REDMINE = re.compile(rf"^(?:#note-\d+\s+)?Updated by (?P<who>{_NAME})\s+(?P<time>{_WHEN})$")
 # An e-mail's quote header, "On Tue, 4 Mar 2025 at 08:12, Arjen de Wit <…> wrote:": what follows it is quoted
 _WROTE = re.compile(r"^On .{5,120}\bwrote:\s*$")
@@ -170,8 +177,9 @@ def speaker(line: str) -> tuple[str, str] | None:
         line = framed.group("core")
     if _WROTE.match(line):
         return None
-    m = _GITLAB.match(line) or _REDMINE.match(line) or _GH_CLI.match(line) or _NUMBERED_BY.match(line) or _ZAMMAD.match(line)
-    if m:
+    m = (_GITLAB.match(line) or _REDMINE.match(line) or _GH_CLI.match(line) or _NUMBERED_BY.match(line)
+         or _ZAMMAD.match(line) or _DOTTED.match(line))
+    if m and not level_of(line[:m.end("who")]):
         return m.group("time").strip(), m.group("who")
     m = _BRACKET.match(line) or _BRACKET_ALONE.match(line)
     if m and not level_of(line[:m.end("who")]):
