@@ -39,7 +39,6 @@ OPENING = 40  # the non-blank lines a file opens with: a log with a comment thre
 _BANNER = re.compile(r"^==> .+ <==$|^\s*[-=#*~]{2,}\s+\S.*?\s+[-=#*~]{2,}\s*$|^#{1,6}\s+\S")  # "== cart-api … =="
 BANNERS = 3
 NOTE = 5  # the lines of a note over a saved log's first banner
-_TAIL = re.compile(r"^==> .+ <==$")
 # ... a box of rules around a few lines ("=====" / " server.log  claims-app-02 …" / " JAVA_OPTS: …" / "====="), or a
 # title that names the log file and what was done to it ("catalina.2025-04-14.log / … - tw-web-05" over "grep -v
 # DEBUG | trimmed for the ticket") (bench/incidents22)
@@ -117,14 +116,15 @@ def _json_kind(head: str) -> str | None:
 
 def _note_over_tail(head: str) -> int:
     """The lines of a short note over what ``tail`` printed ("roomhold -- prod log excerpts, saved by Tomás" /
-    "log: kubectl logs …, times UTC", a blank line, then "==> pod (4.12.0) <=="): a saved log's own words about it,
-    no title of a report (bench/incidents29); 0 for none."""
+    "log: kubectl logs …, times UTC", a blank line, then a banner: "==> pod (4.12.0) <==", "--- parcel-eta-6b9f7c5d8-
+    4tqzn, 2025-09-22 ---", "#### portal-1  /opt/…/application.log"): a saved log's own words about it, no title of
+    a report (bench/incidents29); 0 for none. (The log still has to follow the banner.)"""
     raw = [shown(x) for x in head.splitlines()[:NOTE + 2]]
     blank = next((n for n, x in enumerate(raw) if not x.strip()), None)
     if not blank or blank > NOTE:
         return 0
     after = next((x for x in raw[blank:] if x.strip()), "")
-    return blank if _TAIL.match(after) else 0
+    return blank if _BANNER.match(after) else 0
 
 
 def _line_kind(head: str) -> str | None:

@@ -232,10 +232,13 @@ def _event(p: Piece) -> Record | None:
 # A ticket's header in a tracker's text export pasted under the log: "INV-2231  Reservations timing out", "OPS-7: …"
 # A line that is the key alone, bracketed or not ("[PAY-4417]" over each comment of an export of two tickets),
 # files what follows under it the same way (from bench/incidents9).
-# Jira Server's issue view copied as text heads an issue with its breadcrumb, "Ledger Gateway / LGW-1442" (bench/incidents25).
+# Jira Server's issue view copied as text heads an issue with its breadcrumb, "Ledger Gateway / LGW-1442" (bench/incidents25);
+# Shortcut's story page, with its id alone, "sc-4417" over the title; Phabricator's task, "T2291  Tenant portal: …"
+# (bench/incidents29).
 TICKET_HEAD = re.compile(r"^(?:(?P<key>[A-Z][A-Z0-9]{1,9}-\d{1,7})(?::|\s+[-–—|·]|\s{2,}|\t)\s*\S"
                          r"|\[(?P<bracketed>[A-Z][A-Z0-9]{1,9}-\d{1,7})\]\s*$|(?P<bare>[A-Z][A-Z0-9]{1,9}-\d{1,7})\s*$"
-                         r"|[A-Z][\w .&'-]{0,40}? / (?P<crumb>[A-Z][A-Z0-9]{1,9}-\d{1,7})\s*$)")
+                         r"|[A-Z][\w .&'-]{0,40}? / (?P<crumb>[A-Z][A-Z0-9]{1,9}-\d{1,7})\s*$|(?P<story>sc-\d{1,7})\s*$"
+                         r"|(?P<task>T\d{2,7})\s{2,}\S)")
 
 
 # A helpdesk's ticket header: 'Ticket #48213  "Invoices stuck in TAX PENDING"' (Zendesk, Freshdesk). Only an export
@@ -285,7 +288,8 @@ def _on_tickets(records: Iterator[Record]) -> Iterator[Record]:
         if head or number:
             previous = ticket
             ticket = _number(number) if number else \
-                head.group("key") or head.group("bracketed") or head.group("bare") or head.group("crumb")
+                head.group("key") or head.group("bracketed") or head.group("bare") or head.group("crumb") or head.group("story") \
+                or head.group("task")
             # "(copied from the web UI on 2025-02-28)": what "2 weeks ago" counts from (Redmine's "Bug #4471" under
             # the page's header names the same ticket again, and no date)
             copied = as_of(record.text) or (copied if ticket == previous else "")

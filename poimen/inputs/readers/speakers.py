@@ -14,7 +14,7 @@ the lines below it:
   (Member) • May 12, 2025" (the GitHub CLI's `gh issue view --comments`); "#10 by Mareike Brandt at 2025-06-11
   10:20 CEST:" (an incident tool's export); "Gareth Pryce · via email · 10.03.2025 08:21" (Zammad's ticket view);
   "Tomás Arriaga · Oct 6, 2025, 8:58 AM" and "X changed status from Done to Todo · Oct 15, 2025, 10:09 AM"
-  (Linear's issue page and its activity);
+  (Linear's issue page and its activity); "daniel.oyelaran added a comment.Nov 5 2025, 8:03 AM" (Phabricator's);
 - "Jana Novak - 2024-06-02 13:20:" (a name, then the time, as plain-text exports and e-mails write a header), and
   after the post's kind: "[Private note] Hamid Serrano - Mon, 8 Jul 2024 at 09:38 AM" (Freshdesk, Zendesk), or
   after two spaces: "Tomás Ferreira  Feb 13, 2025, 09:41 GMT  (internal note)" (a help desk's export);
@@ -109,6 +109,10 @@ _ZAMMAD = re.compile(rf"^(?P<who>{_PERSON}) · (?:via [\w -]{{2,20}}|internal no
 # · 312 events · Oct 6, 2025, 8:52 AM" (bench/incidents29)
 _DOTTED = re.compile(rf"^(?P<who>{_NAME})(?: [a-z][\w-]*\b[^·]*?)?(?: · [^·]{{1,40}})? · (?P<time>(?:[A-Z][a-z]{{2,8}} \d{{1,2}}|"
                      r"\d{1,2} [A-Z][a-z]{2,8}),? \d{4},? (?:at )?\d{1,2}:\d{2}(?: ?[AaPp][Mm])?)$")
+# Phabricator's task page copied from the browser runs the story and its time together: "daniel.oyelaran added a
+# comment.Nov 5 2025, 8:03 AM", "kofi.mensah created this task.Nov 12 2025, 10:02 AM" (bench/incidents29)
+_PHABRICATOR = re.compile(rf"^(?P<who>{_NAME}) [a-z][^\n]{{0,160}}?\.(?P<time>[A-Z][a-z]{{2}} \d{{1,2}} \d{{4}}, \d{{1,2}}:\d{{2}}"
+                          r"(?: ?[AP]M)?)$")
 _REDMINE = re.compile(rf"^(?:#note-\d+\s+)?Updated by (?P<who>{_NAME})\s+(?P<time>{_WHEN})$")
 # An e-mail's quote header, "On Tue, 4 Mar 2025 at 08:12, Arjen de Wit <…> wrote:": what follows it is quoted
 _WROTE = re.compile(r"^On .{5,120}\bwrote:\s*$")
@@ -123,8 +127,10 @@ _NAME_TIME = re.compile(rf"^(?:\[[A-Za-z][A-Za-z ]{{1,20}}\]\s+|{_KIND_FIRST})?(
 # A name, two spaces or more, then the date as a tracker prints it, as a help desk's export lays a post's header out:
 # "Tomás Ferreira  Feb 13, 2025, 09:41 GMT  (internal note)" (Zendesk; bench/incidents16). The name in capitals, not
 # a handle: a table's row ("node-1  2024-05-01 10:00") is no one speaking.
-_SPACED = re.compile(rf"^(?P<who>{_CAPITALISED}(?: {_CAPITALISED}){{1,3}})\s{{2,}}(?P<time>[^()]*\d[^()]*?)"
-                     r"(?:\s*\([^()]{1,30}\))?\s*$")
+# Shortcut's story page lays its comments and activity out the same way: "Freya Lindqvist   Sep 22, 2025 at 9:41 am",
+# "Bo Kjærgaard created this Story   Sep 22, 2025 at 9:24 am", its bot "GitHub   Sep 22, …" (bench/incidents29)
+_SPACED = re.compile(rf"^(?P<who>{_CAPITALISED}(?: {_CAPITALISED}){{0,3}})(?: [a-z][\w-]*\b[^\t]*?)?\s{{2,}}"
+                     r"(?P<time>[^()]*\d[^()]*?)(?:\s*\([^()]{1,30}\))?\s*$")
 
 
 # A header's date as trackers print it, not as logs do: "Mon, 8 Jul 2024 at 09:38 AM"
@@ -178,7 +184,7 @@ def speaker(line: str) -> tuple[str, str] | None:
     if _WROTE.match(line):
         return None
     m = (_GITLAB.match(line) or _REDMINE.match(line) or _GH_CLI.match(line) or _NUMBERED_BY.match(line)
-         or _ZAMMAD.match(line) or _DOTTED.match(line))
+         or _ZAMMAD.match(line) or _DOTTED.match(line) or _PHABRICATOR.match(line))
     if m and not level_of(line[:m.end("who")]):
         return m.group("time").strip(), m.group("who")
     m = _BRACKET.match(line) or _BRACKET_ALONE.match(line)
