@@ -199,7 +199,7 @@ MEETING = re.compile(r"\b(?:retro|retrospective|post-?mortem|incident review)\b[
 NOW_DOES = re.compile(r"\bnow (?:also |only |always |correctly )?(?:uses|sets|sorts|deletes|retries|reads|loads|ships|"
                       r"defaults|raises|caps|limits|batches|checks|skips|handles|validates|falls back|pins|points|"
                       r"routes|waits|writes|has|keeps|closes|releases|reuses|refreshes|renews|rotates|trusts|sends|drops|"
-                      r"compiles|caches|resolves|wraps|streams|uploads)\b", re.I)
+                      r"compiles|caches|resolves|wraps|streams|uploads|runs with)\b", re.I)
 # A tracker's own line about a post, not what the post says: "Jana Novák added a comment - 02/Apr/24 2:14 PM"
 TRACKER_META = re.compile(r"\b(?:(?:added|left|posted) a comment|made changes)\b|\bchanged the (?:status|assignee|priority)\b|\bcommented\b"
                           r"(?= on\b| -|$)|^(?:#note-\d+\s+)?Updated by \S|\bhas been (?:updated|reported) by\b|^\S[^@]{0,40} @[\w.-]+ ·"
@@ -305,7 +305,7 @@ INEFFECTIVE = words(
     r"still (?:at|the same|there|happen\w*|occurr\w*|present|seeing|hitting|red)", r"did nothing", r"does nothing",
     r"changed nothing", r"nothing changed", r"no better", r"didn't work", r"did not work", r"dead end", r"still \w+ing after",
     r"(?:didn't|did not|doesn't|does not) (?:make|change) (?:a|any) difference", r"to no avail", r"in vain",
-    r"(?:did not|didn't) (?:go away|stop|recover)", r"(?:made|making|makes) (?:it|things|this|that|matters) worse", r"(?:fail(?:s|ed)?|breaks|broke|crash(?:es|ed)) (?:again )?(?:in )?the same way", r"(?:errors?|failures?|crash(?:es|ing)?|timeouts?|problems?|[45]\d\ds) "
+    r"(?:did not|didn't) (?:go away|stop|recover)", r"(?:made|making|makes) (?:it|things|this|that|matters) worse", r"(?:fail(?:s|ed)?|breaks|broke|crash(?:es|ed)) (?:again )?(?:in )?the same way", r"(?:died|dies|failed|crashed) again (?:within|right away|at once|immediately)", r"(?:errors?|failures?|crash(?:es|ing)?|timeouts?|problems?|[45]\d\ds) "
     r"(?:continued?|continues|kept (?:coming|happening))", r"reverted? (?:it )?(?:back )?(?:again)?,? (?:but|no)",
     # a stopgap that wore off: "Restart only helped for an hour", "helped for a while", "bought us an hour"
     r"only (?:helped|worked|fixed it)", r"only (?:delayed|postponed|moved|masked|hid) (?:it|them|the \w+)", r"(?:helped|worked) only", r"(?:helped|worked) for (?:about |roughly |~)?"

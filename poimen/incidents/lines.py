@@ -19,6 +19,7 @@ VERBATIM_KINDS = frozenset({"log", "output", "command", "code", "table_row"})  #
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 _WORD = re.compile(r"[A-Za-z]{4,}")
 _MONTHS = frozenset("jan feb mar apr may jun jul aug sep oct nov dec".split())
+_REPLY = re.compile(r"(?:(?:re|aw|sv|vs|fw|fwd|tr|wg)\s*(?:\[\d+\])?:\s*)+", re.I)  # "RE: ", "AW: ", "Fwd: "
 _BOLD = re.compile(r"^(?:\*\*|__)(.+?)(?:\*\*|__)\s*:?\s*$")
 
 
@@ -57,7 +58,10 @@ class Line:
         if self.offset == 0 and self.record.kind == "paragraph" and "\n" not in self.record.text.strip():
             return speaker(self.text) is not None  # a thread pasted as Markdown: the header, a paragraph alone
         if self.record.kind == "comment" and (field := FIELD_LINE.match(self.text)):
-            return field.group("key").lower() != "subject"  # an e-mail's From:, To:, Date: (its Subject: says what)
+            # an e-mail's From:, To:, Date:; its Subject: says what, unless it is a reply's, the thread's subject again
+            # ("Subject: RE: [connect] crm-contacts-sink failed again + crm-archive-s3 tasks dying" on every mail of
+            # a thread that tells of two problems, bench/incidents29)
+            return field.group("key").lower() != "subject" or bool(_REPLY.match(field.group("value")))
         if self.offset != 0 or self.record.kind != "comment" or not author or author not in self.text:
             return False
         words = [w for w in _WORD.findall(self.text.replace(author, " ")) if w.lower()[:3] not in _MONTHS]

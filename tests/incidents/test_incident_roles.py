@@ -99,6 +99,7 @@ def test_a_clock_is_no_value_and_a_title_word_is_no_section():
 
 def test_the_same_error_again_says_an_attempt_did_not_help():
     assert score("Rollback done at 13:41. Same handshake error at 13:58, so it isn't the release.").ineffective
+    assert score("I restarted task 1 at 09:21, it died again within seconds on the same offset.").ineffective
 
 
 def test_hedges_and_questions_are_weaker():
@@ -271,6 +272,9 @@ def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
     ("rendering one invoice PDF now takes about 1.2 s", "none"),
     # ... or says the clock time it went out (bench/incidents20)
     ("- catalog-indexer 3.7.4 (deployed 10:55): consumer runs with enable.auto.commit=false", "action"),
+    # a setting a service now runs with is the change, though the line also says it is stable (bench/incidents29)
+    ("2) archive: crm-archive-s3 now runs with s3.part.size = 5242880 (was 26214400). Archive tasks stable for 26 h.",
+     "action"),
     # headings and a tracker's lines about a post say nothing
     ("5. RESOLUTION", "none"),
     ("Jana Novák added a comment - 02/Apr/24 2:14 PM", "none"),

@@ -6,6 +6,7 @@ that goes with the log's last burst, the one it names, with its own fix."""
 from __future__ import annotations
 
 from poimen.incidents import build_card, incidents
+from poimen.incidents.episodes import record_lines
 from poimen.inputs.chunking import records
 from poimen.inputs.readers.detect import detect
 from poimen.inputs.readers.speakers import speaker
@@ -82,3 +83,31 @@ def test_a_reopened_tickets_second_story_goes_with_the_burst_it_names(tmp_path):
     assert first is not second
     assert "4.12.1 deployed" in said(first) and "4.12.4 is out" not in said(first)
     assert "4.12.4 is out" in said(second) and "4.12.1 deployed" not in said(second)
+
+
+MAILS = """\
+2025-08-20 09:13:02,904 ERROR [crm-contacts-sink|task-2] Error encountered in task crm-contacts-sink-2. Executing stage 'KEY_CONVERTER'
+
+From: Ilse Vandermeer <ilse@pellworth.example>
+Sent: 20 August 2025 14:25
+To: Data Platform <dataplatform@pellworth.example>
+Subject: RE: [connect] crm-contacts-sink failed again + crm-archive-s3 tasks dying
+
+Sink is back: "key.converter" put back into crm-contacts-sink.tfvars (PR #415).
+
+From: Priya Anand <priya@pellworth.example>
+Sent: 20 August 2025 10:31
+To: Data Platform <dataplatform@pellworth.example>
+Subject: [connect] crm-contacts-sink failed again
+
+Hi, contacts sink is red again.
+"""
+
+
+def test_a_replys_subject_is_the_threads_again_and_says_nothing(tmp_path):
+    """An Outlook thread saved newest first: every reply repeats the thread's subject ("RE: … failed again +
+    crm-archive-s3 tasks dying"), which named the second problem on the first problem's mails (bench/incidents29)."""
+    f = tmp_path / "connect.log"
+    f.write_text(MAILS, encoding="utf-8")
+    lines = [line for r in records(f) for line in record_lines(r) if line.text.startswith("Subject:")]
+    assert [line.is_frame for line in lines] == [True, False]
