@@ -96,7 +96,7 @@ from __future__ import annotations
 
 import re
 
-from poimen.text.headings import HEADING_NOISE, names_problem  # noqa: F401  (names_problem: cues in one place)
+from poimen.text.headings import HEADING_NOISE, names_problem, part_by_word  # noqa: F401  (names_problem: cues in one place)
 
 
 def words(*phrases: str) -> re.Pattern:
@@ -222,8 +222,7 @@ PART_HEADINGS = (
     "what did not help", "what didn't help", "what we tried that did not help", "what we tried that didn't help",
     "activity", "comments", "conversation",  # an issue page's thread under its description (bench/incidents21)
 )
-# The parts that say why or what fixed it, which only an incident's own section has (a report's "Summary" or
-# "Timeline" may stand above several incidents).
+# The parts that say why or what fixed it, which only an incident's own section has (not "Summary", "Timeline").
 WRITE_UP_PARTS = (
     "root cause", "root causes", "cause", "causes", "contributing factors", "trigger", "why it happened",
     "resolution", "remediation", "mitigation", "fix", "the fix", "workaround", "how we fixed it", "what we changed",
@@ -234,7 +233,8 @@ WRITE_UP_PARTS = (
 
 def is_part_line(text: str) -> bool:
     """Whether a line of text is only a part's name, or two ("5. RESOLUTION", "Root cause:", "Mitigation and fix")."""
-    return all(p in PART_HEADINGS for p in re.split(r"\s+(?:and|&)\s+", HEADING_NOISE.sub("", text.lower()).strip()))
+    name = HEADING_NOISE.sub("", text.lower()).strip()
+    return all(p in PART_HEADINGS for p in re.split(r"\s+(?:and|&)\s+", name)) or part_by_word(name)
 
 
 _RULE_LINE = re.compile(r"^[\s\-=_*~#+.]{3,}$")
@@ -252,7 +252,8 @@ def is_label(text: str, headings) -> bool:
 def names_part(heading: str, parts: tuple[str, ...] = PART_HEADINGS) -> bool:
     """Whether ``heading`` ("## 4. Root cause", "RESOLUTION:", "Root cause: the pool") names one of ``parts``."""
     name = HEADING_NOISE.sub("", heading.lower()).strip()
-    return any(name == part or name.startswith(part + " ") or name.startswith(part + ":") for part in parts)
+    return any(name == part or name.startswith(part + " ") or name.startswith(part + ":") for part in parts) or (
+        part_by_word(name) if parts is PART_HEADINGS else (parts is WRITE_UP_PARTS and bool(re.search(r"\bwhys\b|\brestor(?:ed|ation|ing)\b", name))))
 # An instruction: an imperative, or one offered ("You can turn it off without a new build: run skiff with
 # GODEBUG=tlsmlkem=0", a maintainer's answer; bench/incidents11)
 IMPERATIVE = re.compile(r"^\W*(?:(?:you|we) (?:can|could|should|need to|must) (?:just |also )?|just )?"
@@ -336,9 +337,9 @@ PLANNED = words(r"should", r"will", r"going to", r"plan(?:ning)? to", r"needs? t
 # "Nothing has changed on the DB since the RU" (bench/incidents18), "the config hasn't been touched" say no change
 NEGATED = re.compile(r"(?:\b(?:didn't|did not|never|no|without|not|don't|nothing|nobody|no one|hasn't|haven't|"
                      r"hadn't|wasn't|weren't|isn't|aren't|cannot|can't|couldn't|won't)\s+(?:\w+\s+)?)$", re.I)
-CAUSE_SECTION = re.compile(r"root cause|cause|diagnosis|analysis|contributing|^why\b", re.I)
+CAUSE_SECTION = re.compile(r"root cause|cause|diagnosis|analysis|contributing|^why\b|\bwhys\b", re.I)
 FIX_SECTION = re.compile(r"resolution|remediation|mitigation|\bfix\b|workaround|recovery|what we (?:did|changed)|"
-                         r"what was done|how (?:it was|we) fixed|what fixed it", re.I)
+                         r"what was done|how (?:it was|we) fixed|what fixed it|\brestor(?:ed|ation|ing)\b", re.I)
 # A write-up that says it tells of more than one problem ("two unrelated faults", "both problems").
 SEVERAL = re.compile(r"\b(?:two|three|four|both|several|multiple)\b(?:\s+[\w-]+){0,2}?\s+(?:problems|faults|issues|"
                      r"incidents|failures|outages)\b|\ba (?:second|separate|another)\b(?:,?\s+[\w-]+){0,2}?\s+"
@@ -357,10 +358,8 @@ STOP = frozenset("""the a an and or of to in on at for with from by is was were 
     those we i our they he she you after before when then than into onto out over still just also which what who
     there here its it's has have had not no but so as all any some same more most very""".split())
 
-# A setting printed as key=value ("#failure=3", "timeout=2s"): its key names a knob, not a failure that happened.
-SETTING = re.compile(r"[#\w.-]+=\S*")
-# An aside in parentheses: "(sphinx 7 is fine with it)" says something beside the line's own claim.
-ASIDE = re.compile(r"\([^()]*\)")
+SETTING = re.compile(r"[#\w.-]+=\S*")  # key=value ("#failure=3", "timeout=2s"): a knob, not a failure that happened
+ASIDE = re.compile(r"\([^()]*\)")  # "(sphinx 7 is fine with it)" says something beside the line's own claim
 
 
 # An action line that introduces what follows: "…limits.conf:", "build it yourself with", "on both resolvers we ran",

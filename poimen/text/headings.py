@@ -26,3 +26,18 @@ HEADING_NOISE = re.compile(r"^[\s\d.)#:*_-]+|[\s:*_.-]+$")  # numbering, markup 
 def names_problem(heading: str) -> bool:
     """Whether ``heading`` opens a problem of its own inside a write-up (``PROBLEM``), as "Part B" does."""
     return bool(PROBLEM.match(HEADING_NOISE.sub("", heading).strip()))
+
+
+# A part of a write-up named in words no template uses ("How the service was restored", "Five whys", "Incident
+# questions", "Metrics", "Related items"; bench/incidents30): a short heading that asks how, why or what, or names a
+# part's kind. Not an entry's title: those are longer, or name their problem.
+PART_WORD = re.compile(r"^(?:how|why|what|when|where|who)\b|\b(?:impact|timeline|restor(?:ed|ation|ing|e)|metrics|"
+                       r"questions|whys|lessons|learnings?|related|references|appendix|follow[- ]?ups?|action items?|"
+                       r"detection|prevention)\b", re.I)
+PART_WORD_MAX = 5
+
+
+def part_by_word(name: str) -> bool:
+    """Whether a heading (its numbering and markup stripped) names a part of a write-up by a part's word."""
+    return len(name.split()) <= PART_WORD_MAX and bool(PART_WORD.search(name)) and not names_problem(name) and \
+        not name.rstrip().endswith("?")  # (a question asked under "Incident questions" is no part of its own)

@@ -176,3 +176,64 @@ def test_a_review_that_never_says_two_problems_but_tells_them_separately_is_two_
     storage, names = _holding(cards, "ceph balancer on"), _holding(cards, "chown -R bind:bind")
     assert len(storage) == 1 and len(names) == 1 and storage != names
     assert any("no valid RRSIG" in line.text for line in names[0].symptoms)
+
+
+COE = """Correction of Error (COE)  --  draft 3
+COE id:      COE-2025-0412-LEDGER
+Title:       Card payments declined for 47 minutes (ledger inserts failing)
+
+
+What happened
+
+Between 03:17 and 04:04 UTC every payment was declined. checkout-api logged the answer it got back on every hold:
+
+    HTTP/1.1 503 Service Unavailable   {"error":"ledger_unavailable","retry_after_ms":2000}
+
+and the same thing reproduced by hand on the primary:
+
+    ERROR:  nextval: reached maximum value of sequence "ledger_entries_id_seq" (2147483647)
+
+
+Metrics
+
+  checkout-api decline rate        0.4%  ->  100%  (03:17-04:04)  ->  0.5%
+
+
+How the service was restored
+
+Run on ledger-pg-prod-1 at 04:02 by Tobias:
+
+    ALTER SEQUENCE ledger_entries_id_seq AS bigint MAXVALUE 9223372036854775807;
+
+
+Five whys
+
+1. Why were payments declined?
+  Because checkout-api could not place the ledger hold.
+2. Why did a sequence feeding a bigint column have a 32-bit ceiling?
+  Migration 0147 changed the column to bigint but left the owned sequence as integer.
+
+
+Incident questions
+
+  Did the rollback help?           No. 8.13.2 hit the same sequence on its first insert.
+
+
+Related items
+
+  - PagerDuty INC-88120; status page incident "Elevated payment declines", 12 April.
+"""
+
+
+def test_a_write_ups_parts_in_words_of_its_own_are_one_incident(tmp_path):
+    """A correction-of-error document (bench/incidents30): "How the service was restored", "Five whys", "Incident
+    questions", "Metrics" and "Related items" are parts of the one write-up, and a quoted line set off by its indent
+    heads nothing; the fix the restoration part runs is the card's."""
+    f = tmp_path / "COE-2025-0412-LEDGER.txt"
+    f.write_text(COE, encoding="utf-8")
+    recs = list(records(f))
+    assert not any(h.startswith("HTTP/1.1 503") for r in recs for h in r.headings)
+    (only,) = inc.incidents({f.name: recs})
+    card = build_card(only)
+    assert any(x.text.startswith("ALTER SEQUENCE ledger_entries_id_seq") for x in card.actions)
+    assert not any(x.text in ("How the service was restored", "Five whys") for x in card.lines)

@@ -102,6 +102,8 @@ def _head(lines: list[str], first: bool, block_follows: bool, indent: int = 0) -
         return _heading(lines[0], TITLE_WORDS, boxed=True), True
     if first and (len(lines) <= 2 or all(_FIELD.match(x) for x in lines[1:])):  # a title over its fields
         return _heading(lines[0], TITLE_WORDS), True
+    if indent >= CODE_INDENT:  # a block set off by its indent heads nothing ("    HTTP/1.1 503 Service Unavailable …"
+        return None, False  # quoted under "checkout-api logged the answer it got back:"; bench/incidents30)
     indented = len(lines) > 1 and _indent(lines[1]) > indent + _indent(lines[0])  # "Why" over "  fielddata=18.9gb is …"
     name = _heading(lines[0], PART_WORDS if indented else HEADING_WORDS)
     if name is None:
