@@ -297,7 +297,8 @@ RULED_OUT = words(
 DECIDED_AGAINST = re.compile(
     r"\b(?:decided|chose|agreed|opted) (?:not to|against)\b|\b(?:proposed|suggested|considered|discussed)(?: and|[;,]) (?:rejected|dropped|declined)\b"
     # an operator's "not pinning to the graviton pool as a workaround", "not widening ip_local_port_range tonight"
-    r"|(?:^|[.;:]\s+)(?:we're |we are |i'm |i am )?not (?:" + "|".join(STEMS) + r"|do|touch|go)\w*ing\b", re.I)
+    r"|(?:^|[.;:]\s+)(?:we're |we are |i'm |i am )?not (?:" + "|".join(STEMS) + r"|do|touch|go)\w*ing\b"
+    r"|^\W*we (?:did|do) \W?not\W? (?:" + "|".join(STEMS) + r"|roll|put|set|fail|turn)", re.I)  # "We did not roll back"
 INEFFECTIVE = words(
     r"(?:didn't|did not|doesn't|does not) (?:help|fix|work|change)", r"no change", r"no effect",
     r"changed nothing", r"made no difference", r"no difference", r"no improvement", r"no luck", r"unchanged",

@@ -34,8 +34,8 @@ def run(
     max_tokens: int = typer.Option(5000, "--chunk-tokens", min=16, envvar=CHUNK_TOKENS, help="Token bound per chunk."),
     memory_budget: int = typer.Option(1024, min=16, help="Token budget of a memory."),
     root: Optional[Path] = RootOpt,
-    fmt: Optional[str] = typer.Option(None, "--format", help="Read every source as this format (text, markdown, html, "
-                                      "log, shell, jsonl, json, chat, csv) instead of detecting it."),
+    fmt: Optional[str] = typer.Option(None, "--format", help="Read every source as this format (text, markdown, wiki, "
+                                      "html, log, shell, jsonl, json, chat, csv) instead of detecting it."),
     fields: Optional[str] = typer.Option(None, "--fields", help="JSON record fields, e.g. text=body,time=created_at,"
                                          "author=user.login,thread=number."),
     no_index: bool = NoIndexOpt,

@@ -3,7 +3,7 @@
 The head of the file (``HEAD`` bytes) is read: JSON whose records look like chat messages is ``chat``, other JSON
 ``json``; most lines JSON objects is ``jsonl`` (``chat`` for Mattermost's bulk export, ``log`` for a .log of
 structured log events); a ticket CSV header is ``csv``; a page that opens with ``<!DOCTYPE html>`` or ``<html>`` is
-``html``; prompt lines make ``shell`` (a ``script`` typescript's
+``html``; two "h2. …" headings or more make a ``.txt`` ``wiki`` markup; prompt lines make ``shell`` (a ``script`` typescript's
 terminal bytes dropped);
 most lines log lines make ``log``. Content only overrides a suffix when the evidence is strong (a ``.txt`` that
 is a log, a ``.log`` that is a shell session, a ``.json`` that is a list of issues); otherwise the suffix
@@ -28,6 +28,7 @@ from poimen.text.log_lines import is_log_line, level_of
 from poimen.text.terminal import shown
 from poimen.inputs.readers.shell import is_prompt
 from poimen.inputs.readers.tickets import is_ticket_header
+from poimen.inputs.readers.wiki import is_wiki
 
 HEAD = 1 << 16
 LOG_SHARE = 0.8  # of a head's non-blank lines, for a .txt to read as a log
@@ -179,6 +180,8 @@ def detect(path: Path) -> str:
     kind = _line_kind(head)
     if kind and (suffix != ".log" or kind == "shell"):
         return kind
+    if not kind and suffix in ("", ".txt", ".text") and is_wiki(_lines(head)):  # a page or a description saved as text
+        return "wiki"
     if suffix in SUFFIXES:
         return SUFFIXES[suffix]
     raise UnknownFormat(f"{path}: unsupported type {suffix or '(none)'}; poimen reads {known_formats()} "

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from poimen.errors import SourceError
-from poimen.inputs.readers import chat, html, jsonrecords, log, markdown, shell, text, tickets
+from poimen.inputs.readers import chat, html, jsonrecords, log, markdown, shell, text, tickets, wiki
 from poimen.inputs.readers.fields import Fields
 from poimen.inputs.records import Record
 
@@ -33,6 +33,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("text", text.read, "\n\n", (".txt", ".text", ".rst", ".rest", ".adoc", ".asciidoc"),
            "plain text, paragraphs a blank line apart"),
     Format("markdown", markdown.read, "\n\n", (".md", ".markdown"), "sections, tables, fenced blocks"),
+    Format("wiki", wiki.read, "\n\n", (".wiki",), "Jira/Confluence wiki markup: h2. headings, ||tables||, {code}"),
     Format("html", html.read, "\n\n", (".html", ".htm", ".xhtml"), "a page: a wiki's HTML export, a saved page"),
     Format("log", log.read, "\n", (".log",), "log lines with their multi-line traces"),
     Format("shell", shell.read, "\n", (), "a terminal session: prompts, commands, output, # notes"),
