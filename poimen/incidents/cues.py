@@ -278,7 +278,7 @@ NOW_IS = re.compile(r"\b(?:is|are) now (?:\w+ly )?\w+(?:ed|en)\b|\bnow (?:also |
 # "PR #1834 raised the batch size", in the past, tells what broke it)
 PR_DOES = re.compile(r"^\W*(?:PR\s*|MR\s*)?[#!]\d+\s+(?:also\s+|now\s+)?(?:restores|adds|fixes|bumps|pins|sets|moves|"
                      r"reverts|removes|raises|lifts|lowers|switches|makes|changes|updates|drops|replaces|disables|"
-                     r"enables|caps|limits|retries|skips|handles)\b", re.I)
+                     r"enables|caps|limits|retries|skips|handles|puts|swaps|splits|streams)\b", re.I)
 # An aside that rules out what it goes on to say, not an earlier line: "FWIW we saw the cron crash as well.
 # Unrelated, but on Python 3.12 2.4.0 also prints `DeprecationWarning: …`" (bench/incidents19).
 OFF_TOPIC = re.compile(r"(?:^|[.;!?]\s+|\b(?:fwiw|btw)[,:]?\s+)(?:unrelated|not related|side ?note|off[- ]topic)\s*(?:[,:;(\u2014-]|but\b)",
