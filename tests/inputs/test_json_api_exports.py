@@ -118,3 +118,31 @@ def test_an_asana_tasks_stories_are_read_with_their_own_fields(tmp_path):
                                                                              "RabbitMQ upgrade")
     assert said[1][:2] == ("comment", "Priya Raman") and said[1][3].endswith("Declared invoices.render as quorum in "
                                                                               "the worker")
+
+
+def test_a_graphql_answer_reads_its_issues_their_comments_and_what_the_timeline_closed_them_with(tmp_path):
+    """GitHub's GraphQL API wraps the issues in "data.repository.issues.nodes" and each issue's comments in a
+    connection ("comments": {"totalCount": 1, "nodes": […]}); the pull request that closed it says the fix in its
+    body, on the issue's timeline, and a label added says nothing (bench/incidents32)."""
+    issue = {"number": 598, "title": "tern plan panics after upgrading to 0.21.0", "createdAt": "2025-02-19T07:33:40Z",
+             "author": {"login": "okafor-t"}, "body": "panic: runtime error: invalid memory address or nil pointer dereference",
+             "comments": {"totalCount": 1, "nodes": [
+                 {"author": {"login": "marit-l"}, "createdAt": "2025-02-19T10:50:03Z",
+                  "body": "Workaround until the fix is released: add `proxy: {}` to tern.yaml."}]},
+             "timelineItems": {"totalCount": 2, "nodes": [
+                 {"__typename": "LabeledEvent", "createdAt": "2025-02-19T08:00:00Z", "actor": {"login": "marit-l"},
+                  "label": {"name": "bug"}},
+                 {"__typename": "ClosedEvent", "createdAt": "2025-02-20T17:05:14Z", "actor": {"login": "marit-l"},
+                  "closer": {"__typename": "PullRequest", "number": 603, "title": "config: don't dereference a missing proxy block",
+                             "body": "`HTTPClient()` now returns the default transport when `c.Proxy` is nil."}}]}}
+    other = dict(issue, number=599, title="docs: broken link", body="The README link 404s on the docs site.",
+                 comments={"totalCount": 0, "nodes": []}, timelineItems={"totalCount": 0, "nodes": []})
+    f = _write(tmp_path, "issues-graphql.json",
+               {"data": {"repository": {"nameWithOwner": "larchwood/tern", "issues": {
+                   "totalCount": 2, "pageInfo": {"hasNextPage": False}, "nodes": [issue, other]}}}})
+    said = _said(read_records(f))
+    assert [(k, a, t) for k, a, t, _ in said] == [("ticket", "okafor-t", "598"), ("comment", "marit-l", "598"),
+                                                 ("comment", "marit-l", "598"), ("ticket", "okafor-t", "599")]
+    assert said[0][3].split("\n")[0].endswith("tern plan panics after upgrading to 0.21.0")
+    assert said[2][3].endswith("config: don't dereference a missing proxy block\n`HTTPClient()` now returns the default "
+                               "transport when `c.Proxy` is nil.")

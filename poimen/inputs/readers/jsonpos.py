@@ -140,9 +140,13 @@ def lists(doc: JsonText) -> list[tuple[str, list[Located]]]:
     return out
 
 
+NESTED = 5  # the levels of objects an API's answer wraps its records in
+
+
 def records(doc: JsonText) -> list[Located]:
-    """The records of a document: a top-level array's objects; else the longest list of ``lists``; else the one
-    object."""
+    """The records of a document: a top-level array's objects; else the longest list of ``lists``, or the longest
+    list of objects that objects wrap ("data.repository.issues.nodes" of a GraphQL answer, "hits.hits") where that is
+    longer; else the one object."""
     top = _top(doc)
     if isinstance(top.value, list):
         return [v for _, v in doc.members(top.start) if isinstance(v.value, dict)]
@@ -150,7 +154,20 @@ def records(doc: JsonText) -> list[Located]:
     for _, inner in lists(doc):
         if len(inner) > len(best):
             best = inner
-    return best or [top]
+    wrapped = _wrapped(doc, top, NESTED)
+    return (wrapped if len(wrapped) > len(best) else best) or [top]
+
+
+def _wrapped(doc: JsonText, at: Located, depth: int) -> list[Located]:
+    """The longest list of objects inside the objects under ``at``, down to ``depth`` levels."""
+    best: list[Located] = []
+    for _, v in doc.members(at.start) if depth and isinstance(at.value, dict) else []:
+        if isinstance(v.value, list) and v.value and sum(isinstance(x, dict) for x in v.value) * 2 > len(v.value):
+            found = [m for _, m in doc.members(v.start) if isinstance(m.value, dict)]
+        else:
+            found = _wrapped(doc, v, depth - 1)
+        best = found if len(found) > len(best) else best
+    return best
 
 
 def json_lines(path: Path, max_chars: int) -> Iterator[tuple[object, Piece]]:

@@ -15,17 +15,22 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from poimen.inputs.readers import jsonlinks, jsonpos, replies
 from poimen.inputs.readers.attachments import attachment_lines, embed_lines
 from poimen.inputs.readers.jsonlog import is_log_event, log_record
-from poimen.inputs.readers.fields import Fields, as_text, get, infer, readable_time, rendered
+from poimen.inputs.readers.fields import Fields, as_text, flat, get, infer, readable_time, rendered
 from poimen.inputs.readers.html import page_pieces
 from poimen.inputs.records import Record
 from poimen.inputs.stream import whole_text
 
 CHILD_KEYS = ("comments", "replies")
+# An issue's timeline (GitHub's GraphQL "timelineItems"): its events say what their pull request or commit says
+# ("closer": {"title": …, "body": …}), and a label added says nothing
+TIMELINE_KEYS = ("timelineItems", "timeline_items", "timeline")
+_NESTED_SAID = ("title", "messageheadline", "body")
 CHILD_TEXT = 20  # characters: a comment says something; a label's name or a login does not
 _SAID = ("body", "text", "content", "message", "notes", "comment")  # not a label's or a milestone's "description"
 _LEGACY_WHO = ("speaker", "user", "author")
@@ -45,6 +50,8 @@ def legacy_text(record: dict) -> str | None:
 def render(record: dict, f: Fields, raw: str, start: int, end: int, parent: str = "", thread: str = "") -> Record | None:
     value = get(record, f.text) if f.text else None
     text = as_text(value).strip() if isinstance(value, (str, int, float)) else ""
+    if not text and parent and not f.text:  # a timeline's event: what its pull request or commit says
+        text = said(record)
     if _MARKUP.match(text):  # a message kept as HTML (Microsoft Graph's body.content, a wiki's comment)
         text = "\n".join(p.text for p in page_pieces(text))
     if not text:  # a bot's post says it in its embeds or attachments (Discord's alert and deploy bots)
@@ -65,6 +72,15 @@ def render(record: dict, f: Fields, raw: str, start: int, end: int, parent: str 
         return None
     return Record(line, start, end, kind=kind, time=as_text(when_value) if when_value is not None else "", author=who,
                   thread=thread)
+
+
+def said(record: dict) -> str:
+    """What an event's nested object says: its titles, then its bodies ("closer.title", "closer.body",
+    "commit.messageHeadline"), each once."""
+    flat_record = flat(record)
+    parts = [v.strip() for name in _NESTED_SAID for k, v in flat_record.items()
+             if "." in k and k.rsplit(".", 1)[1].lower() == name and isinstance(v, str) and v.strip()]
+    return "\n".join(dict.fromkeys(parts))
 
 
 def _listed(record: dict, key: str) -> list:
@@ -100,7 +116,7 @@ def read_jsonl(path: Path, options) -> Iterator[Record]:
         rec = render(value, f, raw, n, n)
         if rec is not None:
             yield rec
-            yield from _children(value, f, rec, lambda key: [(c, n, n) for c in value.get(key) or [] if isinstance(c, dict)])
+            yield from _children(value, f, rec, lambda key: [(c, n, n) for c in listed(value, key) or [] if isinstance(c, dict)])
 
 
 def child_keys(value: dict) -> list[str]:
@@ -111,15 +127,26 @@ def child_keys(value: dict) -> list[str]:
         return isinstance(c, dict) and any(isinstance(c.get(k), str) and len(c[k].strip()) >= CHILD_TEXT
                                            for k in _SAID)
 
-    named = [k for k in CHILD_KEYS if isinstance(value.get(k), list)]
-    return named or [k for k, v in value.items() if isinstance(v, list) and v and sum(map(says, v)) * 2 > len(v)]
+    named = [k for k in CHILD_KEYS if isinstance(listed(value, k), list)]
+    timeline = [k for k in TIMELINE_KEYS if isinstance(listed(value, k), list)]
+    return (named or [k for k in value if (v := listed(value, k)) and sum(map(says, v)) * 2 > len(v)
+                      and k not in timeline]) + timeline
+
+
+def listed(value: dict, key: str) -> list | None:
+    """The list under ``key``, or under its "nodes" (a GraphQL connection: "comments": {"totalCount": 2, "nodes":
+    […]}); None for anything else."""
+    v = value.get(key)
+    v = v.get("nodes") if isinstance(v, dict) else v
+    return v if isinstance(v, list) else None
 
 
 def _children(value: dict, f: Fields, parent: Record, located) -> Iterator[Record]:
     for key in child_keys(value):
-        if isinstance(value.get(key), list):
+        if listed(value, key) is not None:
             items = located(key)
             cf = _child_fields(f, [c for c, _, _ in items])
+            cf = replace(cf, text="") if key in TIMELINE_KEYS else cf  # (what each event's object says: ``said``)
             for child, start, end in items:
                 rec = render(child, cf, json.dumps(child), start, end, parent=parent.thread or f"line {parent.line_start}")
                 if rec is not None:
@@ -147,6 +174,8 @@ def read_json(path: Path, options) -> Iterator[Record]:
 
         def children(key: str, item=item) -> list[tuple[dict, int, int]]:
             member = next(v for k, v in doc.members(item.start) if k == key)
+            if isinstance(member.value, dict):  # a GraphQL connection: its "nodes"
+                member = next(v for k, v in doc.members(member.start) if k == "nodes")
             return [(c.value, c.line_start, c.line_end) for _, c in doc.members(member.start) if isinstance(c.value, dict)]
 
         yield from _children(value, f, rec, children)
