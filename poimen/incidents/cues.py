@@ -305,7 +305,7 @@ INEFFECTIVE = words(
     r"still (?:failing|erroring|broken|down|happening|the same|seeing|getting|~?\d+)",
     r"same (?:[\w-]+ )?(?:errors?|problem|issue|rate|failures?)", r"persist(?:s|ed|ing)?", r"not fixed", r"still there",
     r"still (?:at|the same|there|happen\w*|occurr\w*|present|seeing|hitting|red)", r"did nothing", r"does nothing",
-    r"changed nothing", r"nothing changed", r"no better", r"didn't work", r"did not work", r"dead end", r"still \w+ing after",
+    r"changed nothing", r"nothing changed", r"nothing changes", r"still (?-i:[A-Z]{4,}\b)", r"no better", r"didn't work", r"did not work", r"dead end", r"still \w+ing after",
     r"(?:didn't|did not|doesn't|does not) (?:make|change) (?:a|any) difference", r"to no avail", r"in vain",
     r"(?:did not|didn't) (?:go away|stop|recover)", r"(?:made|making|makes) (?:it|things|this|that|matters) worse", r"(?:fail(?:s|ed)?|breaks|broke|crash(?:es|ed)) (?:again )?(?:in )?the same way", r"(?:died|dies|failed|crashed) again (?:within|right away|at once|immediately)", r"(?:errors?|failures?|crash(?:es|ing)?|timeouts?|problems?|[45]\d\ds) "
     r"(?:continued?|continues|kept (?:coming|happening))", r"reverted? (?:it )?(?:back )?(?:again)?,? (?:but|no)",
