@@ -69,11 +69,11 @@ def test_every_suite_has_unique_ids_and_streams_that_exist(folder):
         assert {i.format for i in incidents} == {"applog"} and len({i.stream for i in incidents}) == 4
     elif folder.name == "incidents28":  # PagerDuty Markdown and shell sessions, five streams
         assert {i.format for i in incidents} == {"pagerduty", "shell"} and len({i.stream for i in incidents}) == 5
-    elif folder.name in ("incidents24", "incidents26", "incidents30"):  # postmortems: SRE-style, Atlassian-style, an
+    elif folder.name in ("incidents24", "incidents26", "incidents30", "incidents35"):  # postmortems: SRE-style, Atlassian-style, an
         # e-mail, a digest, reST; a status page, Notion, a Google Doc as text, a blog post, a quarterly log; a COE,
         # Confluence wiki markup, a forum, minutes, Org-mode notes, an incident log (six streams)
         assert {i.format for i in incidents} == {"postmortem"}
-        assert len({i.stream for i in incidents}) == (6 if folder.name == "incidents30" else 5)
+        assert len({i.stream for i in incidents}) == (6 if folder.name in ("incidents30", "incidents35") else 5)
     elif folder.name == "incidents31":  # Trello and Asana JSON, Confluence HTML, Matrix and Teams JSON, a timeline CSV
         assert {i.format for i in incidents} == {"tracker", "wiki", "chat", "timeline"}
         assert len({i.stream for i in incidents}) == 6
