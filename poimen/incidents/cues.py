@@ -199,7 +199,7 @@ MEETING = re.compile(r"\b(?:retro|retrospective|post-?mortem|incident review)\b[
 NOW_DOES = re.compile(r"\bnow (?:also |only |always |correctly )?(?:uses|sets|sorts|deletes|retries|reads|loads|ships|"
                       r"defaults|raises|caps|limits|batches|checks|skips|handles|validates|falls back|pins|points|"
                       r"routes|waits|writes|has|keeps|closes|releases|reuses|refreshes|renews|rotates|trusts|sends|drops|"
-                      r"compiles|caches|resolves|wraps|streams|uploads|runs with)\b", re.I)
+                      r"compiles|caches|resolves|wraps|streams|uploads|runs with|runs as)\b", re.I)
 # A tracker's own line about a post, not what the post says: "Jana Novák added a comment - 02/Apr/24 2:14 PM"
 TRACKER_META = re.compile(r"\b(?:(?:added|left|posted) a comment|made changes)\b|\bchanged the (?:status|assignee|priority)\b|\bcommented\b"
                           r"(?= on\b| -|$)|^(?:#note-\d+\s+)?Updated by \S|\bhas been (?:updated|reported) by\b|^\S[^@]{0,40} @[\w.-]+ ·"

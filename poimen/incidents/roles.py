@@ -365,4 +365,12 @@ def line_scores(line: Line) -> Scores:
     if line.is_frame:
         return Scores()
     text = said_in_row(line.text) if line.record.kind == "table_row" else line.text
-    return score(text, line.record.kind, line.record.level if first else "", line.record.headings)
+    scores = score(text, line.record.kind, line.record.level if first else "", line.record.headings)
+    if line.record.kind == "table_row" and (field := _FORM_FIELD.match(text)) and \
+            len(field.group("value").split()) <= FIELD_WORDS:  # "State: Closed - Permanent Fix Applied": a form's
+        return Scores(symptom=scores.symptom)  # field tells what the record is filed as, no finding
+    return scores
+
+
+_FORM_FIELD = re.compile(r"^[A-Z][\w /()&-]{0,40}: (?P<value>[^;]*)$")  # a row of one key and its value
+FIELD_WORDS = 6

@@ -29,11 +29,13 @@ def names_problem(heading: str) -> bool:
 
 
 # A part of a write-up named in words no template uses ("How the service was restored", "Five whys", "Incident
-# questions", "Metrics", "Related items"; bench/incidents30): a short heading that asks how, why or what, or names a
-# part's kind. Not an entry's title: those are longer, or name their problem.
+# questions", "Metrics", "Related items"; bench/incidents30; a problem record's "Permanent Fix", "Known Error";
+# bench/incidents35): a short heading that asks how, why or what, or names a part's kind. Not an entry's title:
+# those are longer, or name their problem.
 PART_WORD = re.compile(r"^(?:how|why|what|when|where|who)\b|\b(?:impact|timeline|restor(?:ed|ation|ing|e)|metrics|"
                        r"questions|whys|lessons|learnings?|related|references|appendix|follow[- ]?ups?|action items?|"
-                       r"detection|prevention)\b", re.I)
+                       r"detection|prevention|fix(?:es)?|workarounds?|resolution|remediation|root cause|known error|"
+                       r"decisions)\b", re.I)
 PART_WORD_MAX = 5
 
 

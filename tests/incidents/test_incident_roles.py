@@ -276,6 +276,8 @@ def test_a_ruled_out_suspect_demotes_the_earlier_line_that_named_it():
     # a setting a service now runs with is the change, though the line also says it is stable (bench/incidents29)
     ("2) archive: crm-archive-s3 now runs with s3.part.size = 5242880 (was 26214400). Archive tasks stable for 26 h.",
      "action"),
+    # ... and what a service now runs as (bench/incidents35)
+    ("CHG0032010: the ClaimsPortal pool now runs as the group Managed Service Account CALDER\\gmsa-claimsweb$.", "action"),
     # what a fix's pull request does, in the present (bench/incidents30)
     ("PR #912 puts the 1a and 1c subnets back into vpc_zone_identifier for asg-ingest-workers-prod", "action"),
     # headings and a tracker's lines about a post say nothing

@@ -237,3 +237,39 @@ def test_a_write_ups_parts_in_words_of_its_own_are_one_incident(tmp_path):
     card = build_card(only)
     assert any(x.text.startswith("ALTER SEQUENCE ledger_entries_id_seq") for x in card.actions)
     assert not any(x.text in ("How the service was restored", "Five whys") for x in card.lines)
+
+
+PROBLEM_RECORD = """PROBLEM PRB0041302
+Number ............... PRB0041302
+State ................ Resolved - Permanent Fix Applied
+Related changes ...... CHG0032010 (permanent fix), emergency change ECHG0000977 (workaround)
+Opened ............... 2025-06-23 08:05
+
+Problem statement
+  Claims Portal returns 503 on all three web nodes:
+      HTTP Error 503. The service is unavailable.
+
+Root cause
+  The pool runs as a domain account whose password the PAM vault rotates; IIS kept the old password.
+
+Workaround
+  Unlock the account, then on each node:
+      %windir%\\system32\\inetsrv\\appcmd.exe start apppool "ClaimsPortal"
+
+Permanent Fix
+  CHG0032010: the ClaimsPortal pool on CLMWEB01-03 now runs as the group Managed Service Account CALDER\\gmsa-claimsweb$.
+"""
+
+
+def test_a_problem_records_fields_are_rows_and_its_permanent_fix_the_fix(tmp_path):
+    """An ITIL problem record printed as text (bench/incidents35): its fields with leader dots are "key: value" rows
+    that claim nothing ("State: Resolved - Permanent Fix Applied" is no fix), and "Permanent Fix" is a fix part."""
+    f = tmp_path / "PRB0041302.txt"
+    f.write_text(PROBLEM_RECORD, encoding="utf-8")
+    recs = list(records(f))
+    assert [r.text for r in recs if r.kind == "table_row"][:2] == ["Number: PRB0041302",
+                                                                   "State: Resolved - Permanent Fix Applied"]
+    (only,) = inc.incidents({f.name: recs})
+    card = build_card(only)
+    assert any("now runs as the group Managed Service Account" in x.text for x in card.actions)
+    assert not any(x.text.startswith(("State:", "Permanent Fix")) for x in card.lines)

@@ -13,7 +13,8 @@ one opens parts of them, as setext ("===" over "---") and reStructuredText (leve
 them: a wiki page with "===" under each incident and "---" under its "Resolution" keeps the incident in each
 part's headings (from bench/incidents10). A paragraph indented by ``CODE_INDENT`` blanks or more is a code block
 (kind ``code``), as Markdown reads it: "Marked it out:" over "           ceph osd out osd.17"; unless a line
-of it ends a sentence (a timeline entry's indented second paragraph is prose).
+of it ends a sentence (a timeline entry's indented second paragraph is prose). A form's fields written with leader
+dots ("State ................ Closed - Permanent Fix Applied") are "key: value" rows, one a line.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ _NUMBERED = re.compile(r"^\s*(?:\d{1,2}[.)]|[IVX]{1,4}\.)\s+(?P<name>\S.*)$")
 _FOR = re.compile(r"^For (?:the |problem |part |issue )?\S")
 _DATED = re.compile(r"^\s*\d{4}-\d{2}-\d{2}\b")
 _FIELD = re.compile(r"^\s*(?:[A-Z][\w /()-]{0,30}:\s+\S|\s{2,}\S)")  # "Incident ID: INC-2291", or its continuation
+# A form's fields with leader dots, as a ticket tool prints a record ("State ................ Closed", ITIL problem
+# records; bench/incidents35): each a "key: value" row
+_LEADER = re.compile(r"^\s*(?P<key>[A-Z][\w /()&-]{0,40}?)\s?\.{3,}[ \t]+(?P<value>\S.*)$")
 _LIST_OR_TIME = re.compile(r"^\s*(?:[-*•>|]|\d{1,2}:\d{2}\b|\d{4}-\d{2}-\d{2}|\[)")
 TITLE_WORDS = 16  # a document's title line
 HEADING_WORDS = 6  # a section heading line
@@ -154,6 +158,12 @@ def read(path: Path, options) -> Iterator[Record]:
         if table:  # each row a line of its own
             yield from (Record(row, p.line_start + i, p.line_start + i, kind="table_row", headings=heads)
                         for i, row in enumerate(lines) if row.strip() and not _COLUMN_RULE.fullmatch(row))
+        elif sum(bool(_LEADER.match(x)) for x in lines) * 2 > len(lines) >= 2:  # a form's fields: "key: value" rows
+            # (under the heading its first line is, if it is one: "PROBLEM PRB0041302" over "Number ....... PRB…")
+            yield from (Record(f"{m.group('key').strip()}: {m.group('value').strip()}" if (m := _LEADER.match(row))
+                               else row.strip(), p.line_start + i, p.line_start + i,
+                               kind="table_row" if m else "paragraph", headings=heads)
+                        for i, row in enumerate(lines) if row.strip())
         else:
             yield Record(p.text, p.line_start, p.line_end, kind=kind, headings=heads)
         p = nxt
