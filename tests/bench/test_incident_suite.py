@@ -65,7 +65,8 @@ def test_every_suite_has_unique_ids_and_streams_that_exist(folder):
     elif folder.name in ("incidents32", "incidents33"):  # Slack day files and GitHub issues JSON; shell sessions
         # and Markdown reviews
         assert len({i.format for i in incidents}) == 2 and len({i.stream for i in incidents}) == 5
-    elif folder.name == "incidents29":  # JVM logs under Linear, Outlook threads, Shortcut and Phabricator
+    elif folder.name in ("incidents29", "incidents34"):  # JVM logs under Linear, Outlook threads, Shortcut and
+        # Phabricator; under Freshservice, Taiga, Rocket.Chat and PR reviews
         assert {i.format for i in incidents} == {"applog"} and len({i.stream for i in incidents}) == 4
     elif folder.name == "incidents28":  # PagerDuty Markdown and shell sessions, five streams
         assert {i.format for i in incidents} == {"pagerduty", "shell"} and len({i.stream for i in incidents}) == 5
