@@ -262,6 +262,9 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
             pieces[placed[ticket]].append(record)  # a ticket's comments are about the ticket: they stay together
             continue
         pasted = ("quoted", "comment") in record.attrs  # log lines a comment pastes
+        if pasted and i and (home := next((piece for piece in pieces if any(r is flow[i - 1] for r in piece)), None)):
+            home.append(record)  # (they go where the comment went: back to its stretch; bench/incidents34)
+            continue
         if current and (pasted or (ticket in placed and record.kind in _ON_TICKET_KINDS)):
             current.append(record)  # (the ticket's piece still open: its comment a day later goes there too)
             continue

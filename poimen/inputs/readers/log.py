@@ -34,7 +34,7 @@ from pathlib import Path
 
 from poimen.inputs.readers.jsonlog import is_log_event, log_record
 from poimen.inputs.readers.jsonpos import depth_ok
-from poimen.inputs.readers.zones import with_year, zone_of, zoned
+from poimen.inputs.readers.zones import banner_day, on_day, with_year, zone_of, zoned
 from poimen.inputs.readers.speakers import FIELD_LINE, NAME_ALONE, TIME_ALONE, as_of, dated, header, speaker
 from poimen.inputs.records import Record
 from poimen.inputs.stream import Piece, shown_pieces
@@ -140,7 +140,8 @@ class _Reader:
             text = "\n".join(self.lines)
             if self.said:
                 self.paged = False
-                yield Record(text, self.start, self.end, kind="comment", time=with_year(self.said[0], self.day),
+                when = with_year(on_day(self.said[0], self.dated), self.day)  # ("03:41" under "--- Tuesday, April 16, 2024 ---")
+                yield Record(text, self.start, self.end, kind="comment", time=when,
                              author=self.said[1])
             elif self.note:
                 clock = NOTE_CLOCK.match(self.lines[0])
@@ -153,7 +154,7 @@ class _Reader:
                 when = time_of(self.lines[0])
                 if banner := _BANNER.match(self.lines[0]):  # "=== host:console.log -- 2025-03-12 ===", "--- 2025-04-14,
                     # scan-api-5f7b8c6d9-qh4tn ---" (a date first: bench/incidents23)
-                    self.dated = dates[0] if len(dates := _ISO_DAY.findall(banner.group(0))) == 1 else ""
+                    self.dated = banner_day(banner.group(0))  # ("---- Tuesday, April 16, 2024 ----" over a chat)
                     self.zone = zone_of(banner.group(0))
                 elif not when and _BOX_RULE.match(self.lines[0]) and len(self.lines) > 1:  # a box: "=====" over
                     # " server.log  claims-app-03 …" / " Thursday 2025-03-20, …" (bench/incidents22)

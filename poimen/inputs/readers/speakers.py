@@ -15,6 +15,7 @@ the lines below it:
   10:20 CEST:" (an incident tool's export); "Gareth Pryce · via email · 10.03.2025 08:21" (Zammad's ticket view);
   "Tomás Arriaga · Oct 6, 2025, 8:58 AM" and "X changed status from Done to Todo · Oct 15, 2025, 10:09 AM"
   (Linear's issue page and its activity); "daniel.oyelaran added a comment.Nov 5 2025, 8:03 AM" (Phabricator's);
+  "Jonas Feddersen  @jonas.f  03:41" (Rocket.Chat or Mattermost copied, under a day between rules);
 - "Jana Novak - 2024-06-02 13:20:" (a name, then the time, as plain-text exports and e-mails write a header), and
   after the post's kind: "[Private note] Hamid Serrano - Mon, 8 Jul 2024 at 09:38 AM" (Freshdesk, Zendesk), or
   after two spaces: "Tomás Ferreira  Feb 13, 2025, 09:41 GMT  (internal note)" (a help desk's export);
@@ -113,6 +114,10 @@ _DOTTED = re.compile(rf"^(?P<who>{_NAME})(?: [a-z][\w-]*\b[^·]*?)?(?: · [^·]{
 # comment.Nov 5 2025, 8:03 AM", "kofi.mensah created this task.Nov 12 2025, 10:02 AM" (bench/incidents29)
 _PHABRICATOR = re.compile(rf"^(?P<who>{_NAME}) [a-z][^\n]{{0,160}}?\.(?P<time>[A-Z][a-z]{{2}} \d{{1,2}} \d{{4}}, \d{{1,2}}:\d{{2}}"
                           r"(?: ?[AP]M)?)$")
+# Rocket.Chat's and Mattermost's channel copied from the browser: "Jonas Feddersen  @jonas.f  03:41", a bot's
+# "alertmanager  BOT  03:30", over the message; the day stands between rules above them (bench/incidents34)
+_CHAT_COPY = re.compile(rf"^(?P<who>{_PERSON}|{_HANDLE})\s{{2,}}(?:@[\w.-]+|BOT|APP|Bot|App)\s{{2,}}"
+                        r"(?P<time>\d{1,2}:\d{2}(?: ?[AaPp][Mm])?)$")
 _REDMINE = re.compile(rf"^(?:#note-\d+\s+)?Updated by (?P<who>{_NAME})\s+(?P<time>{_WHEN})$")
 # An e-mail's quote header, "On Tue, 4 Mar 2025 at 08:12, Arjen de Wit <…> wrote:": what follows it is quoted
 _WROTE = re.compile(r"^On .{5,120}\bwrote:\s*$")
@@ -184,7 +189,7 @@ def speaker(line: str) -> tuple[str, str] | None:
     if _WROTE.match(line):
         return None
     m = (_GITLAB.match(line) or _REDMINE.match(line) or _GH_CLI.match(line) or _NUMBERED_BY.match(line)
-         or _ZAMMAD.match(line) or _DOTTED.match(line) or _PHABRICATOR.match(line))
+         or _ZAMMAD.match(line) or _DOTTED.match(line) or _PHABRICATOR.match(line) or _CHAT_COPY.match(line))
     if m and not level_of(line[:m.end("who")]):
         return m.group("time").strip(), m.group("who")
     m = _BRACKET.match(line) or _BRACKET_ALONE.match(line)

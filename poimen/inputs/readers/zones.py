@@ -6,7 +6,9 @@ which a tracker writes in UTC ("Comment 3 Dorota Kwiatek 2025-03-18 09:45:20 UTC
 ``tzdata`` package knows, or a UTC/GMT offset; the offset a name gives is the one on the line's own day (summer time
 included). A time that states its own offset keeps it; a time without a date is left as written (no day, no offset).
 
-A comment stamped with a month and a day and no year (Linear's "Mar 4, 11:12 AM", GitHub's "commented on Feb 11", Teams'
+A day written between rules over a chat's messages ("-------- Tuesday, April 16, 2024 --------", Rocket.Chat and
+Mattermost copied from the browser) dates the messages under it that show a clock alone ("03:41", ``banner_day``,
+``on_day``). A comment stamped with a month and a day and no year (Linear's "Mar 4, 11:12 AM", GitHub's "commented on Feb 11", Teams'
 "17/09 14:06") is in
 the year of the log above it (``with_year``).
 """
@@ -79,3 +81,32 @@ def with_year(when: str, day: str) -> str:
     if (m := _DAY_NO_YEAR.match(when)) and m.group(1).lower() in _MONTHS and 1 <= int(m.group(2)) <= 31:
         return f"{day[:4]}-{_MONTHS[m.group(1).lower()]:02d}-{int(m.group(2)):02d}"
     return when
+
+
+_ISO = re.compile(r"(?<![\d-])\d{4}-\d{2}-\d{2}(?![\d-])")
+_WRITTEN_DAY = re.compile(r"\b(?:([A-Z][a-z]{2,8})\.? (\d{1,2})|(\d{1,2}) ([A-Z][a-z]{2,8})\.?),? (\d{4})\b")
+_CLOCK = re.compile(r"^(\d{1,2}):(\d{2})(?::\d{2})?(?: ?([AaPp])[Mm])?$")
+
+
+def banner_day(text: str) -> str:
+    """The one day a banner names, as "2024-04-16" ("--- pod, 2025-09-22 ---", "---- Tuesday, April 16, 2024 ----");
+    "" for none or several."""
+    iso = _ISO.findall(text)
+    if iso:
+        return iso[0] if len(iso) == 1 else ""
+    found = _WRITTEN_DAY.findall(text)
+    if len(found) != 1:
+        return ""
+    month, day, day2, month2, year = found[0]
+    number = _MONTHS.get((month or month2)[:3].lower())
+    return f"{year}-{number:02d}-{int(day or day2):02d}" if number and 1 <= int(day or day2) <= 31 else ""
+
+
+def on_day(when: str, day: str) -> str:
+    """A clock alone ("03:41", "2:41 PM") on ``day`` ("2024-04-16 03:41"); ``when`` as written otherwise."""
+    m = _CLOCK.match(when.strip()) if day else None
+    if not m:
+        return when
+    hour, half = int(m.group(1)), (m.group(3) or "").lower()
+    hour = hour % 12 + (12 if half == "p" else 0) if half else hour
+    return f"{day} {hour:02d}:{m.group(2)}"
