@@ -101,6 +101,7 @@ def test_the_same_error_again_says_an_attempt_did_not_help():
     assert score("Rollback done at 13:41. Same handshake error at 13:58, so it isn't the release.").ineffective
     assert score("I restarted task 1 at 09:21, it died again within seconds on the same offset.").ineffective
     assert score("tried a `kubectl rollout restart` with the volume remounted: still EACCES").ineffective
+    assert score("# provider restart + fresh pod: same 403").ineffective
 
 
 def test_hedges_and_questions_are_weaker():
