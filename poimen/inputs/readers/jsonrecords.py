@@ -7,7 +7,11 @@ speaker/user/author and ts/time/timestamp/date present). A record with a title (
 ``ticket`` "title\\nbody"; a list of objects under "comments" or "replies" (else any list of objects that say
 something in a text field: ``child_keys``) gives one ``comment`` record each,
 threaded to it, and so does a list beside it whose records name it ({"issues": […], "comments": […]} joined by
-``issue_url``: ``jsonlinks``). A line that is no JSON object is kept as written.
+``issue_url``: ``jsonlinks``; a Trello board's actions by "data.card.id"), in time order. A GraphQL connection's
+"nodes" are a list, an issue's "timelineItems" say what their pull request or commit says (``said``), records that
+answer one another gather into threads (``replies``), a text kept as HTML reads as its page (Microsoft Graph), and a
+record with nothing said where the others speak (a reaction, a card moved) is no record. A line that is no JSON
+object is kept as written.
 """
 
 from __future__ import annotations

@@ -158,7 +158,8 @@ def read(path: Path, options) -> Iterator[Record]:
         if table:  # each row a line of its own
             yield from (Record(row, p.line_start + i, p.line_start + i, kind="table_row", headings=heads)
                         for i, row in enumerate(lines) if row.strip() and not _COLUMN_RULE.fullmatch(row))
-        elif sum(bool(_LEADER.match(x)) for x in lines) * 2 > len(lines) >= 2:  # a form's fields: "key: value" rows
+        elif len(lines) >= 2 and "..." in p.text and sum(bool(_LEADER.match(x)) for x in lines) * 2 > len(lines):
+            # a form's fields: "key: value" rows
             # (under the heading its first line is, if it is one: "PROBLEM PRB0041302" over "Number ....... PRB…")
             yield from (Record(f"{m.group('key').strip()}: {m.group('value').strip()}" if (m := _LEADER.match(row))
                                else row.strip(), p.line_start + i, p.line_start + i,
