@@ -34,7 +34,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from poimen.incidents.flow import GAP_SECONDS, _signatures, elapsed, is_failure, names
+from poimen.incidents.flow import GAP_SECONDS, elapsed, is_failure, names
+from poimen.incidents.kinds import signatures as _signatures
 from poimen.incidents.roles import body
 from poimen.incidents.times import record_seconds
 from poimen.inputs.records import Record

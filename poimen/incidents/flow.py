@@ -48,13 +48,13 @@ from collections.abc import Iterable, Sequence
 
 from poimen.incidents.cues import HEDGE, OTHER_PROBLEM, RULED_OUT
 from poimen.incidents.entities import entities
+from poimen.incidents.kinds import raised as _raised, signatures as _signatures
 from poimen.incidents.lines import Line, record_lines
 from poimen.incidents.roles import THRESHOLD, ineffective, line_scores, pick
 from poimen.incidents.spoken import SPOKEN_MIN, rare_words, spoken_of, story_of
 from poimen.incidents.times import DAY, record_seconds, time_kind
 from poimen.inputs.readers.shell import PROMPT
 from poimen.inputs.records import Record
-from poimen.signatures import extract_signatures
 
 __all__ = ["GAP_SECONDS", "QUIET_KINDS", "RULE", "SPOKEN_MIN", "acts", "cut", "elapsed", "fails", "is_failure", "names",
            "rare_words"]  # (SPOKEN_MIN and rare_words: ``poimen.incidents.spoken``'s, for ``shared``)
@@ -137,14 +137,6 @@ def _wonders(record: Record) -> bool:
     return text.endswith("?") or bool(HEDGE.search(text))
 
 
-_RAISED = re.compile(r"\b\w+(?:Error|Exception|Fault)\b")
-
-
-def _raised(record: Record) -> frozenset[str]:
-    """The error and exception names a record gives ("OutOfMemoryError"): a failure's echo gives its cause's."""
-    return frozenset(_RAISED.findall(record.text))
-
-
 def elapsed(earlier: float | None, later: float | None) -> float | None:
     """Seconds between two record times, or None when either is unknown or they are not of one kind: a date, a
     syslog stamp (no year: ``times.seconds`` places it in 2000) and a time of day (seconds into its day) are
@@ -170,18 +162,6 @@ def _known(mine: frozenset[tuple[str, str]], named: set[tuple[str, str]]) -> boo
     return bool(mine & named) or any(
         k == "service" and j == "service" and (v.startswith(w + "-") or w.startswith(v + "-"))
         for k, v in mine for j, w in named)
-
-
-# An error's name as programs print it ("CannotPullContainerError", "SocketTimeoutException"): two failures that name
-# the same one are one kind, whatever else their lines say (bench/incidents9: an ECS task's stop reason, then the
-# service event that retells it after a redeploy that changed nothing).
-_ERROR_NAME = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+(?:Error|Exception|Fault)\b")
-
-
-def _signatures(record: Record) -> frozenset[str]:
-    """What kind of failure a record prints: its failure signatures and the error names it prints."""
-    return frozenset(sig.key for sig in extract_signatures(record.text)) | \
-        frozenset(m.group(0) for m in _ERROR_NAME.finditer(record.text))
 
 
 def _turn(current: Sequence[Record], done: Sequence[int], failure: Record) -> int | None:
