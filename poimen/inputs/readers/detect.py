@@ -115,7 +115,7 @@ def _json_kind(head: str) -> str | None:
     return "json" if first is not None else None
 
 
-def _note_over_tail(head: str) -> int:
+def _note_over_banner(head: str) -> int:
     """The lines of a short note over what ``tail`` printed ("roomhold -- prod log excerpts, saved by Tomás" /
     "log: kubectl logs …, times UTC", a blank line, then a banner: "==> pod (4.12.0) <==", "--- parcel-eta-6b9f7c5d8-
     4tqzn, 2025-09-22 ---", "#### portal-1  /opt/…/application.log"): a saved log's own words about it, no title of
@@ -138,7 +138,7 @@ def _line_kind(head: str) -> str | None:
     # its title still stands over its body. What ``tail`` and ``head`` print over a file ("==> catalina.out <==")
     # is no title, and a trace's frames are the log's lines: a Java log whose comment thread follows it (from
     # bench/incidents9) is a log by its opening lines.
-    lines = lines[_note_over_tail(head):]
+    lines = lines[_note_over_banner(head):]
     banners = next((n for n, x in enumerate(lines[:BANNERS + 1]) if not _BANNER.match(x)), 0)
     if _RULE_ONLY.match(lines[banners]):  # (under a banner too: "==> …/messages.log <==" over Open Liberty's box of
         # "product = …", "java.version = …" between two rules of asterisks; bench/incidents25)
