@@ -229,10 +229,14 @@ _VARIANT = re.compile(r"[\w.:/@-]*\d[\w.:/@-]*")  # a token holding a digit: a h
 # A host named without a digit: a field's value whose key ends in "host" ("rhost=massive.example.org"), or a whole
 # lower-case name of three or more labels ending in a word ("csnsu.nsuok.edu"; a class name's last label is capitalised).
 _HOST = re.compile(r"(?<=host=)[^\s,;]+|(?<![\w.-])(?:[a-z0-9-]+\.){2,}[a-z]{2,6}(?![\w.-])")
+# A date's month or weekday named in words before its day ("Jun 14 15:16:01", "Tue Jul  1"): syslog's stamp, so two
+# lines a month apart are one template as two lines a day apart are.
+_DATE_WORD = re.compile(r"\b(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,?\s+)?"
+                        r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+(?=\d{1,2}\b)")
 
 
 def variant_key(unit: str) -> str:
-    """Log lines of one template that differ only in a host, a node, a pid or a number share this key
+    """Log lines of one template that differ only in a host, a node, a pid, a number or a date share this key
     ("gige5 … temperature warning" and "gige7 … temperature warning"; ``rhost=a.example.org`` and
     ``rhost=b.example.net``); any other unit's key is its ``dedup_key``, which masks numbers but keeps every word:
     prose that names another host speaks of another thing."""
@@ -241,7 +245,7 @@ def variant_key(unit: str) -> str:
     line = unit.lstrip()
     if "\n" in line or not (is_log_line(line) or _LEADING_ID.match(line)):
         return dedup_key(unit)
-    return " ".join(_VARIANT.sub("#", _HOST.sub("#", unit).lower()).split())
+    return " ".join(_VARIANT.sub("#", _HOST.sub("#", _DATE_WORD.sub("# ", unit)).lower()).split())
 
 
 VARIANTS_SHOWN = 4

@@ -30,3 +30,16 @@ def test_a_line_with_another_field_is_another_line():
 ])
 def test_other_loggers_and_other_values_in_prose_stay_apart(a, b):
     assert variant_key(a) != variant_key(b)
+
+
+def test_a_line_a_month_later_is_the_same_line():
+    # loghub Linux: logrotate's alert on Jun 15 and on Jul 1 was kept twice in the memory.
+    assert (variant_key("Jun 15 04:06:20 combo logrotate: ALERT exited abnormally with [1]")
+            == variant_key("Jul  1 04:05:19 combo logrotate: ALERT exited abnormally with [1]"))
+    assert (variant_key("Tue Jun 15 04:06:20 2025 kernel: ALERT exited")
+            == variant_key("Wed Jul 1 04:05:19 2025 kernel: ALERT exited"))
+
+
+def test_a_month_word_that_dates_nothing_stays():
+    assert (variant_key("2025-06-15 04:06:20 WARN quota May exceed soon")
+            != variant_key("2025-06-15 04:06:20 WARN quota Can exceed soon"))
