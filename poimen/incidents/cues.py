@@ -372,6 +372,7 @@ FENCE = re.compile(r"^\s*(?:```|~~~)\S*\s*$")
 # ('<Resource name="jdbc/pdocDS" … />', "<micrometer.version>1.10.13</micrometer.version>"; bench/incidents18)
 CONFIG_LINE = re.compile(r"^\s*(?:[\w.\-/\[\]\"']+\s*(?:=|:\s)\s*\S+|\[[\w .:-]+\]"
                          r"|<[A-Za-z][\w:.-]*(?:\s+[\w:.-]+=\"[^\"]*\")*\s*/?>(?:[^<>]*</[\w:.-]+>)?|</[\w:.-]+>)\s*$")
+_WORDS = re.compile(r"[A-Za-z0-9][\w'.-]*")
 
 
 def suspects(text: str) -> bool:
@@ -379,22 +380,20 @@ def suspects(text: str) -> bool:
     return bool(HEDGE.search(text) or BELIEF.search(text))
 
 
-_WORDS = re.compile(r"[A-Za-z0-9][\w'.-]*")
-
-
 def says_more(pattern: re.Pattern, text: str) -> bool:
     """Whether ``text`` says more than its cues and small words: "Found it." announces a cause without giving one."""
     return any(w.lower() not in STOP for w in _WORDS.findall(pattern.sub(" ", text)))
 
 
-_CONDITION = re.compile(r"\b(?:if|unless|in case|should)\b[^.;]{0,20}$", re.I)
-
-
+# What makes the words after it no outcome: a condition, or a relative clause that picks things out by their state
+# ("raised the replication factor of the 14 topics that were still at 2", bench/incidents33)
+_CONDITION = re.compile(r"\b(?:if|unless|in case|should)\b[^.;]{0,20}$|\b(?:that|which|who) (?:were|was|are|is|had "
+                        r"been|have been) $", re.I)
 _CONDITION_AFTER = re.compile(r"^\W{0,3}(?:if|unless|in case|whenever|once)\b", re.I)
 
 
 def ineffective(text: str) -> bool:
     """Whether a line says an attempt did not help ("no change", "still failing"); not a condition on the future
-    ("please reopen if it persists", "so same problem if we ever add one")."""
+    ("please reopen if it persists", "so same problem if we ever add one"), nor which things were still failing."""
     return any(not _CONDITION.search(text[:m.start()]) and not _CONDITION_AFTER.match(text[m.end():])
                for m in INEFFECTIVE.finditer(text))

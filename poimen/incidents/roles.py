@@ -251,11 +251,18 @@ def _section(headings: Sequence[str]) -> str:
     return ""
 
 
+# A part that lays out changes turned down: "Decided against", "Alternatives considered", "Rejected options", "What we
+# did not do" (bench/incidents33: "Lowering `min.insync.replicas` to 1" was an action under "Decided against")
+_DECLINED_PART = re.compile(r"\b(?:decided against|rejected|alternatives?|not (?:done|taken|pursued|chosen)|"
+                            r"(?:did not|didn't|chose not to) do|options? considered)\b", re.I)
+
+
 def _set_aside(headings: Sequence[str]) -> bool:
     """Whether a line stands in a part of a write-up that names what was ruled out or did not help ("Things we ruled
-    out", "What did not help"; from bench/incidents10): its innermost heading, a short one under the document's."""
+    out", "What did not help"; from bench/incidents10) or what was decided against: its innermost heading, a short one
+    under the document's."""
     part = headings[-1] if len(headings) > 1 else ""
-    return len(part.split()) <= 8 and bool(RULED_OUT.search(part) or ineffective(part))
+    return len(part.split()) <= 8 and bool(RULED_OUT.search(part) or ineffective(part) or _DECLINED_PART.search(part))
 
 
 # A tracker's journal of field changes, however many on a line ("Status changed from Assigned to Closed % Done
@@ -286,12 +293,18 @@ _CAUSE_LABEL = re.compile(r"\b(?:cause|diagnosis|analysis)\b|^why\b", re.I)
 _FIX_LABEL = re.compile(r"\b(?:fix(?:ed)?|resolution|remediation|mitigation|workaround)\s*:", re.I)
 
 
+# A write-up's note on its clock: "All times in CEST (UTC+2); UTC given alongside because the broker logs are in UTC",
+# "Times are UTC", "All timestamps Pacific" (bench/incidents33: its "because" made it the incident's cause)
+TIMES_NOTE = re.compile(r"^\W*(?-i:(?!TIME))(?:all )?(?:times?|timestamps?)\b(?: (?:are|is|shown|given|listed|below))*"
+                        r"(?: in)? (?:(?-i:[A-Z]{1,4}T|UTC|GMT)\b|utc|local time|pacific|eastern|central|mountain)", re.I)
+
+
 def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = ()) -> Scores:
     """The role scores of one line of text, from the cues in the module docstring."""
     if FRAME.match(text) or FENCE.match(text) or is_part_line(text) or is_label(text, headings) or \
             about_post(text) or FIELD_CHANGE.match(text) \
-            or FIELD_ROW.match(text):
-        return Scores()  # a frame, a fence, a heading, a label, a tracker's line about a post: no claim
+            or FIELD_ROW.match(text) or TIMES_NOTE.match(text):
+        return Scores()  # a frame, a fence, a heading, a label, a tracker's line about a post, a clock note: no claim
     text = body(text)
     if MEETING.search(text) or DECIDED_AGAINST.search(text):
         return Scores()  # "reminder: retro for last week's outage is thursday", "decided not to raise X": no claim

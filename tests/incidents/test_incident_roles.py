@@ -734,3 +734,18 @@ def test_an_attempt_that_did_not_help_takes_back_an_action_of_its_own_part_only(
     records = [records[0], replace(records[1], headings=()), replace(records[2], headings=())]
     lines = [line for r in records for line in record_lines(r)]
     assert [r.role for r in assign(lines)][1] == "none"  # in a stream with no parts, the nearest action it names
+
+
+def test_a_note_on_the_clock_a_part_of_changes_turned_down_and_things_picked_by_their_state():
+    """bench/incidents33's review: "All times in CEST …; UTC given alongside because …" was its cause, "Lowering
+    `min.insync.replicas` to 1" under "Decided against" an action, and "raised the replication factor of the 14
+    topics that were still at 2" a failed attempt that took the disk swap before it off the card."""
+    assert score("All times in CEST (UTC+2); UTC given alongside because the broker and app logs are in UTC.",
+                 "paragraph") == score("")
+    assert pick(score("TIME WAIT sockets piled up because the pool reconnects per request", "paragraph")) == "cause"
+    head = ("INC-7031 — Shipment status updates rejected by Kafka", "Decided against")
+    turned_down = "- **Lowering `min.insync.replicas` to 1** on the affected topics."
+    assert pick(score(turned_down, "paragraph", headings=head)) != "action"
+    assert pick(score(turned_down, "paragraph", headings=(head[0], "Resolution"))) == "action"
+    raised = "we then raised the replication factor of the 14 topics that were still at 2 to three replicas"
+    assert not score(raised, "paragraph").ineffective and score("restarted it, errors still at 30%").ineffective
