@@ -287,3 +287,19 @@ def test_issues_copied_from_a_tracker_page_file_their_comments_by_the_address_or
     filed = [(r.kind, dict(r.attrs).get("ticket", "")) for r in recs]
     assert filed == [("log", ""), ("ticket", "#1187"), ("comment", "#1187"), ("ticket", "#4471"), ("ticket", "#4471"),
                      ("comment", "#4471")]
+
+
+def test_the_shells_no_op_colon_with_words_is_a_note(tmp_path):
+    """": crashing on exactly the six nodes …" is the operator writing down what they see, as "# …" is (the no-op
+    ``:`` keeps it out of history's errors; bench/incidents33); ": ${X:=y}" sets a default and ": > f" empties a file:
+    commands."""
+    p = tmp_path / "session.txt"
+    p.write_text("ops@adm:~$ : 13:05 page LokiIngestionStalled, logs missing from half the cluster\n"
+                 "ops@adm:~$ kubectl -n obs get pods\n"
+                 "promtail-2hx8d CrashLoopBackOff\n"
+                 "ops@adm:~$ : restart does nothing, nofile is 1048576 anyway\n"
+                 "ops@adm:~$ : ${REGION:=eu-central-1}\n"
+                 "ops@adm:~$ : > /tmp/out.log\n", encoding="utf-8")
+    recs = list(records(p))
+    assert [r.kind for r in recs] == ["note", "command", "output", "note", "command", "command"]
+    assert recs[0].time == "13:05" and recs[3].time == ""

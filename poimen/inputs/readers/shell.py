@@ -6,7 +6,7 @@ fish's "user@host ~> cmd", "(venv) $ cmd", "PS C:\\> cmd" or "❯ cmd", each aft
 "[Tue 14:03] " clock (the command's time), or an
 interactive client's: psql's "orders=# " / "orders=> ", "mysql> ", "MariaDB [db]> ", "sqlite> ", redis-cli's
 "127.0.0.1:6379> ", Python's ">>> ". A terminal echoes "^C" before the prompt it interrupts back to. A line
-"# …" that is no root prompt is a note, and so is a prompt whose command is only a comment ("$ # paging: …",
+"# …" that is no root prompt is a note, and so is a prompt whose command is only a comment ("$ # paging: …", "$ : not DNS",
 "orders=# -- the 214 idle sessions are the leak"): the operator writing down what they see. Output runs until
 the next prompt, note or blank line, and is threaded to the command above it, so "what did this print" and "what
 was run" stay one episode. The lines ``script`` writes around a recording ("Script started on …", "Script done
@@ -22,7 +22,6 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from poimen.inputs.readers.log import NOTE_CLOCK
 from poimen.inputs.records import Record
 from poimen.inputs.stream import shown_pieces
 
@@ -48,7 +47,10 @@ PROMPT = re.compile(_HEAD + r"\s+(?P<cmd>\S.*)$")
 # so what ``date`` printed just before it is still the clock alone (bench/incidents9)
 EMPTY_PROMPT = re.compile(_HEAD + r"\s*$")
 NOTE = re.compile(r"^#+(?:\s+\S.*)?$")
-COMMENT = re.compile(r"^(?:#|--)")  # a command that is only a comment: shell's "#", SQL's "--"
+# A command that is only a comment: shell's "#", SQL's "--", and the shell's no-op ":" followed by words (": restart
+# does nothing, nofile is 1048576 anyway", bench/incidents33), not ": ${VAR:=default}" nor ": > file"
+COMMENT = re.compile(r"^(?:#|--|:\s+(?=[A-Za-z0-9]))")
+_SAID_CLOCK = re.compile(r"^(?:#+|:)\s*(\d{1,2}:\d{2})\b")  # the operator's own clock: "# 08:36 back on", ": 13:05 page"
 DATE_COMMAND = re.compile(r"^date(?:\s+-[uR]|\s+--utc|\s+--rfc-3339=\w+|\s+-Iseconds)*\s*$")
 SCRIPT = re.compile(r"^Script (?:started|done) on (?P<time>\S+(?: \d{1,2}:\d{2}(?::\d{2})?(?:[+-]\d{2}:?\d{2})?)?)")
 
@@ -78,7 +80,7 @@ def read(path: Path, options) -> Iterator[Record]:
             continue
         who = prompt and (prompt.group("who") or prompt.group("who_rhel") or prompt.group("host") or "")
         if prompt and COMMENT.match(prompt.group("cmd")):
-            said = NOTE_CLOCK.match(prompt.group("cmd"))  # "❯ # 08:36 back on. support ticket SUP-5521: …": the
+            said = _SAID_CLOCK.match(prompt.group("cmd"))  # "❯ # 08:36 back on. support ticket SUP-5521: …": the
             # operator's own clock, on the recording's day (bench/incidents28)
             yield Record(line, p.line_start, p.line_start, kind="note", author=who, thread=thread,
                          time=prompt.group("clock") or (f"{day} {said.group(1)}".strip() if said else ""))
