@@ -40,9 +40,9 @@ from poimen.incidents.lines import Line
 from poimen.incidents.link import Incident
 from poimen.incidents.assign import MACHINE_KINDS, assign
 from poimen.incidents.cues import DECIDED_AGAINST
+from poimen.incidents.toollines import FIELD_CHANGE, FIELD_ROW, about_post
 from poimen.inputs.readers.speakers import FIELD_LINE
-from poimen.incidents.roles import (FIELD_CHANGE, FIELD_ROW, THRESHOLD, Role, about_post, body, hedge_factor,
-                                    is_planned, said_in_row)
+from poimen.incidents.roles import THRESHOLD, Role, body, hedge_factor, is_planned, said_in_row
 from poimen.incidents.times import seconds
 from poimen.signatures.masking import template
 from poimen.text.log_lines import is_log_line

@@ -200,11 +200,6 @@ NOW_DOES = re.compile(r"\bnow (?:also |only |always |correctly )?(?:uses|sets|so
                       r"defaults|raises|caps|limits|batches|checks|skips|handles|validates|falls back|pins|points|"
                       r"routes|waits|writes|has|keeps|closes|releases|reuses|refreshes|renews|rotates|trusts|sends|drops|"
                       r"compiles|caches|resolves|wraps|streams|uploads|runs with|runs as)\b", re.I)
-# A tracker's own line about a post, not what the post says: "Jana Novák added a comment - 02/Apr/24 2:14 PM"
-TRACKER_META = re.compile(r"\b(?:(?:added|left|posted) a comment|made changes)\b|\bchanged the (?:status|assignee|priority)\b|\bcommented\b"
-                          r"(?= on\b| -|$)|^(?:#note-\d+\s+)?Updated by \S|\bhas been (?:updated|reported) by\b|^\S[^@]{0,40} @[\w.-]+ ·"
-                          r"|\badded (?:(?:the )?(?:[\w-]+ )?labels?|(?:a )?(?:subscriber|watcher|follower)s?)\b|\b(?:self-assigned|reopened|closed|mentioned) this\b|^(?:(?:Acknowledged|"
-                          r"Resolved|Escalated|Reassigned) (?:by|to) (?-i:[A-Z])[\w.' -]{0,40}?\.?$|Notified .{1,40} by |Triggered through the |Escalated to level |Added responder )", re.I)
 # The parts of an incident's write-up (the sections of the Google SRE and PagerDuty postmortem templates): a line
 # that only names one ("5. RESOLUTION") is a heading, and a section under one is part of the write-up above it.
 PART_HEADINGS = (

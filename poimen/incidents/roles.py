@@ -18,9 +18,10 @@ from poimen.incidents.entities import SPEAKER, entities
 from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, CHANGED_OBJECT, COMMAND,
                                    DECIDED_AGAINST, DONE, FENCE, FIX_SECTION, FIX_WORDS, FRAME, HEDGE, IMPERATIVE,
                                    INCIDENT_ADMIN, MECHANISM, MEETING, NEGATED, NOW_DOES, NOW_IS, PLANNED, PR_DOES,
-                                   OTHER_PROBLEM, RECEDING, RULED_OUT, SETTING, SO, SOFT, SYMPTOM, TODO_SECTION, TRACKER_META,
+                                   OTHER_PROBLEM, RECEDING, RULED_OUT, SETTING, SO, SOFT, SYMPTOM, TODO_SECTION,
                                    VALUE, VERIFY, ineffective, is_label, is_part_line, names_part, says_more)
 from poimen.incidents.lines import Line
+from poimen.incidents.toollines import FIELD_CHANGE, FIELD_ROW, about_post
 from poimen.inputs.readers.shell import PROMPT
 from poimen.text.log_lines import is_log_line, level_of
 from poimen.text.line_levels import first_failure_level, line_levels
@@ -265,29 +266,9 @@ def _set_aside(headings: Sequence[str]) -> bool:
     return len(part.split()) <= 8 and bool(RULED_OUT.search(part) or ineffective(part) or _DECLINED_PART.search(part))
 
 
-# A tracker's journal of field changes, however many on a line ("Status changed from Assigned to Closed % Done
-# changed from 80 to 100", Redmine), and GitLab's role badge under a comment's header ("Maintainer"): no claim
-FIELD_CHANGE = re.compile(r"^(?:[*-]\s+)?(?:(?:Status|Assignee|Priority|% Done|Target version|Category|Subject|Tracker|Due date|"
-                          r"Resolution|Severity|Labels?|Milestone) (?:changed from \S.* to \S.*|set to \S.*|deleted\b.*"
-                          r"|changed: \S.*(?:→|->)\s*\S.*)"  # Zendesk's "Status changed: Solved → Open" (bench/incidents25)
-                          r"|(?:Author|Owner|Maintainer|Developer|Reporter|Guest|Planner|Contributor|Member)"
-                          # ... and the history lines of YouTrack and Jira: "Piotr Zawadzki changed State  In Progress →
-                          # Fixed  26 Mar 2025 13:20", "Katja Ferreira changed the Status from In Progress to Done"
-                          r"|[^:.]{1,60}? changed (?:the )?(?:State|Status|Priority|Assignee|Resolution|Fix versions?)"
-                          r"\b.*(?:→|->|\bto\b).*)$", re.I)
-# A tracker's fields laid out in a row ("Created: 08/Apr/25 8:12 AM    Resolved: 08/Apr/25 8:40 AM", "Status:   Closed
-# Start date:   03/03/2025"): a form, not anyone's claim
-# (a short value, then three blanks or more: two after a stop are a typist's sentence space, "Cause: disk full.  Fix:
-# rotated the logs")
-FIELD_ROW = re.compile(r"^[A-Z][\w %/.-]{0,24}:\s+[^.\s][^.]{0,29}?\s{3,}[A-Z][\w %/.-]{0,24}:(?:\s|$)")
-
-
-def about_post(text: str) -> bool:
-    """Whether a line is a tracker's own line about a post ("Jana Novák added a comment - 02/Apr/24 2:14 PM", "Issue
-    #7731 has been updated by …"): short, and shaped as ``TRACKER_META``; what a post says runs longer."""
-    return bool(TRACKER_META.search(text)) and len(text.split()) <= 12
-
-
+# The state a status page's update opens with (Statuspage and the pages after it: Investigating, Identified,
+# Monitoring, Resolved; bench/incidents37): "Identified" tells the cause, "Monitoring" a fix made, now watched
+_STATUS = re.compile(r"^\W*(investigating|identified|monitoring|update|resolved)\W*\s+[-\u2013\u2014:]\s", re.I)
 _LEAD_LABEL = re.compile(r"^\W*([A-Za-z][\w ]{0,30}?)\s*:\s")  # "Found the cause: …", "Root cause: …"
 _CAUSE_LABEL = re.compile(r"\b(?:cause|diagnosis|analysis)\b|^why\b", re.I)
 _FIX_LABEL = re.compile(r"\b(?:fix(?:ed)?|resolution|remediation|mitigation|workaround)\s*:", re.I)
@@ -301,11 +282,12 @@ TIMES_NOTE = re.compile(r"^\W*(?-i:(?!TIME))(?:all )?(?:times?|timestamps?)\b(?:
 
 def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = ()) -> Scores:
     """The role scores of one line of text, from the cues in the module docstring."""
+    said = body(text)  # (a chat line's words: "[02:19:12] System: Alert count increased to 4")
     if FRAME.match(text) or FENCE.match(text) or is_part_line(text) or is_label(text, headings) or \
-            about_post(text) or FIELD_CHANGE.match(text) \
+            about_post(text) or about_post(said) or FIELD_CHANGE.match(text) \
             or FIELD_ROW.match(text) or TIMES_NOTE.match(text):
-        return Scores()  # a frame, a fence, a heading, a label, a tracker's line about a post, a clock note: no claim
-    text = body(text)
+        return Scores()  # a frame, a fence, a heading, a label, a tool's line about its objects, a clock note: no claim
+    text = said
     if MEETING.search(text) or DECIDED_AGAINST.search(text):
         return Scores()  # "reminder: retro for last week's outage is thursday", "decided not to raise X": no claim
     symptom = max(_symptom(text, level), _quoted_error(text))
@@ -340,7 +322,13 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
         # "Found the cause: the image ships its own truststore, built …", "Cause: Platform rebuilt the base image"
         # (bench/incidents22): a label that opens the line makes it a part of its own, as a heading does
         cause, action = cause + 1.0, action * 0.5
-    if section and FIX_SECTION.search(section) and not verification:
+    status = _STATUS.match(text)  # a status page's update: "**Identified** - The DNSSEC signatures … expired"
+    if status and status.group(1).lower() == "identified":
+        cause, action = cause + 1.0, action * 0.5
+    elif status and status.group(1).lower() == "investigating":
+        cause, action = cause * 0.5, action * 0.5  # what is being looked into: the failure, nothing found or done yet
+    if (section and FIX_SECTION.search(section) or status and status.group(1).lower() == "monitoring") \
+            and not verification:
         now = NOW_IS.search(text) is not None  # "records that fail with X are now written to the dlq": a change
         action, symptom = action + 1.0 + (now and not NOW_DOES.search(text)), symptom * (0.5 if now else 1.0)
     if section and TODO_SECTION.search(section):

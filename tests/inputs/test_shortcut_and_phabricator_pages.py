@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from poimen.incidents import build_card, incidents
-from poimen.incidents.cues import TRACKER_META
+from poimen.incidents.toollines import TRACKER_META
 from poimen.inputs.chunking import records
 from poimen.inputs.readers.detect import detect
 from poimen.inputs.readers.speakers import speaker

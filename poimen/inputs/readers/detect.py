@@ -3,7 +3,7 @@
 The head of the file (``HEAD`` bytes) is read: JSON whose records look like chat messages is ``chat``, other JSON
 ``json``; most lines JSON objects is ``jsonl`` (``chat`` for Mattermost's bulk export, ``log`` for a .log of
 structured log events); a ticket CSV header is ``csv``; a page that opens with ``<!DOCTYPE html>`` or ``<html>`` is
-``html``; two "h2. …" headings or more make a ``.txt`` ``wiki`` markup; prompt lines make ``shell`` (a ``script`` typescript's
+``html``; one that opens with ``<feed>`` or ``<rss>`` (after an XML declaration) is a ``feed``; two "h2. …" headings or more make a ``.txt`` ``wiki`` markup; prompt lines make ``shell`` (a ``script`` typescript's
 terminal bytes dropped);
 most lines log lines make ``log``. Content only overrides a suffix when the evidence is strong (a ``.txt`` that
 is a log, a ``.log`` that is a shell session, a ``.json`` that is a list of issues); otherwise the suffix
@@ -22,6 +22,8 @@ from poimen.inputs.readers.formats import FORMATS, SUFFIXES, UnknownFormat, know
 from poimen.inputs.readers.jsonlog import is_log_event
 from poimen.inputs.readers.jsonpos import depth_ok
 from poimen.inputs.readers.chat import is_mattermost, is_slack
+from poimen.inputs.readers.bundle import is_bundle
+from poimen.inputs.readers.feed import is_feed
 from poimen.inputs.readers.mattermost import is_bulk_head
 from poimen.text.line_levels import line_levels
 from poimen.text.log_lines import is_log_line, level_of
@@ -177,6 +179,10 @@ def detect(path: Path) -> str:
         return "markdown"
     if _HTML.match(head):  # a page saved as .txt, or with no suffix, is a page by its opening tag
         return "html"
+    if is_bundle(head):  # API answers saved with `tail -n +1 *.json`
+        return "bundle"
+    if is_feed(head):  # a status page's history.atom saved as .xml
+        return "feed"
     kind = _line_kind(head)
     if kind and (suffix != ".log" or kind == "shell"):
         return kind

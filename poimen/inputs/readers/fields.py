@@ -22,7 +22,7 @@ DESCRIBED = ("description", "desc", "notes")  # a record described so is an item
 TIME_KEYS = ("ts", "time", "timestamp", "@timestamp", "date", "datetime", "created_at", "created", "create_at",
              "createdAt", "createdDateTime", "origin_server_ts", "time_iso8601", "when", "updated_at")
 AUTHOR_KEYS = ("speaker", "user_name", "username", "author.login", "user.login", "author.name", "user.name",
-               "author", "user", "sender", "from")
+               "author", "user", "sender", "from", "owner")
 # ... else a name under who posted it, however deep ("from.user.displayName" in Microsoft Graph, "memberCreator.
 # fullName" in Trello, "created_by.name" in Asana), else a bare login or name
 WHO = ("from", "user", "author", "sender", "creator", "created_by", "membercreator", "owner", "actor", "reporter",
@@ -130,6 +130,9 @@ def infer(records: list[dict]) -> Fields:
 
         text = max(sorted(k for k in keys if any(isinstance(r.get(k), str) for r in sample)), key=weight, default="")
     title = first(TITLE_KEYS) if text not in TITLE_KEYS else ""
+    described = f"{text.rpartition('.')[0]}.description".lstrip(".")
+    if not title and text.rsplit(".", 1)[-1] in ("message", "name") and _present(sample, described):
+        title, text = text, described  # an alert's "message" over its "description" (Opsgenie; bench/incidents37)
     if not title and text.rsplit(".", 1)[-1] in DESCRIBED and _present(sample, "name"):
         title = "name"
     who = [k for k in keys if "." in k and k.rsplit(".", 1)[1].lower() in NAMES
@@ -140,7 +143,8 @@ def infer(records: list[dict]) -> Fields:
     told = sum(any(isinstance(r.get(k), str) for k in who) for r in sample) * 2 >= len(sample)
     author = first(AUTHOR_KEYS) or ("|".join(who) if who and told else "") or first(
         k for k in BARE_AUTHOR_KEYS if k not in (title, text))
-    return Fields(text=text, time=first(TIME_KEYS, (str, int, float)), author=author,
+    when = first(TIME_KEYS, (str, int, float)) or nested(tuple(k.lower() for k in TIME_KEYS))  # "data.createdAt"
+    return Fields(text=text, time=when, author=author,
                   thread=first(THREAD_KEYS, (str, int)), title=title)
 
 

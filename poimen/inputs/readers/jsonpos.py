@@ -146,7 +146,8 @@ NESTED = 5  # the levels of objects an API's answer wraps its records in
 def records(doc: JsonText) -> list[Located]:
     """The records of a document: a top-level array's objects; else the longest list of ``lists``, or the longest
     list of objects that objects wrap ("data.repository.issues.nodes" of a GraphQL answer, "hits.hits") where that is
-    longer; else the one object."""
+    longer; else the one object (also when the longest is one object that holds less than half of the document).
+    """
     top = _top(doc)
     if isinstance(top.value, list):
         return [v for _, v in doc.members(top.start) if isinstance(v.value, dict)]
@@ -155,7 +156,10 @@ def records(doc: JsonText) -> list[Located]:
         if len(inner) > len(best):
             best = inner
     wrapped = _wrapped(doc, top, NESTED)
-    return (wrapped if len(wrapped) > len(best) else best) or [top]
+    found = wrapped if len(wrapped) > len(best) else best
+    if len(found) == 1 and (found[0].end - found[0].start) * 2 < top.end - top.start:
+        return [top]  # one small object in a list (an alert's "teams": [{"id": …}]) is a detail of the one record
+    return found or [top]
 
 
 def _wrapped(doc: JsonText, at: Located, depth: int) -> list[Located]:

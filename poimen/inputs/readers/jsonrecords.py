@@ -158,7 +158,12 @@ def _children(value: dict, f: Fields, parent: Record, located) -> Iterator[Recor
 
 
 def read_json(path: Path, options) -> Iterator[Record]:
-    doc = jsonpos.load(path, whole_text(path))
+    return read_json_text(path, whole_text(path), options)
+
+
+def read_json_text(path: Path, text: str, options) -> Iterator[Record]:
+    """The records of the JSON document ``text`` (the file at ``path``, or one part of it with the rest blanked)."""
+    doc = jsonpos.load(path, text)
     links = jsonlinks.related(jsonpos.lists(doc))
     located = links[0].parents if links else jsonpos.records(doc)
     f = options.fields.over(infer([r.value for r in located]))

@@ -88,9 +88,10 @@ def read(path: Path, options) -> Iterator[Record]:
     return read_pieces(pieces(path, "\n\n", options.max_chars))
 
 
-def read_pieces(found: Iterable[Piece]) -> Iterator[Record]:
-    """Records of a page's paragraphs (``pieces`` a blank line apart; the HTML reader's blocks)."""
-    path_of: dict[int, str] = {}  # heading level -> its text (0: the title of the page's front matter)
+def read_pieces(found: Iterable[Piece], under: tuple[str, ...] = ()) -> Iterator[Record]:
+    """Records of a page's paragraphs (``pieces`` a blank line apart; the HTML reader's blocks), ``under`` the title
+    of what holds the page (a feed's entry)."""
+    path_of: dict[int, str] = dict(enumerate(under[:1]))  # heading level -> its text (0: the page's own title)
     fenced = False
     for p in found:
         lines = p.text.split("\n")

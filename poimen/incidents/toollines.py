@@ -1,0 +1,44 @@
+"""What a tool writes about its own objects, not what anyone says about the failure: a tracker's line about a post
+("Jana Novák added a comment - 02/Apr/24 2:14 PM"), its journal of field changes and its forms, and an alerting tool's
+activity log ("Alert count increased to 4", "Sent [sms] notification to [lena.hoff@…] successfully", "Escalation
+[inbox-oncall_escalation] started for alert"). Such a line claims no role.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A tracker's own line about a post, not what the post says: "Jana Novák added a comment - 02/Apr/24 2:14 PM"
+TRACKER_META = re.compile(r"\b(?:(?:added|left|posted) a comment|made changes)\b|\bchanged the (?:status|assignee|priority)\b|\bcommented\b"
+                          r"(?= on\b| -|$)|^(?:#note-\d+\s+)?Updated by \S|\bhas been (?:updated|reported) by\b|^\S[^@]{0,40} @[\w.-]+ ·"
+                          r"|\badded (?:(?:the )?(?:[\w-]+ )?labels?|(?:a )?(?:subscriber|watcher|follower)s?)\b|\b(?:self-assigned|reopened|closed|mentioned) this\b|^(?:(?:Acknowledged|"
+                          r"Resolved|Escalated|Reassigned) (?:by|to) (?-i:[A-Z])[\w.' -]{0,40}?\.?$|Notified .{1,40} by |Triggered through the |Escalated to level |Added responder )", re.I)
+# An alerting tool's activity log about its alert (Opsgenie's alert log, PagerDuty's and Grafana OnCall's timelines;
+# bench/incidents37): who was notified, escalated to, assigned or added, the alert's count, owner and state
+TOOL_ACTIVITY = re.compile(r"^(?:alert|incident) (?:count increased to \d+|is assigned to|assigned to|acknowledged (?:via|by)|"
+                           r"unacknowledged|closed (?:via|by)|created via|owner changed to|snoozed|escalated to)\b"
+                           r"|^Sent \[?[\w ]+\]? notification to\b|^\[?Escalation\b[^.]*\b(?:started|notified)\b"
+                           r"|\badded (?:a )?note\b|^Responder .{1,60} added by\b|^Priority changed from\b", re.I)
+
+
+# A tracker's journal of field changes, however many on a line ("Status changed from Assigned to Closed % Done
+# changed from 80 to 100", Redmine), and GitLab's role badge under a comment's header ("Maintainer"): no claim
+FIELD_CHANGE = re.compile(r"^(?:[*-]\s+)?(?:(?:Status|Assignee|Priority|% Done|Target version|Category|Subject|Tracker|Due date|"
+                          r"Resolution|Severity|Labels?|Milestone) (?:changed from \S.* to \S.*|set to \S.*|deleted\b.*"
+                          r"|changed: \S.*(?:→|->)\s*\S.*)"  # Zendesk's "Status changed: Solved → Open" (bench/incidents25)
+                          r"|(?:Author|Owner|Maintainer|Developer|Reporter|Guest|Planner|Contributor|Member)"
+                          # ... and the history lines of YouTrack and Jira: "Piotr Zawadzki changed State  In Progress →
+                          # Fixed  26 Mar 2025 13:20", "Katja Ferreira changed the Status from In Progress to Done"
+                          r"|[^:.]{1,60}? changed (?:the )?(?:State|Status|Priority|Assignee|Resolution|Fix versions?)"
+                          r"\b.*(?:→|->|\bto\b).*)$", re.I)
+# A tracker's fields laid out in a row ("Created: 08/Apr/25 8:12 AM    Resolved: 08/Apr/25 8:40 AM", "Status:   Closed
+# Start date:   03/03/2025"): a form, not anyone's claim
+# (a short value, then three blanks or more: two after a stop are a typist's sentence space, "Cause: disk full.  Fix:
+# rotated the logs")
+FIELD_ROW = re.compile(r"^[A-Z][\w %/.-]{0,24}:\s+[^.\s][^.]{0,29}?\s{3,}[A-Z][\w %/.-]{0,24}:(?:\s|$)")
+
+
+def about_post(text: str) -> bool:
+    """Whether a line is a tracker's own line about a post ("Jana Novák added a comment - 02/Apr/24 2:14 PM", "Issue
+    #7731 has been updated by …"): short, and shaped as ``TRACKER_META``; what a post says runs longer."""
+    return bool(TRACKER_META.search(text) or TOOL_ACTIVITY.search(text)) and len(text.split()) <= 12
