@@ -303,3 +303,27 @@ def test_the_shells_no_op_colon_with_words_is_a_note(tmp_path):
     recs = list(records(p))
     assert [r.kind for r in recs] == ["note", "command", "output", "note", "command", "command"]
     assert recs[0].time == "13:05" and recs[3].time == ""
+
+
+def test_an_asciinema_recording_reads_as_a_session_at_its_events_lines(tmp_path):
+    """An asciicast v2 file (bench/incidents38): its output events, joined as the terminal showed them (keystrokes
+    echoed one event each, colours, bracketed paste), are the session; each record at its event's file line."""
+    prompt = "\u001b[?2004h\u001b[01;32mmarta@ops-jump-4\u001b[00m:\u001b[01;34m~/billing\u001b[00m$ "
+    events = [[0.1, "o", "\r\n"], [0.3, "o", prompt], *[[0.4 + n / 10, "o", c] for n, c in enumerate("date")],
+              [1.5, "o", "\r\n\u001b[?2004l\r"], [1.6, "o", "Tue Jul  8 09:41:07 UTC 2025\r\n"], [1.7, "o", prompt],
+              [2.0, "i", "x"], [4.5, "o", "# restart bought nothing"], [5.2, "o", "\r\n"], [5.3, "o", prompt],
+              [7.6, "o", "kubectl -n billing get pods"], [8.5, "o", "\r\n"],
+              [9.1, "o", "NAME    READY   STATUS\r\nrender-7c9f   0/1     CrashLoopBackOff\r\n"]]
+    p = tmp_path / "oncall.cast"
+    p.write_text(json.dumps({"version": 2, "width": 211, "height": 54}) + "\n"
+                 + "\n".join(json.dumps(e) for e in events) + "\n", encoding="utf-8")
+    assert detect(p) == "shell"
+    recs = list(records(p))
+    assert [(r.kind, r.line_start, r.line_end) for r in recs] == [
+        ("command", 3, 3), ("output", 9, 9), ("note", 10, 10), ("command", 14, 14), ("output", 17, 17)]
+    assert recs[0].text == "marta@ops-jump-4:~/billing$ date" and recs[1].time == "Tue Jul  8 09:41:07 UTC 2025"
+    assert recs[4].text == "NAME    READY   STATUS\nrender-7c9f   0/1     CrashLoopBackOff"
+    bad = tmp_path / "broken.cast"
+    bad.write_text(json.dumps({"version": 2, "width": 80, "height": 24}) + '\n[0.1, "o", "ok"]\n[0.2, "o"\n')
+    with pytest.raises(SourceError, match=r"broken\.cast:3: invalid asciicast event"):
+        list(records(bad))

@@ -3,7 +3,7 @@
 The head of the file (``HEAD`` bytes) is read: JSON whose records look like chat messages is ``chat``, other JSON
 ``json``; most lines JSON objects is ``jsonl`` (``chat`` for Mattermost's bulk export, ``log`` for a .log of
 structured log events); a ticket CSV header is ``csv``; a page that opens with ``<!DOCTYPE html>`` or ``<html>`` is
-``html``; one that opens with ``<feed>`` or ``<rss>`` (after an XML declaration) is a ``feed``; two "h2. …" headings or more make a ``.txt`` ``wiki`` markup; prompt lines make ``shell`` (a ``script`` typescript's
+``html``; one that opens with ``<feed>`` or ``<rss>`` (after an XML declaration) is a ``feed``; two "h2. …" headings or more make a ``.txt`` ``wiki`` markup; prompt lines make ``shell`` (an asciinema recording too; a ``script`` typescript's
 terminal bytes dropped);
 most lines log lines make ``log``. Content only overrides a suffix when the evidence is strong (a ``.txt`` that
 is a log, a ``.log`` that is a shell session, a ``.json`` that is a list of issues); otherwise the suffix
@@ -23,6 +23,7 @@ from poimen.inputs.readers.jsonlog import is_log_event
 from poimen.inputs.readers.jsonpos import depth_ok
 from poimen.inputs.readers.chat import is_mattermost, is_slack
 from poimen.inputs.readers.bundle import is_bundle
+from poimen.inputs.readers.cast import is_cast
 from poimen.inputs.readers.feed import is_feed
 from poimen.inputs.readers.mattermost import is_bulk_head
 from poimen.text.line_levels import line_levels
@@ -168,6 +169,8 @@ def detect(path: Path) -> str:
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):  # its lines may be any JSON, or none: the reader keeps a line that is no object
         return "chat" if is_bulk_head(_lines(head)) else "jsonl"
+    if is_cast(head):  # an asciinema recording: its header, then one output event a line
+        return "shell"
     kind = _json_kind(head)
     if kind:
         return "log" if kind == "jsonl" and suffix == ".log" and _structured_log(head) else kind

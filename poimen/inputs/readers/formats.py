@@ -38,7 +38,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("bundle", bundle.read, "\n\n", (), "files printed one after another under tail's ==> name <== banners"),
     Format("feed", feed.read, "\n\n", (".atom", ".rss"), "an Atom or RSS feed: a status page's incident history"),
     Format("log", log.read, "\n", (".log",), "log lines with their multi-line traces"),
-    Format("shell", shell.read, "\n", (), "a terminal session: prompts, commands, output, # notes"),
+    Format("shell", shell.read, "\n", (".cast",), "a terminal session: prompts, commands, output, # notes"),
     Format("jsonl", jsonrecords.read_jsonl, "\n", (".jsonl", ".ndjson"), "JSON Lines: chat turns or any records"),
     Format("json", jsonrecords.read_json, "\n\n", (), "a JSON array (or object) of records: issues, events"),
     Format("chat", chat.read, "\n", (".json",), "a Slack or Mattermost export (JSON; Mattermost bulk JSONL)"),

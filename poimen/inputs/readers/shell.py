@@ -19,11 +19,12 @@ overwrites: ``poimen.text.terminal``) are dropped, so ``script``'s typescript re
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from poimen.inputs.records import Record
-from poimen.inputs.stream import shown_pieces
+from poimen.inputs.readers import cast
+from poimen.inputs.stream import Piece, shown_pieces
 
 MAX_OUTPUT_LINES = 64  # a long listing is cut into output records of this many lines
 
@@ -60,12 +61,19 @@ def is_prompt(line: str) -> bool:
 
 
 def read(path: Path, options) -> Iterator[Record]:
+    with path.open(encoding="utf-8", errors="replace") as f:
+        recorded = cast.is_cast(f.readline(1 << 16))
+    # an asciinema recording's output events, else the file's lines (a typescript's colours and overwrites dropped)
+    return read_pieces(cast.pieces(path) if recorded else shown_pieces(path, "\n", options.max_chars))
+
+
+def read_pieces(found: Iterable[Piece]) -> Iterator[Record]:
     out: list[str] = []
-    out_start = 0
+    out_start = out_end = 0
     thread = ""
     clock = False  # whether the output being read is what `date` printed
     day = ""  # the day `script` says the recording started on
-    for p in shown_pieces(path, "\n", options.max_chars):  # a typescript's colours and overwrites dropped
+    for p in found:
         line = p.text
         prompt = PROMPT.match(line)
         script = not prompt and SCRIPT.match(line)
@@ -73,7 +81,7 @@ def read(path: Path, options) -> Iterator[Record]:
         new_block = p.line_start > out_start + len(out)  # a blank line ends the output above it
         empty = not prompt and EMPTY_PROMPT.match(line)
         if out and (prompt or note or script or empty or new_block or len(out) >= MAX_OUTPUT_LINES):
-            yield _output(out, out_start, thread, clock)
+            yield _output(out, out_start, out_end, thread, clock)
             out = []
             clock = False
         if empty:
@@ -99,14 +107,15 @@ def read(path: Path, options) -> Iterator[Record]:
             if not out:
                 out_start = p.line_start
             out.append(line)
+            out_end = p.line_end  # (an asciinema event prints several lines on one file line)
     if out:
-        yield _output(out, out_start, thread, clock)
+        yield _output(out, out_start, out_end, thread, clock)
 
 
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
-def _output(lines: list[str], start: int, thread: str, clock: bool) -> Record:
+def _output(lines: list[str], start: int, end: int, thread: str, clock: bool) -> Record:
     text = "\n".join(lines)
-    return Record(text, start, start + len(lines) - 1, kind="output", thread=thread,
+    return Record(text, start, end, kind="output", thread=thread,
                   time=lines[0].strip() if clock and len(lines) == 1 else "")
