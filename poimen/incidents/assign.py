@@ -14,6 +14,7 @@ from dataclasses import replace
 from poimen.incidents.cues import (CONFIG_LINE, COMMAND, FENCE, INEFFECTIVE, INTRODUCES, LIST_ITEM, OPTIONS_LABEL,
                                    OFF_TOPIC, RULED_OUT, STOP, SYMPTOM, suspects)
 from poimen.incidents.entities import entities
+from poimen.incidents.kinds import attempts
 from poimen.incidents.lines import Line
 from poimen.incidents.roles import (AS_WRITTEN, INTRODUCED, LOOKBACK, READS, THRESHOLD, Role, Scores, body,
                                     line_scores, pick)
@@ -22,14 +23,10 @@ from poimen.inputs.readers.shell import PROMPT
 from poimen.text.line_levels import first_failure_level
 from poimen.text.log_lines import is_log_line
 
-_ATTEMPTS = (("rollback", re.compile(r"\broll(?:ed|ing)?[ -]?back\b|\brollout\s+undo\b", re.I)),
-             ("restart", re.compile(r"\brestart\w*|\brollout\s+restart\b|\bbounc(?:e|ed|ing)\b", re.I)),
-             ("redeploy", re.compile(r"\bre-?deploy\w*|--force-new-deployment\b", re.I)))
-
 
 def _content(text: str) -> frozenset[str]:
     words = {w.lower() for w in re.findall(r"[A-Za-z][\w-]{2,}", text)}
-    words |= {name for name, attempt in _ATTEMPTS if attempt.search(text)}
+    words |= attempts(text)
     return frozenset(w for w in words if w not in STOP and not SYMPTOM.fullmatch(w)
                      and not RULED_OUT.fullmatch(w) and not INEFFECTIVE.fullmatch(w))
 

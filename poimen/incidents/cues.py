@@ -284,7 +284,7 @@ RULED_OUT = words(
     r"(?:a )?coincidence", r"coincidental", r"false (?:alarm|positive)", r"(?:is|was|looks|looked) fine(?! again)",
     r"not it", r"(?:so|then|it's|its|it is|that's|thats) not (?:the \w+|(?!\w+(?:ing|ed)\b|clear\b|obvious\b)[\w.-]+(?=:))",
     r"not (?:the|our) (?:deploy|release|rollout|chart|change|network|database|db|cdn|dns|load balancer|lb|broker|disk)\b",
-    r"ignore it", r"is (?:a |just )?noise", r"are (?:normal|expected)", r"is (?:normal|expected)", r"(?:normal|expected) for this",
+    r"ignore it", r"(?<=[,;] )ignore(?=\W*$)", r"is (?:a |just )?noise", r"are (?:normal|expected)", r"is (?:normal|expected)", r"(?:normal|expected) for this",
     r"(?<=[,(\u2014-] )(?:that's |this is |all )?expected(?=\)?\W*$)")  # "… being drained, expected" (bench/incidents)
 # A decision against a change: "We decided not to raise max.poll.interval.ms", "was proposed and rejected",
 # "(decided against) A separate cluster" (bench/incidents11). It names the change it turned down, not an earlier

@@ -46,9 +46,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from poimen.incidents.cues import HEDGE, OTHER_PROBLEM, RULED_OUT
+from poimen.incidents.cues import DECIDED_AGAINST, HEDGE, OTHER_PROBLEM, RULED_OUT
 from poimen.incidents.entities import entities
-from poimen.incidents.kinds import raised as _raised, signatures as _signatures
+from poimen.incidents.kinds import attempts, raised as _raised, signatures as _signatures
 from poimen.incidents.lines import Line, record_lines
 from poimen.incidents.roles import THRESHOLD, ineffective, line_scores, pick
 from poimen.incidents.spoken import SPOKEN_MIN, rare_words, spoken_of, story_of
@@ -102,6 +102,12 @@ _ON_TICKET_KINDS = frozenset({"comment", "reply"})  # about the ticket or thread
 RULE = re.compile(r"^[#\s]*(?:(?:notes?|nb|ops|log):\s*)?(?:[-=*~_]\s?){3,}", re.I)
 
 
+def _said(record: Record) -> str:
+    """A note's words, without the prompt it was typed at and its "#"."""
+    prompt = PROMPT.match(record.text)
+    return (prompt.group("cmd") if prompt else record.text).lstrip("#: ")
+
+
 def _ruled(record: Record) -> bool:
     """An operator's separator ("# ----", "# ===== 14:00, disk alert =====", "# --- quiet until 11:20 ---"): the
     note draws a line under what came before, as a Markdown rule does."""
@@ -123,8 +129,8 @@ def _turns_to(record: Record, mine: frozenset[tuple[str, str]], failure: bool, a
         return frozenset()
     if failure:
         return mine
-    if record.kind == "note" and RULED_OUT.search(record.text):
-        return frozenset()
+    if record.kind == "note" and (RULED_OUT.search(record.text) or DECIDED_AGAINST.search(_said(record))):
+        return frozenset()  # (nor one that turns a change down: "# not creating a pull secret in every namespace")
     if record.kind in _SPEAKING_KINDS and not _wonders(record) and (acted or record.kind != "note" or not mine & ever):
         return frozenset(n for n in mine if n[0] == "service")
     return frozenset()
@@ -203,6 +209,7 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
     held: dict[str, list[Record]] = {}  # a ticket's header and description, till its first comment is placed
     turned: dict[str, list[int]] = {}  # a ticket a comment turned to another problem: the piece of each of its stories
     reopen = False  # the current piece was cut off as the next incident after an action, and nothing acted since
+    reopen_by: frozenset[str] | None = None
     for i, record in enumerate(flow):
         t = times[i]
         ticket = dict(record.attrs).get("ticket", "")
@@ -331,7 +338,8 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
             new = late or topic or after or _ruled(record) or opens or another
             if after and not late and not topic:
                 carried, current = current[back:], current[:back]
-        if not new and reopen and record.kind in _SPEAKING_KINDS and ineffective(record.text) and not done:
+        if not new and reopen and record.kind in _SPEAKING_KINDS and ineffective(record.text) and not done \
+                and (reopen_by is None or attempts(record.text) & reopen_by):
             # "# rollback to 4.11.2 changed nothing, same probe failures": what the cut took for the next incident
             # was the first one going on; the piece goes back to it
             current = pieces.pop() + current
@@ -349,9 +357,13 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
             failing.append(failed)
             said_by.append(set(named))
             lasts.append(last_time)
+            # (a silence after an attempt, too, when the note names its kind: "# restart bought nothing, same 406
+            # ~32 min after the restart" after 38 quiet minutes; bench/incidents38)
+            tried = frozenset().union(*(attempts(current[p - 1].text) for p in done if p <= len(current)))
+            reopen = not topic and ((after and not late) or (late and not after and bool(tried)))
+            reopen_by = tried if late else None  # the kinds of attempt the note must name, if any
             current, named, failed, start, done, seen = [], set(), False, None, [], set()
             failed_at = False
-            reopen = after and not late and not topic
             if after and not late and not topic:
                 for r in carried:
                     current.append(r)

@@ -266,6 +266,10 @@ def _set_aside(headings: Sequence[str]) -> bool:
     return len(part.split()) <= 8 and bool(RULED_OUT.search(part) or ineffective(part) or _DECLINED_PART.search(part))
 
 
+# What a command prints when it was typed wrong ("Error: unknown flag: --resue-values", "kubectl: command not found",
+# "Usage: helm upgrade …"; bench/incidents38's sessions retry their typos)
+USAGE_ERROR = re.compile(r"\bunknown (?:shorthand )?(?:flag|option|command)\b|\bunrecognized (?:option|arguments?)\b|"
+                         r"\binvalid option\b|\bcommand not found\b|\bno such option\b|^usage:|\bdid you mean\b", re.I)
 # The state a status page's update opens with (Statuspage and the pages after it: Investigating, Identified,
 # Monitoring, Resolved; bench/incidents37): "Identified" tells the cause, "Monitoring" a fix made, now watched
 _STATUS = re.compile(r"^\W*(investigating|identified|monitoring|update|resolved)\W*\s+[-\u2013\u2014:]\s", re.I)
@@ -295,6 +299,8 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
         return Scores(symptom=symptom)  # "Things we ruled out", "What did not help": no cause, no fix in that part
     # a log excerpt pasted in a fence, or quoted in a write-up's paragraph with its time and level (a consumer's
     # "WARN … You can address this … by reducing max.poll.records" advises, it is no fix; bench/incidents11)
+    if kind == "output" and USAGE_ERROR.search(text):
+        return Scores()  # the operator's typo, told by the command it was typed to: no failure of the system
     if kind in ("log", "output") or (kind == "code" and is_log_line(text)) or \
             (kind == "paragraph" and is_log_line(text) and level_of(text)):
         return Scores(symptom=symptom, action=1.0 if kind == "output" and CHANGED_OBJECT.match(text) else 0.0)

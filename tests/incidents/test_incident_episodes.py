@@ -224,3 +224,30 @@ def test_the_shells_complaint_about_a_command_is_that_attempt_failing_not_the_ne
     (story,) = [f for f in found if any("No space left on device" in line.text for line in f.lines)]
     assert any("MAILTO" in line.text for line in story.lines)
     assert any("Argument list too long" in line.text for line in story.lines)
+
+
+def test_a_note_that_turns_a_change_down_or_says_ignore_opens_nothing():
+    """bench/incidents38's recording: "# pdf-preview HPA warning is the metrics-server thing from last week, ignore"
+    and "# not adding a docker hub login secret to every namespace" name things the session never named, during
+    the story: they set them aside, and the story goes on to its fix."""
+    def session(aside: str):
+        return _session(("note", "$ # report-api pods stuck in Init:ImagePullBackOff: toomanyrequests"),
+                        ("command", "$ kubectl -n reports describe pod report-api-6d9b"),
+                        ("note", f"$ # {aside}"),
+                        ("command", "$ helm -n reports upgrade report-api ./chart --set initContainer.pullPolicy=IfNotPresent"))
+    for aside in ("pdf-preview HPA warning is the metrics-server thing from last week, ignore",
+                  "not adding a dockerhub-login secret to every namespace either"):
+        assert [len(ep.records) for ep in episodes(session(aside))] == [4], aside
+    assert [len(ep.records) for ep in episodes(session("pdf-preview HPA warning is the metrics-server thing"))] == [2, 2]
+
+
+def test_an_attempt_said_after_a_silence_to_have_changed_nothing_is_the_story_going_on(tmp_path):
+    """A restart, then `date` 38 minutes later and "# restart bought nothing, same 406": the silence cut the session,
+    but the note names the attempt of the stretch before it; a note that names no attempt of it does not join."""
+    def text(note: str) -> str:
+        return ("$ date\nTue Jul  8 09:41:07 UTC 2025\n$ # invoice-render CrashLoopBackOff: 406 PRECONDITION_FAILED\n"
+                "$ kubectl -n billing rollout restart deploy/invoice-render\ndeployment.apps/invoice-render restarted\n"
+                f"$ date\nTue Jul  8 10:19:33 UTC 2025\n$ # {note}\n"
+                "$ kubectl -n billing set env deploy/invoice-render AMQP_PREFETCH=4\n")
+    assert _cut_lines(tmp_path, text("restart bought nothing, same 406 ~32 min after the restart")) == [1]
+    assert _cut_lines(tmp_path, text("the rollback bought nothing, same 406")) == [1, 7]  # (at the date output)

@@ -749,3 +749,12 @@ def test_a_note_on_the_clock_a_part_of_changes_turned_down_and_things_picked_by_
     assert pick(score(turned_down, "paragraph", headings=(head[0], "Resolution"))) == "action"
     raised = "we then raised the replication factor of the 14 topics that were still at 2 to three replicas"
     assert not score(raised, "paragraph").ineffective and score("restarted it, errors still at 30%").ineffective
+
+
+@pytest.mark.parametrize("output", ["Error: unknown flag: --resue-values", "-bash: kubctl: command not found",
+                                    "error: unknown command \"lgos\" for \"kubectl\"\n\nDid you mean this?\n\tlogs"])
+def test_what_a_typo_prints_is_no_failure(output):
+    """bench/incidents38's sessions retry their typos: "Error: unknown flag: --resue-values" under a helm upgrade
+    is the operator's slip, not the system failing (it had cut the session into another incident)."""
+    assert score(output, "output") == score("")
+    assert pick(score("Error: UPGRADE FAILED: timed out waiting for the condition", "output")) == "symptom"
