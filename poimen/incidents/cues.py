@@ -104,7 +104,7 @@ def words(*phrases: str) -> re.Pattern:
 
 
 SYMPTOM = words(
-    r"errors?", r"fail(?:s|ed|ing|ure|ures)?", r"exceptions?", r"time[ds]?[ -]?outs?", r"timed out", r"refused",
+    r"errors?", r"erroring", r"fail(?:s|ed|ing|ure|ures)?", r"exceptions?", r"time[ds]?[ -]?outs?", r"timed out", r"refused",
     r"unreachable", r"unavailable", r"(?:is|was|are|were|went) down", r"outage", r"alerts?", r"alerting",
     r"alarm(?:s|ing)?", r"threshold (?:crossed|breached)",  # CloudWatch's words for an alert (bench/incidents10)
     r"firing", r"fired", r"paged", r"degraded", r"latency", r"spik(?:e|es|ed|ing)", r"elevated", r"[45]xx",

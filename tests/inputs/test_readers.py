@@ -327,3 +327,33 @@ def test_an_asciinema_recording_reads_as_a_session_at_its_events_lines(tmp_path)
     bad.write_text(json.dumps({"version": 2, "width": 80, "height": 24}) + '\n[0.1, "o", "ok"]\n[0.2, "o"\n')
     with pytest.raises(SourceError, match=r"broken\.cast:3: invalid asciicast event"):
         list(records(bad))
+
+
+def test_what_history_lists_are_the_sessions_commands_and_a_notes_file_read_back_is_a_page(tmp_path):
+    """`history` under HISTTIMEFORMAT lists each command and "#" note with its time, and `cat ~/notes/INC-7794.md`
+    prints the operator's write-up (bench/incidents38): commands and notes at their times, and a page with its
+    parts, not a command's output."""
+    p = tmp_path / "dba.txt"
+    p.write_text("[dba@db-ops-7 ~]$ history | tail -n 3\n"
+                 " 2330  2025-08-19 18:41:20  # INC-7794 billing-sync erroring on mysql-orders via the new NLB\n"
+                 " 2344  2025-08-19 19:16:02  mysql -h mysql-orders-1 -e \"SET PERSIST max_connect_errors = 1000000\"\n"
+                 " 2349  2025-08-19 19:46:10  # no 1129 for 28 min. INC-7794 resolved\n"
+                 "[dba@db-ops-7 ~]$ cat ~/notes/INC-7794.md\n"
+                 "# INC-7794 — mysql-orders refusing billing-sync\n\n## Fix\n\n"
+                 "- `SET PERSIST max_connect_errors = 1000000` on both primaries.\n"
+                 "[dba@db-ops-7 ~]$ uptime\n 19:59:01 up 212 days\n", encoding="utf-8")
+    assert detect(p) == "shell"
+    recs = list(records(p))
+    assert [(r.kind, r.line_start, r.time) for r in recs[:4]] == [
+        ("command", 1, ""), ("note", 2, "2025-08-19 18:41:20"), ("command", 3, "2025-08-19 19:16:02"),
+        ("note", 4, "2025-08-19 19:46:10")]
+    assert dict(recs[2].attrs)["command"].startswith("mysql -h mysql-orders-1")
+    page = [r for r in recs if r.kind == "paragraph"]
+    assert [(r.line_start, r.headings) for r in page] == [
+        (6, ("INC-7794 — mysql-orders refusing billing-sync",)),
+        (8, ("INC-7794 — mysql-orders refusing billing-sync", "Fix")),
+        (10, ("INC-7794 — mysql-orders refusing billing-sync", "Fix"))]
+    assert [r.kind for r in recs[-2:]] == ["command", "output"]
+    timed = tmp_path / "history.txt"  # a history saved alone is a session by its timed lines
+    timed.write_text("".join(f" {2300 + n}  2025-08-19 07:{40 + n}:09  kubectl get pods\n" for n in range(6)))
+    assert detect(timed) == "shell" and {r.kind for r in records(timed)} == {"command"}

@@ -29,7 +29,7 @@ from poimen.inputs.readers.mattermost import is_bulk_head
 from poimen.text.line_levels import line_levels
 from poimen.text.log_lines import is_log_line, level_of
 from poimen.text.terminal import shown
-from poimen.inputs.readers.shell import is_prompt
+from poimen.inputs.readers.shell import is_prompt, is_timed_history
 from poimen.inputs.readers.tickets import is_ticket_header
 from poimen.inputs.readers.wiki import is_wiki
 
@@ -135,7 +135,7 @@ def _line_kind(head: str) -> str | None:
     lines = [x for x in map(shown, head.splitlines()[:400]) if x.strip()]
     if not lines:
         return None
-    if sum(is_prompt(x) for x in lines) >= max(1, PROMPT_SHARE * len(lines)):
+    if sum(is_prompt(x) or is_timed_history(x) for x in lines) >= max(1, PROMPT_SHARE * len(lines)):
         return "shell"
     # A log from its first line on: a report whose title heads a pasted log (a ticket, an e-mail) stays prose, so
     # its title still stands over its body. What ``tail`` and ``head`` print over a file ("==> catalina.out <==")

@@ -13,17 +13,21 @@ was run" stay one episode. The lines ``script`` writes around a recording ("Scri
 on …") are no command's output: they are ``log`` records with their time. Nor is the clock that ``date`` prints
 (operators run it to stamp a session): its output record carries that text as its time, so a session that goes
 quiet for hours is read as two stretches. A recording's terminal bytes (colours, window titles, carriage-return
-overwrites: ``poimen.text.terminal``) are dropped, so ``script``'s typescript reads as the session it shows.
+overwrites: ``poimen.text.terminal``) are dropped, so ``script``'s typescript reads as the session it shows, and
+an asciinema recording (``cast``) reads as its output events showed it. What ``history`` lists (with HISTTIMEFORMAT,
+each line's time) are the session's commands and notes, and a notes file the operator reads back (``cat
+~/notes/INC-7794.md``) is a page, read as the Markdown reader reads one, not a command's output.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from poimen.inputs.records import Record
-from poimen.inputs.readers import cast
+from poimen.inputs.readers import cast, markdown
 from poimen.inputs.stream import Piece, shown_pieces
 
 MAX_OUTPUT_LINES = 64  # a long listing is cut into output records of this many lines
@@ -56,8 +60,21 @@ DATE_COMMAND = re.compile(r"^date(?:\s+-[uR]|\s+--utc|\s+--rfc-3339=\w+|\s+-Isec
 SCRIPT = re.compile(r"^Script (?:started|done) on (?P<time>\S+(?: \d{1,2}:\d{2}(?::\d{2})?(?:[+-]\d{2}:?\d{2})?)?)")
 
 
+# What `history` lists, each command with its number and, under HISTTIMEFORMAT, its time ("2317  2025-08-19 08:24:40
+#  # NOT directConnection=true …"; bench/incidents38): the session's commands and notes, each at its time
+HISTORY = re.compile(r"^\s*\d+\*?\s+(?:(?P<time>\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?)\s+)?(?P<cmd>\S.*)$")
+HISTORY_COMMAND = re.compile(r"^(?:\w+=\S*\s+)*(?:builtin\s+)?(?:history|fc\s+-l)\b")
+# A document the operator reads back ("cat ~/notes/INC-7790.md"): their write-up, read as a page, not as output
+DOCUMENT_COMMAND = re.compile(r"^(?:sudo\s+)?(?:cat|less|more|bat|batcat|glow)\s+(?:-\S+\s+)*\S+\.(?:md|markdown|txt)\s*$")
+
+
 def is_prompt(line: str) -> bool:
     return bool(PROMPT.match(line))
+
+
+def is_timed_history(line: str) -> bool:
+    m = HISTORY.match(line)
+    return bool(m and m.group("time"))
 
 
 def read(path: Path, options) -> Iterator[Record]:
@@ -73,20 +90,41 @@ def read_pieces(found: Iterable[Piece]) -> Iterator[Record]:
     thread = ""
     clock = False  # whether the output being read is what `date` printed
     day = ""  # the day `script` says the recording started on
+    listing = ""  # what the last command lists: "history", a "document" read back, else ""
+    doc: list[Piece] = []
+    who = ""
     for p in found:
         line = p.text
         prompt = PROMPT.match(line)
-        script = not prompt and SCRIPT.match(line)
-        note = not prompt and not script and NOTE.match(line)
-        new_block = p.line_start > out_start + len(out)  # a blank line ends the output above it
         empty = not prompt and EMPTY_PROMPT.match(line)
-        if out and (prompt or note or script or empty or new_block or len(out) >= MAX_OUTPUT_LINES):
+        if listing == "document" and not (prompt or empty):
+            doc.append(p)
+            continue
+        if doc:
+            yield from (replace(r, thread=thread) for r in markdown.read_pieces(_paragraphs(doc)))
+            doc = []
+        listed = HISTORY.match(line) if (listing == "history" or is_timed_history(line)) and not prompt else None
+        script = not prompt and not listed and SCRIPT.match(line)
+        note = not prompt and not script and not listed and NOTE.match(line)
+        new_block = p.line_start > out_start + len(out)  # a blank line ends the output above it
+        if out and (prompt or note or script or empty or listed or new_block or len(out) >= MAX_OUTPUT_LINES):
             yield _output(out, out_start, out_end, thread, clock)
             out = []
             clock = False
         if empty:
             continue
-        who = prompt and (prompt.group("who") or prompt.group("who_rhel") or prompt.group("host") or "")
+        if listed:
+            cmd = listed.group("cmd")
+            kind = "note" if COMMENT.match(cmd) else "command"
+            thread = f"command:{p.line_start}" if kind == "command" else thread
+            yield Record(line, p.line_start, p.line_start, kind=kind, author=who, thread=thread,
+                         time=listed.group("time") or "", attrs=(("command", cmd),) if kind == "command" else ())
+            continue
+        who = (prompt.group("who") or prompt.group("who_rhel") or prompt.group("host") or "") if prompt else who
+        if prompt:
+            typed = prompt.group("cmd").strip()
+            listing = "history" if HISTORY_COMMAND.match(typed) else "document" if DOCUMENT_COMMAND.match(typed) \
+                else ""
         if prompt and COMMENT.match(prompt.group("cmd")):
             said = _SAID_CLOCK.match(prompt.group("cmd"))  # "❯ # 08:36 back on. support ticket SUP-5521: …": the
             # operator's own clock, on the recording's day (bench/incidents28)
@@ -110,6 +148,19 @@ def read_pieces(found: Iterable[Piece]) -> Iterator[Record]:
             out_end = p.line_end  # (an asciinema event prints several lines on one file line)
     if out:
         yield _output(out, out_start, out_end, thread, clock)
+    if doc:
+        yield from (replace(r, thread=thread) for r in markdown.read_pieces(_paragraphs(doc)))
+
+
+def _paragraphs(lines: list[Piece]) -> list[Piece]:
+    """A document's lines as the Markdown reader's pieces: the lines of a block are consecutive file lines."""
+    found: list[list[Piece]] = []
+    for p in lines:
+        if found and p.line_start == found[-1][-1].line_end + 1:
+            found[-1].append(p)
+        else:
+            found.append([p])
+    return [Piece("\n".join(x.text for x in block), block[0].line_start, block[-1].line_end) for block in found]
 
 
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
