@@ -110,6 +110,14 @@ SUITE = Path(__file__).resolve().parent / "incidents"
 # incidents34, JVM logs (Camel, Flink, Akka Streams over HBase, Ktor) under Freshservice, Taiga, Rocket.Chat and a
 # `git log` with PR reviews, each tracker in another zone than its log, likewise, in stop 43: first figures at
 # ded433c, before any miss was read, ask 4/10, lookup 8/20, 5 confusions;
+# incidents36, JVM logs (Spring Cloud Gateway JSON, WebLogic, Kafka Streams, Solr, Helidon with a ZGC log, ActiveMQ)
+# under Jira Service Management, Request Tracker, Mailman digests, GLPI, Mantis and Zulip, likewise, in stop 44: first
+# figures at d36f71b, before any miss was read, ask 4/10, lookup 10/20, 5 confusions; incidents37, on-call tools'
+# exports (PagerDuty log entries JSON, an Opsgenie dump under tail's banners, Grafana OnCall pages, a Statuspage
+# history.atom, a Markdown war room in five zones, Rootly's incident events), and incidents38, shell recordings (an
+# asciinema .cast, zsh with powerlevel10k and terraform, an ssh jump to a router, tmux captures, `history` with
+# notes files), likewise, in stop 44: first figures at 71e5794, ask 6/10, lookup 14/20, 15 confusions (incidents37)
+# and ask 0/10, lookup 2/20, 0 confusions (incidents38);
 # "blind" suites were written by someone who read no code, and their misses were never read: incidents4, and
 # incidents15 (the six formats of the held-out streams, two incidents each, written in stop 35 at `ca1b949`). The baselines' weights are chosen on bench/incidents' split "dev" alone.
 SUITES = ((SUITE, "dev"), (SUITE.with_name("incidents2"), "dev"), (SUITE.with_name("incidents3"), "dev"),
@@ -128,7 +136,8 @@ SUITES = ((SUITE, "dev"), (SUITE.with_name("incidents2"), "dev"), (SUITE.with_na
           (SUITE.with_name("incidents30"), "dev"),
           (SUITE.with_name("incidents31"), "dev"), (SUITE.with_name("incidents32"), "dev"),
           (SUITE.with_name("incidents33"), "dev"), (SUITE.with_name("incidents34"), "dev"),
-          (SUITE.with_name("incidents35"), "dev"),
+          (SUITE.with_name("incidents35"), "dev"), (SUITE.with_name("incidents37"), "dev"),
+          (SUITE.with_name("incidents36"), "dev"), (SUITE.with_name("incidents38"), "dev"),
           (SUITE.with_name("incidents4"), "blind"), (SUITE.with_name("incidents15"), "blind"))
 WINDOW = 3
 SHOWN_CHARS = 600  # mem lookup prints a hit without lines as its text cut here (poimen.cli.readout.print_hits)

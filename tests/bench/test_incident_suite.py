@@ -75,6 +75,11 @@ def test_every_suite_has_unique_ids_and_streams_that_exist(folder):
         # Confluence wiki markup, a forum, minutes, Org-mode notes, an incident log (six streams)
         assert {i.format for i in incidents} == {"postmortem"}
         assert len({i.stream for i in incidents}) == (6 if folder.name in ("incidents30", "incidents35") else 5)
+    elif folder.name in ("incidents36", "incidents37", "incidents38"):  # one format each, in layouts none of the
+        # others used: JVM logs under JSM, RT, Mailman, GLPI, Mantis and Zulip; on-call tools' exports (PagerDuty log
+        # entries, Opsgenie dumps, Grafana OnCall, a Statuspage feed, a war room, Rootly); shell recordings (asciinema,
+        # zsh with powerlevel10k, an ssh jump, tmux captures, history with notes)
+        assert len({i.format for i in incidents}) == 1 and len({i.stream for i in incidents}) in (5, 6)
     elif folder.name == "incidents31":  # Trello and Asana JSON, Confluence HTML, Matrix and Teams JSON, a timeline CSV
         assert {i.format for i in incidents} == {"tracker", "wiki", "chat", "timeline"}
         assert len({i.stream for i in incidents}) == 6
