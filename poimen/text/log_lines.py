@@ -21,9 +21,13 @@ LEVELS = r"(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|SEVERE|FATAL|CRITIC
 # ('{"@timestamp":"2025-05-12T05:58:41.203Z","log.level":"ERROR",…'; bench/incidents27)
 _JSON_TIME = re.compile(rf'^\{{\s*"@?(?:timestamp|time|ts)"\s*:\s*"({TIMESTAMP}[^"]*)"')
 # ... or a library's own line about itself, its name and level run together: "log4j:WARN No such property …"
+# ... or any of these after the pod and the container stern names each line by ("fx-edge-gateway-6c9d7b5f4-2xkqp gateway
+# {"@timestamp":…}", "order-events-writer-7d5f8c9b6-xq2lm writer 2025-04-03T02:11:47.390Z ERROR …"; bench/incidents36)
+STERN = r"[a-z0-9][a-z0-9.-]*-(?:[a-z0-9]{5}|\d{1,3}) [a-z0-9][a-z0-9-]{0,62} "
 LOG_START = re.compile(rf"^(?:(?![A-Za-z]+[,:;]?\s)\S+\s+)??(?:{TIMESTAMP}|\[?{LEVELS}\b|\d{{5,}}\s)|{_JSON_TIME.pattern}"
-                       rf"|^[a-z][\w.-]{{1,20}}:{LEVELS}\s")
+                       rf"|^[a-z][\w.-]{{1,20}}:{LEVELS}\s|^{STERN}(?:{TIMESTAMP}|{LEVELS}\b|{_JSON_TIME.pattern[1:]})")
 _LEVEL = re.compile(rf"(?<![\w.-]){LEVELS}(?![\w-])")
+_STERN = re.compile(STERN)
 def is_log_line(line: str) -> bool:
     return bool(LOG_START.match(line))
 
@@ -35,6 +39,7 @@ def level_of(line: str) -> str:
 
 
 def time_of(line: str) -> str:
+    line = line[m.end():] if (m := _STERN.match(line)) and LOG_START.match(line) else line
     if m := _JSON_TIME.match(line):
         return m.group(1)
     m = re.match(rf"^(?:\S+\s+)??({TIMESTAMP})", line)

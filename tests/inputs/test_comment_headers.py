@@ -122,3 +122,24 @@ def test_a_log_in_the_zone_its_box_names_compares_with_comments_in_utc(tmp_path)
 ])
 def test_the_zone_a_banner_names_and_the_offset_it_gives_a_time(banner, when, shown):
     assert zoned(when, zone_of(banner)) == shown
+
+
+def test_stern_lines_are_a_log_and_mantis_notes_are_comments(tmp_path):
+    """bench/incidents36: `stern` names each line by its pod and container before the event ("fx-edge-gateway-6c9d7b5f4-
+    2xkqp gateway {"@timestamp":…}"), and MantisBT's print view heads each note with its number, login and access
+    level ("(0021904) amaru.quispe (developer) 2025-09-16 09:40"): a log, then a ticket's comments."""
+    from poimen.text.log_lines import is_log_line, level_of, time_of
+
+    json_line = ('fx-edge-gateway-6c9d7b5f4-2xkqp gateway {"@timestamp":"2025-07-08T07:05:02.733Z","@version":"1",'
+                 '"message":"500 Server Error for HTTP POST","level":"ERROR"}')
+    plain = "order-events-writer-7d5f8c9b6-xq2lm writer 2025-04-03T02:11:47.390Z\tERROR\twriter/insert.go:88\tfailed"
+    for line in (json_line, plain, "redis-0 redis 2025-04-03 02:11:47 WARN slow"):
+        assert is_log_line(line) and level_of(line) in ("ERROR", "WARN") and time_of(line).startswith("2025-")
+    assert speaker("(0021904) amaru.quispe (developer) 2025-09-16 09:40") == ("2025-09-16 09:40", "amaru.quispe")
+    p = tmp_path / "gw.txt"
+    p.write_text("\n".join([json_line.replace("07:05", f"07:0{n}") for n in range(5)]) + "\n\n"
+                 "(0021904) amaru.quispe (developer) 2025-07-08 09:40\n"
+                 "  The 500s come from the audit filter's codec limit.\n", encoding="utf-8")
+    assert detect(p) == "log"
+    recs = list(records(p))
+    assert [r.kind for r in recs] == ["log"] * 5 + ["comment"] and recs[-1].author == "amaru.quispe"

@@ -152,7 +152,11 @@ _FRAMED = re.compile(r"^\s*[-=~#*_]{2,}\s+(?P<core>\S.*?\S)\s+[-=~#*_]{2,}\s*$")
 # Bugzilla's comment header, "Comment 3 Dorota Kwiatek 2025-03-18 09:45:20 UTC", and its description's, the name and
 # the time alone (bench/incidents22)
 _BUGZILLA = re.compile(rf"^(?:Comment \d+\s+)?(?P<who>{_PERSON})\s+(?P<time>\d{{4}}-\d{{2}}-\d{{2}} \d{{1,2}}:\d{{2}}"
-                       r"(?::\d{2})?(?:\s+(?:[A-Z]{2,5}|[+-]\d{2}:?\d{2}))?)$")
+                       r"(?::\d{2})?(?:\s+(?:[A-Z]{2,5}|[+-]\d{2}:?\d{2}))?)$"
+                       # ... and MantisBT's note, its number, the reporter's login and access level first: "(0021904)
+                       # amaru.quispe (developer) 2025-09-16 09:40" (bench/incidents36)
+                       rf"|^\(\d{{4,8}}\) (?P<login>{_HANDLE}) \((?:viewer|reporter|updater|developer|manager|"
+                       r"administrator)\) (?P<at>\d{4}-\d{2}-\d{2} \d{1,2}:\d{2}(?::\d{2})?)$")
 # A header of two lines: the name, then the time alone, as Jira Cloud's activity copies ("Katja Ferreira" over
 # "6 May 2025 at 11:15 (edited)"; bench/incidents22)
 NAME_ALONE = re.compile(rf"^(?P<who>{_PERSON})$")
@@ -197,7 +201,8 @@ def speaker(line: str) -> tuple[str, str] | None:
         return m.group("time"), m.group("who")
     m = _TRACKER.match(line) or _BY.match(line) or _BUGZILLA.match(line)
     if m:
-        return m.group("time").strip(), m.group("who")
+        return (m.group("at"), m.group("login")) if m.groupdict().get("login") else (m.group("time").strip(),
+                                                                                     m.group("who"))
     m = _NAME_TIME.match(line)
     if m and (time_of(m.group("time")) or _DATE.search(m.group("time"))) and not level_of(m.group("who")):
         return m.group("time").strip(), m.group("who")
