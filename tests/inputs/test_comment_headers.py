@@ -143,3 +143,17 @@ def test_stern_lines_are_a_log_and_mantis_notes_are_comments(tmp_path):
     assert detect(p) == "log"
     recs = list(records(p))
     assert [r.kind for r in recs] == ["log"] * 5 + ["comment"] and recs[-1].author == "amaru.quispe"
+
+
+def test_a_chat_topic_copied_from_the_browser_heads_posts_by_a_full_name_and_a_clock(tmp_path):
+    """A Zulip topic copied under a broker log (bench/incidents36): "Lena Hartmann  04:21" over an indented post, on
+    the day written between rules; one word before a clock ("Total  12:00") is no one speaking."""
+    assert speaker("Lena Hartmann  04:21") == ("04:21", "Lena Hartmann")
+    assert speaker("Alertmanager Bot  04:05") == ("04:05", "Alertmanager Bot") and speaker("Total  12:00") is None
+    p = tmp_path / "broker.txt"
+    p.write_text("".join(f"2025-10-21 02:4{n}:55,013 | WARN  | Transport Connection failed | broker\n" for n in range(9))
+                 + "\n--- Tue, Oct 21 2025 ---\n\nLena Hartmann  04:21\n  Not the disk: /var/lib/activemq is at 41%.\n",
+                 encoding="utf-8")
+    recs = list(records(p))
+    assert recs[-1].kind == "comment" and recs[-1].author == "Lena Hartmann" and "not the disk" in recs[-1].text.lower()
+    assert seconds(recs[-1].time) == seconds("2025-10-21 04:21")

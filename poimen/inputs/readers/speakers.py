@@ -138,6 +138,7 @@ _SPACED = re.compile(rf"^(?P<who>{_CAPITALISED}(?: {_CAPITALISED}){{0,3}})(?: [a
                      r"(?P<time>[^()]*\d[^()]*?)(?:\s*\([^()]{1,30}\))?\s*$")
 
 
+_CLOCK_ONLY = re.compile(r"^\d{1,2}:\d{2}(?: ?[AaPp][Mm])?\s*$")
 # A header's date as trackers print it, not as logs do: "Mon, 8 Jul 2024 at 09:38 AM"
 _DATE = re.compile(r"(?:\b\d{1,2}\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?,?|"
                    r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2},?)\s+\d{4}\b\D{0,8}\d{1,2}:\d{2}"
@@ -207,8 +208,9 @@ def speaker(line: str) -> tuple[str, str] | None:
     if m and (time_of(m.group("time")) or _DATE.search(m.group("time"))) and not level_of(m.group("who")):
         return m.group("time").strip(), m.group("who")
     m = _SPACED.match(line)
-    if m and _DATE.search(m.group("time")) and not level_of(m.group("who")):
-        return m.group("time").strip(), m.group("who")
+    if m and (_DATE.search(m.group("time")) or (_CLOCK_ONLY.match(m.group("time")) and " " in m.group("who"))) \
+            and not level_of(m.group("who")):  # (Zulip's and Slack's copied page: "Lena Hartmann  04:21", a full name
+        return m.group("time").strip(), m.group("who")  # and a clock, under the day; bench/incidents36)
     time = time_of(line)
     if not time:
         return None
