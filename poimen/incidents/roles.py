@@ -270,6 +270,7 @@ def _set_aside(headings: Sequence[str]) -> bool:
 # "Usage: helm upgrade …"; bench/incidents38's sessions retry their typos)
 USAGE_ERROR = re.compile(r"\bunknown (?:shorthand )?(?:flag|option|command)\b|\bunrecognized (?:option|arguments?)\b|"
                          r"\binvalid option\b|\bcommand not found\b|\bno such option\b|^usage:|\bdid you mean\b", re.I)
+_STAMPED = re.compile(r"^\[[^\]]{4,40}\]\s+")
 # The state a status page's update opens with (Statuspage and the pages after it: Investigating, Identified,
 # Monitoring, Resolved; bench/incidents37): "Identified" tells the cause, "Monitoring" a fix made, now watched
 _STATUS = re.compile(r"^\W*(investigating|identified|monitoring|update|resolved)\W*\s+[-\u2013\u2014:]\s", re.I)
@@ -286,12 +287,13 @@ TIMES_NOTE = re.compile(r"^\W*(?-i:(?!TIME))(?:all )?(?:times?|timestamps?)\b(?:
 
 def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = ()) -> Scores:
     """The role scores of one line of text, from the cues in the module docstring."""
-    said = body(text)  # (a chat line's words: "[02:19:12] System: Alert count increased to 4")
+    said = _STAMPED.sub("", body(text))  # (a chat line's words: "[02:19:12] System: Alert count increased to 4";
+    # a record's with its time alone: "[2025-10-21T14:53:40.000Z] Status changed from Started to Mitigated")
     if FRAME.match(text) or FENCE.match(text) or is_part_line(text) or is_label(text, headings) or \
-            about_post(text) or about_post(said) or FIELD_CHANGE.match(text) \
+            about_post(text) or about_post(said) or FIELD_CHANGE.match(text) or FIELD_CHANGE.match(said) \
             or FIELD_ROW.match(text) or TIMES_NOTE.match(text):
         return Scores()  # a frame, a fence, a heading, a label, a tool's line about its objects, a clock note: no claim
-    text = said
+    text = body(text)
     if MEETING.search(text) or DECIDED_AGAINST.search(text):
         return Scores()  # "reminder: retro for last week's outage is thursday", "decided not to raise X": no claim
     symptom = max(_symptom(text, level), _quoted_error(text))

@@ -18,7 +18,10 @@ TRACKER_META = re.compile(r"\b(?:(?:added|left|posted) a comment|made changes)\b
 TOOL_ACTIVITY = re.compile(r"^(?:alert|incident) (?:count increased to \d+|is assigned to|assigned to|acknowledged (?:via|by)|"
                            r"unacknowledged|closed (?:via|by)|created via|owner changed to|snoozed|escalated to)\b"
                            r"|^Sent \[?[\w ]+\]? notification to\b|^\[?Escalation\b[^.]*\b(?:started|notified)\b"
-                           r"|\badded (?:a )?note\b|^Responder .{1,60} added by\b|^Priority changed from\b", re.I)
+                           r"|\badded (?:a )?note\b|^Responder .{1,60} added by\b|^Priority changed from\b"
+                           # ... and what it says another tool did: "PagerDuty: PD-88214 resolved by Oskar Brandt"
+                           r"|^(?:\w+: )?(?:[A-Z][A-Z0-9]+-\d+ )?(?:resolved|acknowledged|triggered|escalated) by "
+                           r"(?-i:[A-Z])[\w.' -]{0,40}$", re.I)
 
 
 # A tracker's journal of field changes, however many on a line ("Status changed from Assigned to Closed % Done

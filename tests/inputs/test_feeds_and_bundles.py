@@ -112,3 +112,16 @@ def test_a_logs_json_lines_under_a_banner_stay_a_log(tmp_path):
 ])
 def test_an_alerting_tools_activity_log_claims_nothing(line):
     assert score(line, "message") == score("")
+
+
+@pytest.mark.parametrize("line", [
+    "[2025-10-21T13:54:32.000Z] Severity set to SEV3",
+    "[2025-10-21T14:53:40.000Z] Status changed from Started to Mitigated",
+    "[2025-10-21T14:54:02.000Z] PagerDuty: PD-88214 resolved by Oskar Brandt",
+])
+def test_an_incident_tools_events_with_their_time_claim_nothing(line):
+    """Rootly's incident events read as records with their time (bench/incidents37): the tool's field changes and
+    what it says another tool did were the card's fixes, over the chrony install."""
+    assert score(line, "record") == score("")
+    assert pick(score("[2025-10-21T14:41:00.000Z] Mitigation: installed chrony with makestep 1.0 3 on auth-5..8",
+                      "record")) == "action"
