@@ -51,13 +51,15 @@ as a whole word or phrase, case-insensitive. In words:
 What makes a line weaker or takes a role away:
 
 - **no claim**: a line that only names a part of a write-up ("5. RESOLUTION"), a tracker's line about a post ("Jana
-  added a comment - 02/Apr/24 2:14 PM", an incident tool's "Acknowledged by Leah Okonjo."), a stack frame or a code
-  fence has no role.
+  added a comment - 02/Apr/24 2:14 PM", an incident tool's "Acknowledged by Leah Okonjo." and activity log,
+  ``toollines``), a note on the clock ("All times in CEST"), a typo's "unknown flag", a stack frame or a code fence
+  has no role (bench/incidents33, 37, 38).
 - **ruled out** (cause and action become 0, and the line is no symptom either): not the cause / culprit / issue /
   problem, not related, unrelated, ruled out, red herring, wasn't it / was not it, nothing to do with, a coincidence,
   false alarm / positive, is fine, looks fine, not it, not the / our deploy, db, network, dns … ("our": a ServiceNow
-  work note, "Not our DB, its CPU is flat"). A line in a part of a write-up whose heading rules out or says did not
-  help ("Things we ruled out", "Things that did not help"; bench/incidents10) is at most a symptom. The same line also
+  work note, "Not our DB, its CPU is flat"), "…, ignore" (bench/incidents38). A line in a part of a write-up whose
+  heading rules out, says did not help or decided against ("Things we ruled out", "Things that did not help";
+  bench/incidents10; "Decided against", bench/incidents33) is at most a symptom. The same line also
   demotes the earlier lines of its incident that it names (two content words or one specific entity in common) to none.
 - **ineffective** (action and verification become 0; the nearest earlier action it names becomes none, "rollback"
   naming ``rollout undo`` and "restart" or "redeploy" theirs, and with what a command printed that it changed, the
