@@ -287,13 +287,14 @@ TIMES_NOTE = re.compile(r"^\W*(?-i:(?!TIME))(?:all )?(?:times?|timestamps?)\b(?:
 
 def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = ()) -> Scores:
     """The role scores of one line of text, from the cues in the module docstring."""
-    said = _STAMPED.sub("", body(text))  # (a chat line's words: "[02:19:12] System: Alert count increased to 4";
+    words = body(text)
+    said = _STAMPED.sub("", words)  # (a chat line's words: "[02:19:12] System: Alert count increased to 4";
     # a record's with its time alone: "[2025-10-21T14:53:40.000Z] Status changed from Started to Mitigated")
     if FRAME.match(text) or FENCE.match(text) or is_part_line(text) or is_label(text, headings) or \
             about_post(text) or about_post(said) or FIELD_CHANGE.match(text) or FIELD_CHANGE.match(said) \
             or FIELD_ROW.match(text) or TIMES_NOTE.match(text):
         return Scores()  # a frame, a fence, a heading, a label, a tool's line about its objects, a clock note: no claim
-    text = body(text)
+    text = words
     if MEETING.search(text) or DECIDED_AGAINST.search(text):
         return Scores()  # "reminder: retro for last week's outage is thursday", "decided not to raise X": no claim
     symptom = max(_symptom(text, level), _quoted_error(text))

@@ -108,7 +108,8 @@ def _entry(m: re.Match, line_of) -> tuple[str, list[Record]]:
 def _updates(found: list[Piece], stamp: str) -> list[tuple[str, list[Piece]]]:
     """The entry's pieces as its updates, oldest first: each runs from a stamp to the next, with the stamp's time in
     the entry's year; the pieces as they are when no stamp opens one, or the stamps already go forward."""
-    year = stamp[:4] if stamp[:4].isdigit() else str(_moment(stamp).year) if _moment(stamp) else ""
+    moment = None if stamp[:4].isdigit() else _moment(stamp)
+    year = stamp[:4] if stamp[:4].isdigit() else str(moment.year) if moment else ""
     groups: list[tuple[str, list[Piece]]] = []
     for p in found:
         s = _STAMP.match(p.text)
