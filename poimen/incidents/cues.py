@@ -119,7 +119,10 @@ SYMPTOM = words(
     r"overflow", r"unauthori[sz]ed", r"forbidden", r"no space", r"killed", r"oomkilled", r"crashloopbackoff",
     r"\w*backoff", r"not ready", r"unhealthy", r"throttl(?:ed|ing)", r"stalled", r"deadlock(?:ed)?", r"corrupt(?:ed)?",
     r"invalid", r"expired", r"missing", r"not found", r"red", r"flak(?:y|ing)",
-    r"[a-z]+_(?:err|error|fail|failed|crit|critical)")  # a status word: HEALTH_ERR, STATUS_FAILED
+    r"[a-z]+_(?:err|error|fail|failed|crit|critical)",  # a status word: HEALTH_ERR, STATUS_FAILED
+    r"exceed(?:s|ing)?",
+    # a router's message mnemonic naming a failure: FRR's "%MAXPFXEXCEED", IOS's "%SYS-2-MALLOCFAIL" (not "%UPDOWN")
+    r"(?-i:%(?:[A-Z][A-Z0-9_]*-\d-)?[A-Z][A-Z0-9_]*(?:EXCEED(?:ED)?|FAIL(?:ED|URE)?|ERR(?:OR)?|DENIED|REJECT(?:ED)?|TIMEOUT))")
 CAUSE = words(
     r"because", r"due to", r"caused by", r"root[ -]cause[sd]?", r"turn(?:ed|s) out", r"(?:the )?culprit",
     r"the cause (?:was|is)", r"the (?:problem|issue|bug) (?:was|is)", r"the underlying (?:problem|issue|cause)",
@@ -133,34 +136,7 @@ MECHANISM = words(
     r"(?:disk|volume|partition) (?:is |was )?full", r"too (?:low|small|high|many|few|short|aggressive)",
     r"expired", r"not set", r"race condition", r"deadlock", r"changed the default", r"led to", r"resulted in", r"stopped \w+ing", r"no longer")
 SO = re.compile(r", so ", re.I)
-COMMAND = re.compile(
-    r"\bkubectl\b.*?\b(?:patch|scale|set|apply|edit|delete|drain|cordon|uncordon|replace|annotate|label|"
-    r"rollout\s+(?:undo|restart))\b|\basadmin\s+(?:set|create-|delete-|deploy|undeploy|restart-)|\bhelm\b(?:\s+-{1,2}[\w-]+(?:[= ](?!-)\S+)?)*\s+(?:upgrade|rollback|install|uninstall)\b|\bterraform\s+apply\b"
-    r"|\bALTER\s+(?:TABLE|SYSTEM|DATABASE|USER|ROLE|INDEX)\b|\bUPDATE\s+\w+\s+SET\b|\bSET\s+GLOBAL\b"
-    r"|\bCREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:CONCURRENTLY\s+)?\w|\bREFRESH\s+MATERIALIZED\s+VIEW\b"
-    r"|\b(?:ANALYZE|VACUUM(?:\s+FULL)?|REINDEX(?:\s+(?:TABLE|INDEX|DATABASE))?)\s+[a-z_]\w*(?:[_.\d][\w.]*|\s*;)"
-    r"|\bsystemctl\s+(?:restart|reload|stop|start|enable|disable)\b|\bservice\s+\S+\s+restart\b"
-    r"|\b(?:apt-get|apt|yum|dnf|apk|zypper|brew)\s+(?:-\S+\s+)*(?:install|upgrade|remove|add|del)\b|\bpip3?\s+install\b"
-    r"|\bsystemctl\s+(?:edit|daemon-reload|mask|unmask)\b|\bgit\s+revert\b|\bsysctl\s+(?:-[wp]|--system)\b|(?:>>?|\btee\s+(?:-a\s+)?)\s*/etc/|\bsed\s+-i\b"
-    r"|\brm\s+(?:-\S+\s+)*/etc/|\bch(?:mod|own|grp)\s|\bsystemctl\s+(?:revert|kill)\b|\bjournalctl\s+--vacuum-"
-    r"|\b(?:semanage|restorecon|setsebool|lvextend|resize2fs|xfs_growfs|update-ca-certificates)\b|\bmount\s+-o\s+remount"
-    r"|\bcertbot\s+(?:renew|certonly)\b|\bkeytool\s+-import|\brndc\s+(?:reload|sign|loadkeys|flush)\b|[\w=-]:(?:write-attribute|undefine-attribute|flush-[\w-]+|add|remove)\(|^\s*:reload\b"
-    r"|\bceph\b.*\s(?:set|unset|reweight|on|enable)\b|\biptables\s+-[AIDR]\b|\bdocker\s+(?:restart|rm|run)\b|\bredis-cli\b.*\bconfig\s+set\b"
-    r"|\baws\s+\S+\s+(?:update|modify|put|create|delete|attach|detach|associate|disassociate|set|enable|disable|"
-    r"add|remove|register|deregister|start(?!-session)|stop|reboot|terminate|restore|promote|failover|authorize|"
-    r"revoke)-|\bansible-playbook\b"
-    r"|\bpg_(?:drop|terminate|cancel|reload|create|promote)_\w+\s*\(|\bDROP\s+(?:TABLE|INDEX|DATABASE|ROLE|USER|SCHEMA|"
-    r"SUBSCRIPTION|PUBLICATION)\b|\b(?-i:VACUUM|REINDEX)\b|\bCREATE\s+(?:UNIQUE\s+)?INDEX\b|\b(?:GRANT|REVOKE)\s+\w+"
-    r"|\bSTOP\s+(?:SLAVE|REPLICA)\b|\bSTART\s+(?:SLAVE|REPLICA)\b|\bSET\s+(?:PERSIST|SESSION)\b"
-    r"|\bgcloud\s+.*\b(?:update|set|create|delete|resize)\b|\baz\s+.*\b(?:update|set|create|delete|restart)\b"
-    r"|^\W*[a-z][\w-]*(?:\s+-{1,2}[\w-]+(?:[= ]\S+)?)*\s+config\s+set\b", re.I)
-# what a state-changing command printed about the object it changed: kubectl's "networkpolicy.networking.k8s.io/
-# allow-x created" (its "unchanged" siblings changed nothing), names what the fix was where the command line only
-# names a file
-CHANGED_OBJECT = re.compile(r"^[a-z][\w.-]*/[\w.-]+\s+(?:created|configured|patched|deleted|scaled|restarted|"
-                            r"rolled back|cordoned|drained|uncordoned|annotated|labeled|serverside-applied)\s*$"
-                            # and terraform's "aws_eks_node_group.workers_v3_euw1a: Creation complete after 2m47s [id=…]"
-                            r"|^[a-z][\w-]*\.[\w.\[\]\"-]+: (?:Creation|Modifications|Destruction) complete after\b")
+from poimen.incidents.commands import CHANGED_OBJECT, COMMAND  # noqa: E402,F401  (cues in one place)
 STEMS = (r"bump", r"rais", r"increas", r"decreas", r"lower", r"reduc", r"pinn?", r"disabl", r"enabl",
           r"revert", r"restart", r"redeploy", r"deploy", r"patch", r"scal", r"upgrad", r"downgrad", r"appl(?:i|y)",
           r"merg", r"ship", r"hotfix", r"flush", r"purg", r"drain", r"cordon", r"rotat", r"renew", r"replac",

@@ -93,8 +93,7 @@ def is_failure(record: Record) -> bool:
 QUIET_KINDS = frozenset({"log"})
 _MACHINE_KINDS = frozenset({"log", "output"})  # what a service or a command printed
 _PATIENT_KINDS = frozenset({"comment", "note", "reply"})  # people writing about the episode they follow
-# People who announce what they turn to: an operator's note, a chat message. (A ticket's comments stay on it.)
-_SPEAKING_KINDS = frozenset({"note", "message"})
+_SPEAKING_KINDS = frozenset({"note", "message"})  # people who announce what they turn to (not a ticket's comments)
 _ON_TICKET_KINDS = frozenset({"comment", "reply"})  # about the ticket or thread they are under, whatever they name
 
 
@@ -111,10 +110,7 @@ def _said(record: Record) -> str:
 def _ruled(record: Record) -> bool:
     """An operator's separator ("# ----", "# ===== 14:00, disk alert =====", "# --- quiet until 11:20 ---"): the
     note draws a line under what came before, as a Markdown rule does."""
-    if record.kind != "note":
-        return False
-    prompt = PROMPT.match(record.text)
-    return bool(RULE.match(prompt.group("cmd") if prompt else record.text))
+    return record.kind == "note" and bool(RULE.match(_said(record)))
 
 
 def _turns_to(record: Record, mine: frozenset[tuple[str, str]], failure: bool, acted: bool,
@@ -153,8 +149,11 @@ def elapsed(earlier: float | None, later: float | None) -> float | None:
 
 
 def _resumes(flow: Sequence[Record], times: Sequence[float | None], i: int, gap_seconds: float) -> bool:
-    """Whether a command or a log line follows record ``i`` within ``gap_seconds``, before anyone speaks again."""
+    """Whether a command or a log line follows record ``i`` within ``gap_seconds``, before anyone speaks again (an
+    untimed command right under it: the note's time is its time)."""
     for j in range(i + 1, len(flow)):
+        if flow[j].kind == "command" and times[j] is None and j == i + 1:  # typed right under the note
+            return True
         if flow[j].kind in _PATIENT_KINDS or times[j] is None:
             continue
         d = elapsed(times[i], times[j])

@@ -251,3 +251,18 @@ def test_an_attempt_said_after_a_silence_to_have_changed_nothing_is_the_story_go
                 "$ kubectl -n billing set env deploy/invoice-render AMQP_PREFETCH=4\n")
     assert _cut_lines(tmp_path, text("restart bought nothing, same 406 ~32 min after the restart")) == [1]
     assert _cut_lines(tmp_path, text("the rollback bought nothing, same 406")) == [1, 7]  # (at the date output)
+
+
+def test_a_stamped_note_days_later_with_commands_typed_under_it_opens_a_new_page(tmp_path):
+    """tmux captures two days apart, each under a banner with its day and clock (bench/incidents38): the note after
+    the silence, with commands typed right under it (untimed prompts), is the operator turning to new work, not a
+    late comment on the first incident; with no command under it, it stays with the story before."""
+    def text(after: str) -> str:
+        return ("# capture 2025-04-03 02:58:09 UTC\n$ stern -n orders writer\n"
+                "2025-04-03T02:11:47.390Z ERROR insert order_event failed: nextval: reached maximum value\n"
+                "$ # restart changed nothing, as expected\n"
+                "$ psql -c 'ALTER SEQUENCE order_events_id_seq MINVALUE -2147483648'\n"
+                f"# capture 2025-04-05 22:31:40 UTC\n{after}")
+    opened = text("$ ssh media-03\n$ journalctl -u thumbd | grep ERROR\nthumbd: ERROR No space left on device\n")
+    assert _cut_lines(tmp_path, opened) == [1, 6]
+    assert _cut_lines(tmp_path, text("")) == [1]

@@ -758,3 +758,30 @@ def test_what_a_typo_prints_is_no_failure(output):
     is the operator's slip, not the system failing (it had cut the session into another incident)."""
     assert score(output, "output") == score("")
     assert pick(score("Error: UPGRADE FAILED: timed out waiting for the condition", "output")) == "symptom"
+
+
+@pytest.mark.parametrize("command, changes", [
+    ("tvesely@edge-r2# set protocols bgp neighbor 198.51.100.1 address-family ipv4-unicast maximum-prefix 5000", True),
+    ("orders=*# ALTER SEQUENCE order_events_id_seq MINVALUE -2147483648 RESTART WITH -2147483648;", True),
+    ("deepa@media-03:~$ sudo tune2fs -O large_dir /dev/nvme1n1p1", True),
+    ("deepa@media-03:~$ sudo tune2fs -l /dev/nvme1n1p1", False),
+    ("tvesely@lb-b:~$ sudo nft insert rule inet filter input ip protocol vrrp accept", True),
+    ("tvesely@lb-b:~$ sudo nft list ruleset", False),
+    ("tvesely@edge-r2:~$ show configuration commands | match 'neighbor 198.51.100.1'", False),
+])
+def test_commands_that_change_a_router_a_sequence_a_filesystem_or_a_firewall_are_actions(command, changes):
+    """bench/incidents38's fixes were typed at a VyOS configuration prompt, psql and a shell: each changes state (the
+    listing beside it does not)."""
+    assert (pick(score(command, "command")) == "action") == changes
+
+
+def test_a_routers_failure_mnemonic_is_a_symptom_and_a_state_notice_is_not():
+    """FRR's "%MAXPFXEXCEED" and IOS's "%SYS-2-MALLOCFAIL" name a failure in their mnemonic; "%LINEPROTO-5-UPDOWN"
+    tells a state change (bench/incidents38: the prefix-limit teardown had no symptom on its card)."""
+    exceeded = ("Jun 02 06:12:04 edge-r2 bgpd[1187]: [R2WQ8-1DN5E] %MAXPFXEXCEED: No. of IPv4 Unicast prefix "
+                "received from 198.51.100.1 reaches 1001, max 1000")
+    assert pick(score(exceeded, "log")) == "symptom"
+    assert pick(score("Jun 02 06:12:04 core-1 %SYS-2-MALLOCFAIL: Memory allocation of 65536 bytes", "log")) == \
+        "symptom"
+    assert pick(score("Jun 02 06:12:04 core-1 %LINEPROTO-5-UPDOWN: Line protocol on Gi0/1, changed state to up",
+                      "log")) == "none"

@@ -357,3 +357,20 @@ def test_what_history_lists_are_the_sessions_commands_and_a_notes_file_read_back
     timed = tmp_path / "history.txt"  # a history saved alone is a session by its timed lines
     timed.write_text("".join(f" {2300 + n}  2025-08-19 07:{40 + n}:09  kubectl get pods\n" for n in range(6)))
     assert detect(timed) == "shell" and {r.kind for r in records(timed)} == {"command"}
+
+
+def test_a_stamped_capture_banner_dates_its_note_and_psql_transaction_prompts_are_prompts(tmp_path):
+    """tmux captures saved under a banner note with the day and clock they were taken ("##### tcap: … 2025-04-05
+    22:31:40 UTC"; bench/incidents38): the note is at that time; psql's prompt inside a transaction ("orders=*#")
+    or after an error in one ("orders=!#") is a prompt, so the ALTER typed at it is a command."""
+    p = tmp_path / "captures.log"
+    p.write_text("##### tcap: tmux capture-pane -pJ -S - -t inc:1.0  (pane %4, ssh)  2025-04-03 02:58:15 UTC  d@t2\n"
+                 "orders=# BEGIN;\nBEGIN\n"
+                 "orders=*# ALTER SEQUENCE order_events_id_seq MINVALUE -2147483648 RESTART WITH -2147483648;\n"
+                 "ALTER SEQUENCE\norders=!# ROLLBACK;\nROLLBACK\n"
+                 "deepa@media-03:~$ # said on the day before, no stamp\n", encoding="utf-8")
+    recs = list(records(p))
+    assert [(r.kind, r.time) for r in recs] == [
+        ("note", "2025-04-03 02:58:15 UTC"), ("command", ""), ("output", ""), ("command", ""), ("output", ""),
+        ("command", ""), ("output", ""), ("note", "")]
+    assert dict(recs[3].attrs)["command"].startswith("ALTER SEQUENCE")

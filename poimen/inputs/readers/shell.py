@@ -4,10 +4,12 @@ A prompt is "$ cmd", "user@host:~/dir$ cmd", "root@host:/# cmd", "[user@host dir
 cmd", "host:~$ cmd", SUSE's "host:~ # cmd", "bash-5.1$ cmd", a container's "/ # cmd", oh-my-zsh's "➜  dir cmd",
 fish's "user@host ~> cmd", "(venv) $ cmd", "PS C:\\> cmd" or "❯ cmd", each after an optional "[14:03:26] " or
 "[Tue 14:03] " clock (the command's time), or an
-interactive client's: psql's "orders=# " / "orders=> ", "mysql> ", "MariaDB [db]> ", "sqlite> ", redis-cli's
+interactive client's: psql's "orders=# " / "orders=> " (in a transaction "orders=*# ", after its error "orders=!# "),
+"mysql> ", "MariaDB [db]> ", "sqlite> ", redis-cli's
 "127.0.0.1:6379> ", Python's ">>> ". A terminal echoes "^C" before the prompt it interrupts back to. A line
 "# …" that is no root prompt is a note, and so is a prompt whose command is only a comment ("$ # paging: …", "$ : not DNS",
-"orders=# -- the 214 idle sessions are the leak"): the operator writing down what they see. Output runs until
+"orders=# -- the 214 idle sessions are the leak"): the operator writing down what they see; a note stamped with a
+day and a clock (a capture's banner) is at that time. Output runs until
 the next prompt, note or blank line, and is threaded to the command above it, so "what did this print" and "what
 was run" stay one episode. The lines ``script`` writes around a recording ("Script started on …", "Script done
 on …") are no command's output: they are ``log`` records with their time. Nor is the clock that ``date`` prints
@@ -32,7 +34,7 @@ from poimen.inputs.stream import Piece, shown_pieces
 
 MAX_OUTPUT_LINES = 64  # a long listing is cut into output records of this many lines
 
-_CLIENT = r"[\w.-]+[=\-(][#>]|mysql>|MariaDB \[[^\]]*\]>|sqlite>|>>>|[\w.-]+:\d{2,5}(?:\[\d+\])?>"
+_CLIENT = r"[\w.-]+[=\-(^!][*!?]?[#>]|mysql>|MariaDB \[[^\]]*\]>|sqlite>|>>>|[\w.-]+:\d{2,5}(?:\[\d+\])?>"
 # A shell prompt: an optional clock, "[14:03:26] ", "[2024-07-09 14:03:26] " or "[Tue Jul 09 14:03:26 UTC] " (a PS1
 # with \\t, \\d or \\D{...}), an
 # optional "(venv) " or kube-ps1's "(⎈|prod:payments) ", then "user@host:dir$",
@@ -140,7 +142,12 @@ def read_pieces(found: Iterable[Piece]) -> Iterator[Record]:
             day = d.group(0) if (d := _ISO_DAY.match(script.group("time") or "")) else day
             yield Record(line, p.line_start, p.line_start, kind="log", time=script.group("time"))
         elif note:
-            yield Record(line, p.line_start, p.line_start, kind="note", thread=thread)
+            # a note stamped with a day and a clock (a capture's banner, "##### tcap: … 2025-04-05 22:31:40 UTC";
+            # bench/incidents38) is written at that time, and the operator's clocks after it are on its day
+            stamp = _NOTE_STAMP.search(line)
+            day = stamp.group(1) if stamp else day
+            yield Record(line, p.line_start, p.line_start, kind="note", thread=thread,
+                         time=f"{stamp.group(1)} {stamp.group(2)}" if stamp else "")
         else:
             if not out:
                 out_start = p.line_start
@@ -164,6 +171,7 @@ def _paragraphs(lines: list[Piece]) -> list[Piece]:
 
 
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_NOTE_STAMP = re.compile(r"\b(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?(?:\s?(?:UTC|Z|[+-]\d{2}:?\d{2}))?)(?!\S)")
 
 
 def _output(lines: list[str], start: int, end: int, thread: str, clock: bool) -> Record:
