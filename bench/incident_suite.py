@@ -118,6 +118,13 @@ SUITE = Path(__file__).resolve().parent / "incidents"
 # asciinema .cast, zsh with powerlevel10k and terraform, an ssh jump to a router, tmux captures, `history` with
 # notes files), likewise, in stop 44: first figures at 71e5794, ask 6/10, lookup 14/20, 15 confusions (incidents37)
 # and ask 0/10, lookup 2/20, 0 confusions (incidents38);
+# incidents39, trackers' REST answers (Jira search, GitLab issue notes, Bugzilla, YouTrack, Redmine journals, Azure
+# DevOps work item comments), incidents40, non-JVM logs (gunicorn and Celery tracebacks, a Go panic, pm2, Kestrel
+# with inner exceptions, Rails and Sidekiq, a Rust panic) under Sentry, IRC, ClickUp, Google Chat, Basecamp and
+# Telegram, and incidents41, write-ups (AsciiDoc, MediaWiki, a saved .eml reply, an ops review, pipe-table timelines,
+# a Jeli-style investigation), likewise, in stop 45: first figures at 5502398, before any miss was read, ask 6/10,
+# lookup 13/20, 12 confusions (incidents39), ask 3/10, lookup 4/20, 7 confusions (incidents40) and ask 4/10, lookup
+# 9/20, 4 confusions (incidents41);
 # "blind" suites were written by someone who read no code, and their misses were never read: incidents4, and
 # incidents15 (the six formats of the held-out streams, two incidents each, written in stop 35 at `ca1b949`). The baselines' weights are chosen on bench/incidents' split "dev" alone.
 SUITES = ((SUITE, "dev"), (SUITE.with_name("incidents2"), "dev"), (SUITE.with_name("incidents3"), "dev"),
@@ -138,6 +145,8 @@ SUITES = ((SUITE, "dev"), (SUITE.with_name("incidents2"), "dev"), (SUITE.with_na
           (SUITE.with_name("incidents33"), "dev"), (SUITE.with_name("incidents34"), "dev"),
           (SUITE.with_name("incidents35"), "dev"), (SUITE.with_name("incidents37"), "dev"),
           (SUITE.with_name("incidents36"), "dev"), (SUITE.with_name("incidents38"), "dev"),
+          (SUITE.with_name("incidents39"), "dev"), (SUITE.with_name("incidents40"), "dev"),
+          (SUITE.with_name("incidents41"), "dev"),
           (SUITE.with_name("incidents4"), "blind"), (SUITE.with_name("incidents15"), "blind"))
 WINDOW = 3
 SHOWN_CHARS = 600  # mem lookup prints a hit without lines as its text cut here (poimen.cli.readout.print_hits)
