@@ -24,10 +24,20 @@ _JSON_TIME = re.compile(rf'^\{{\s*"@?(?:timestamp|time|ts)"\s*:\s*"({TIMESTAMP}[
 # ... or any of these after the pod and the container stern names each line by ("fx-edge-gateway-6c9d7b5f4-2xkqp gateway
 # {"@timestamp":…}", "order-events-writer-7d5f8c9b6-xq2lm writer 2025-04-03T02:11:47.390Z ERROR …"; bench/incidents36)
 STERN = r"[a-z0-9][a-z0-9.-]*-(?:[a-z0-9]{5}|\d{1,3}) [a-z0-9][a-z0-9-]{0,62} "
+# ... or the source a tool that merges several logs names each line by: `kubectl logs --prefix`'s "[pod/api-7c9f-t4mzx/
+# api] ", `docker compose logs`' "scanhub-1         | ", pm2's "2|storefront-api  | ", foreman's "web.1  | "
+# (bench/incidents40); the lines of a trace keep the prefix too, so the log reader joins them by it (``MUX``)
+MUX = r"(?:\[pod/[\w.-]+/[\w.-]+\] |(?:\d+\|)?[A-Za-z][\w.-]*\s*\| )"  # (a name: not a table's "2025-07-14 | ")
 LOG_START = re.compile(rf"^(?:(?![A-Za-z]+[,:;]?\s)\S+\s+)??(?:{TIMESTAMP}|\[?{LEVELS}\b|\d{{5,}}\s)|{_JSON_TIME.pattern}"
-                       rf"|^[a-z][\w.-]{{1,20}}:{LEVELS}\s|^{STERN}(?:{TIMESTAMP}|{LEVELS}\b|{_JSON_TIME.pattern[1:]})")
+                       rf"|^[a-z][\w.-]{{1,20}}:{LEVELS}\s|^(?:{STERN}|{MUX}\s*)(?:{TIMESTAMP}|{LEVELS}\b|{_JSON_TIME.pattern[1:]})")
+_MUX = re.compile(MUX)
 _LEVEL = re.compile(rf"(?<![\w.-]){LEVELS}(?![\w-])")
 _STERN = re.compile(STERN)
+def source_prefix(line: str) -> re.Match | None:
+    """The source a merged log names ``line`` by (``MUX``), or None."""
+    return _MUX.match(line)
+
+
 def is_log_line(line: str) -> bool:
     return bool(LOG_START.match(line))
 
@@ -39,7 +49,7 @@ def level_of(line: str) -> str:
 
 
 def time_of(line: str) -> str:
-    line = line[m.end():] if (m := _STERN.match(line)) and LOG_START.match(line) else line
+    line = line[m.end():].lstrip() if (m := _STERN.match(line) or _MUX.match(line)) and LOG_START.match(line) else line
     if m := _JSON_TIME.match(line):
         return m.group(1)
     m = re.match(rf"^(?:\S+\s+)??({TIMESTAMP})", line)

@@ -157,3 +157,36 @@ def test_a_chat_topic_copied_from_the_browser_heads_posts_by_a_full_name_and_a_c
     recs = list(records(p))
     assert recs[-1].kind == "comment" and recs[-1].author == "Lena Hartmann" and "not the disk" in recs[-1].text.lower()
     assert seconds(recs[-1].time) == seconds("2025-10-21 04:21")
+
+
+def test_a_merged_logs_lines_and_traces_keep_their_source_and_a_preface_leaves_it_a_log(tmp_path):
+    """`kubectl logs --prefix`, `docker compose logs` and `pm2 logs` name each line by its source ("[pod/booking-
+    api-7c9f6d8b5-t4mzx/api] ", "scanhub-1         | ", "2|storefront-api  | "), and a trace's lines too; a few lines
+    of the person who saved it, then the command that printed it, stand over the log (bench/incidents40): a log whose
+    traces stay with their error, not prose; a table whose first cell is a date has no source."""
+    from poimen.text.log_lines import is_log_line, time_of
+
+    for line in ("[pod/booking-api-7c9f6d8b5-t4mzx/api] 2025-02-11T06:30:40.881Z warn: Microsoft.Hosting[60]",
+                 "scanhub-1         | 2025-06-03T04:12:09.121480Z ERROR scanhub::label: label worker stopped",
+                 "2|storefront-api  | 2025-03-11T14:02:09.431+00:00: Error: read ECONNRESET"):
+        assert is_log_line(line) and time_of(line).startswith("2025-")
+    assert not is_log_line("Time | Who | Event")
+    p = tmp_path / "booking.txt"
+    p.write_text("booking-api, 11 Feb 2025 -- container log and the chat thread, times UTC.\n"
+                 "Connection strings redacted by hand.\n\n"
+                 "$ kubectl -n booking logs -l app=booking-api --prefix\n"
+                 + "".join(f"[pod/booking-api-7c9f6d8b5-t4mzx/api] 2025-02-11T06:30:3{n}.204Z info: request served\n"
+                           for n in range(8)) +
+                 "[pod/booking-api-7c9f6d8b5-t4mzx/api] 2025-02-11T06:30:41.204Z info: Microsoft.Hosting.Lifetime[14]\n"
+                 "[pod/booking-api-7c9f6d8b5-t4mzx/api]       Now listening on: http://[::]:8080\n"
+                 "[pod/booking-api-7c9f6d8b5-lq8wn/api] 2025-02-11T06:31:02.118Z fail: Microsoft.EntityFrameworkCore[10]\n"
+                 "[pod/booking-api-7c9f6d8b5-lq8wn/api]       Microsoft.Data.SqlClient.SqlException (0x80131904): A connection\n"
+                 "[pod/booking-api-7c9f6d8b5-lq8wn/api]          at Microsoft.Data.SqlClient.SqlConnection.Open()\n"
+                 "[pod/booking-api-7c9f6d8b5-t4mzx/api]       continued from another pod\n", encoding="utf-8")
+    assert detect(p) == "log"
+    logged = [(r.line_start, r.line_end) for r in records(p) if r.kind == "log" and r.text.startswith("[pod/")]
+    assert logged[8:] == [(13, 14), (15, 17), (18, 18)]
+    table = tmp_path / "incident-log.txt"
+    table.write_text("INCIDENT LOG -- ingest platform\nOne line per incident.\n\n"
+                     + "".join(f"2025-07-{10 + n} | SEV3 | IL-02{n} | backlog grew | closed\n" for n in range(5)))
+    assert detect(table) != "log"

@@ -27,7 +27,7 @@ from poimen.inputs.readers.cast import is_cast
 from poimen.inputs.readers.feed import is_feed
 from poimen.inputs.readers.mattermost import is_bulk_head
 from poimen.text.line_levels import line_levels
-from poimen.text.log_lines import is_log_line, level_of
+from poimen.text.log_lines import is_log_line, level_of, source_prefix
 from poimen.text.terminal import shown
 from poimen.inputs.readers.shell import is_prompt, is_timed_history
 from poimen.inputs.readers.tickets import is_ticket_header
@@ -121,14 +121,19 @@ def _json_kind(head: str) -> str | None:
 def _note_over_banner(head: str) -> int:
     """The lines of a short note over what ``tail`` printed ("roomhold -- prod log excerpts, saved by Tomás" /
     "log: kubectl logs …, times UTC", a blank line, then a banner: "==> pod (4.12.0) <==", "--- parcel-eta-6b9f7c5d8-
-    4tqzn, 2025-09-22 ---", "#### portal-1  /opt/…/application.log"): a saved log's own words about it, no title of
-    a report (bench/incidents29); 0 for none. (The log still has to follow the banner.)"""
+    4tqzn, 2025-09-22 ---", "#### portal-1  /opt/…/application.log", a rule, or the command that printed it, "$
+    kubectl logs …"): a saved log's own words about it, no title of a report (bench/incidents29, 40); 0 for none.
+    (The log still has to follow.)"""
     raw = [shown(x) for x in head.splitlines()[:NOTE + 2]]
     blank = next((n for n, x in enumerate(raw) if not x.strip()), None)
     if not blank or blank > NOTE:
         return 0
     after = next((x for x in raw[blank:] if x.strip()), "")
-    return blank if _BANNER.match(after) else 0
+    if _BANNER.match(after):
+        return blank
+    said = not any(is_log_line(x) or _BANNER.match(x) for x in raw[:blank])  # (words, not a log of its own)
+    return blank if said and (_RULE_ONLY.match(after) or is_prompt(after) or (
+        source_prefix(after) and is_log_line(after))) else 0
 
 
 def _line_kind(head: str) -> str | None:
@@ -143,7 +148,12 @@ def _line_kind(head: str) -> str | None:
     # bench/incidents9) is a log by its opening lines.
     lines = lines[_note_over_banner(head):]
     banners = next((n for n, x in enumerate(lines[:BANNERS + 1]) if not _BANNER.match(x)), 0)
-    if _RULE_ONLY.match(lines[banners]):  # (under a banner too: "==> …/messages.log <==" over Open Liberty's box of
+    if _RULE_ONLY.match(lines[banners]) and len(lines) > banners + 1 and is_prompt(lines[banners + 1]):
+        banners += 1  # a rule over the command that printed the log (bench/incidents40)
+    if is_prompt(lines[banners]) and len(lines) > banners + 1:  # "$ kubectl -n booking logs … --prefix" over it,
+        # and what the command says before the log ("[TAILING] Tailing last 60 lines …", "…/pm2.log last 60 lines:")
+        banners += 1 + next((n for n, x in enumerate(lines[banners + 1:banners + 4]) if is_log_line(x)), 0)
+    elif _RULE_ONLY.match(lines[banners]):  # (under a banner too: "==> …/messages.log <==" over Open Liberty's box of
         # "product = …", "java.version = …" between two rules of asterisks; bench/incidents25)
         banners = next((n + 1 for n, x in enumerate(lines[banners + 1:banners + BOX], banners + 1) if _RULE_ONLY.match(x)),
                        0)
@@ -153,7 +163,8 @@ def _line_kind(head: str) -> str | None:
     lines = lines[next((n for n, x in enumerate(lines[:3]) if not _JVM_SAYS.match(x)), 0):]  # (what the JVM says
     # before the program logs anything: "Picked up JAVA_TOOL_OPTIONS: -Xlog:gc…"; bench/incidents27)
     opening = lines[:OPENING]
-    logged = [is_log_line(x) or bool(_TRACE.match(x)) for x in opening]
+    logged = [is_log_line(x) or bool(_TRACE.match(x) or source_prefix(x)) for x in opening]  # (a merged log's
+    # trace lines under their source: "[pod/booking-api-7c9f6d8b5-t4mzx/api]       Storing keys in …")
     if len(lines) >= 3 and is_log_line(lines[0]) and (
             sum(is_log_line(x) for x in lines) >= LOG_SHARE * len(lines)
             or sum(logged) >= LOG_SHARE * len(opening)

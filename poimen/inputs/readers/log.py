@@ -38,7 +38,7 @@ from poimen.inputs.readers.zones import banner_day, on_day, with_year, zone_of, 
 from poimen.inputs.readers.speakers import FIELD_LINE, NAME_ALONE, TIME_ALONE, as_of, dated, header, speaker
 from poimen.inputs.records import Record
 from poimen.inputs.stream import Piece, shown_pieces
-from poimen.text.log_lines import LOG_START, level_of, time_of
+from poimen.text.log_lines import LOG_START, level_of, source_prefix, time_of
 
 MAX_TRACE_LINES = 64  # a runaway "trace" (an indented dump) is cut into records of this many lines
 
@@ -108,6 +108,11 @@ class _Reader:
         if self.said:  # a comment's paragraph runs to the next blank line, log line or speaker
             fits = p.line_start == self.end + 1 and not LOG_START.match(line) and not speaker(line)
             return JOIN if fits else APART
+        if (mux := source_prefix(line)) and not LOG_START.match(line):  # a merged log's trace line, under its source
+            first = source_prefix(self.lines[0])
+            body = line[mux.end():]
+            same = first is not None and first.group(0).strip() == mux.group(0).strip()
+            return JOIN if same and (body[:1].isspace() or CONTINUATION.match(body)) else APART
         if not LOG_START.match(line):
             raised = (self.last_indent > 0 and PYTHON_RAISED.match(line)
                       and any(x.startswith("Traceback (") for x in self.lines))
