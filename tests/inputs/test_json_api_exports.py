@@ -146,3 +146,31 @@ def test_a_graphql_answer_reads_its_issues_their_comments_and_what_the_timeline_
     assert said[0][3].split("\n")[0].endswith("tern plan panics after upgrading to 0.21.0")
     assert said[2][3].endswith("config: don't dereference a missing proxy block\n`HTTPClient()` now returns the default "
                                "transport when `c.Proxy` is nil.")
+
+
+def test_a_jira_rest_answer_reads_each_issues_comments_under_its_fields(tmp_path):
+    """Jira's REST search keeps an issue's own fields under "fields", and its comments one level deeper, in
+    "fields.comment.comments" with "total" beside them (bench/incidents39): the comments, where the fix is, are read
+    under their issue, at their lines, by their author and time."""
+    def issue(key, summary, comments):
+        return {"id": "48307", "key": key, "fields": {
+            "summary": summary, "created": "2025-06-02T08:55:41.290+0200",
+            "reporter": {"name": "imarchetti", "displayName": "Ines Marchetti"},
+            "description": "Since 08:40 customers land on a *502 Bad Gateway* page straight after signing in.",
+            "labels": ["customer-impact"], "components": [{"id": "11804", "name": "auth-gateway"}],
+            "comment": {"startAt": 0, "maxResults": 2, "total": len(comments), "comments": [
+                {"author": {"name": n, "displayName": n.title()}, "created": t, "body": b} for n, t, b in comments]}}}
+    f = _write(tmp_path, "jira-search.json", {"startAt": 0, "total": 2, "issues": [
+        issue("PLAT-1938", "502 after SSO login for large customers", [
+            ("tszymanski", "2025-06-02T10:05:39.871+0200", "Found it: the callback sets the whole group list in the cookie."),
+            ("kwrona", "2025-06-03T14:31:56.718+0200", "Fixed: proxy-buffer-size raised to 16k on the auth ingress.")]),
+        issue("PLAT-1944", "Lane report fails with out of shared memory", [])]})
+    recs = list(read_records(f))
+    assert [(r.kind, r.thread) for r in recs] == [("ticket", "PLAT-1938"), ("comment", "PLAT-1938"),
+                                                 ("comment", "PLAT-1938"), ("ticket", "PLAT-1944")]
+    assert recs[0].text.split("\n")[0].endswith("502 after SSO login for large customers")  # "fields.summary"
+    fix = recs[2]
+    assert fix.text.endswith("proxy-buffer-size raised to 16k on the auth ingress.") and fix.time.startswith("2025-06-03")
+    lines = f.read_text(encoding="utf-8").splitlines()
+    assert "proxy-buffer-size" in lines[fix.line_start - 1] or any(
+        "proxy-buffer-size" in x for x in lines[fix.line_start - 1:fix.line_end])

@@ -130,6 +130,8 @@ def infer(records: list[dict]) -> Fields:
 
         text = max(sorted(k for k in keys if any(isinstance(r.get(k), str) for r in sample)), key=weight, default="")
     title = first(TITLE_KEYS) if text not in TITLE_KEYS else ""
+    parent = text.rpartition(".")[0]  # ... or beside a nested text: Jira's "fields.summary" over "fields.description"
+    title = title or (first(tuple(f"{parent}.{k}" for k in TITLE_KEYS if f"{parent}.{k}" != text)) if parent else "")
     described = f"{text.rpartition('.')[0]}.description".lstrip(".")
     if not title and text.rsplit(".", 1)[-1] in ("message", "name") and _present(sample, described):
         title, text = text, described  # an alert's "message" over its "description" (Opsgenie; bench/incidents37)

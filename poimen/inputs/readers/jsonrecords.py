@@ -30,7 +30,7 @@ from poimen.inputs.readers.html import page_pieces
 from poimen.inputs.records import Record
 from poimen.inputs.stream import whole_text
 
-CHILD_KEYS = ("comments", "replies")
+CHILD_KEYS = ("comments", "replies", "comment")
 # An issue's timeline (GitHub's GraphQL "timelineItems"): its events say what their pull request or commit says
 # ("closer": {"title": …, "body": …}), and a label added says nothing
 TIMELINE_KEYS = ("timelineItems", "timeline_items", "timeline")
@@ -131,18 +131,35 @@ def child_keys(value: dict) -> list[str]:
         return isinstance(c, dict) and any(isinstance(c.get(k), str) and len(c[k].strip()) >= CHILD_TEXT
                                            for k in _SAID)
 
-    named = [k for k in CHILD_KEYS if isinstance(listed(value, k), list)]
+    named = [k for k in CHILD_KEYS if listed(value, k) is not None]
     timeline = [k for k in TIMELINE_KEYS if isinstance(listed(value, k), list)]
     return (named or [k for k in value if (v := listed(value, k)) and sum(map(says, v)) * 2 > len(v)
                       and k not in timeline]) + timeline
 
 
+def list_path(value: dict, key: str) -> tuple[str, ...] | None:
+    """Where the list ``key`` names sits in ``value``: under ``key``, or under its "nodes" (a GraphQL connection:
+    "comments": {"totalCount": 2, "nodes": […]}) or its "comments" (Jira's "comment": {"comments": […], "total": 3}),
+    each also inside the record's "fields" (Jira's REST issue keeps its own there; bench/incidents39); None for none."""
+    for holder, pre in ((value, ()), (value.get("fields"), ("fields",))):
+        v = holder.get(key) if isinstance(holder, dict) else None
+        if isinstance(v, list):
+            return (*pre, key)
+        inner = next((k for k in _INNER if isinstance(v.get(k), list)), None) if isinstance(v, dict) else None
+        if inner:
+            return (*pre, key, inner)
+    return None
+
+
+_INNER = ("nodes", "comments")
+
+
 def listed(value: dict, key: str) -> list | None:
-    """The list under ``key``, or under its "nodes" (a GraphQL connection: "comments": {"totalCount": 2, "nodes":
-    […]}); None for anything else."""
-    v = value.get(key)
-    v = v.get("nodes") if isinstance(v, dict) else v
-    return v if isinstance(v, list) else None
+    """The list under ``key`` (``list_path``), None for anything else."""
+    path = list_path(value, key)
+    for k in path or ():
+        value = value[k]
+    return value if path else None
 
 
 def _children(value: dict, f: Fields, parent: Record, located) -> Iterator[Record]:
@@ -182,10 +199,10 @@ def read_json_text(path: Path, text: str, options) -> Iterator[Record]:
             yield rec
 
         def children(key: str, item=item) -> list[tuple[dict, int, int]]:
-            member = next(v for k, v in doc.members(item.start) if k == key)
-            if isinstance(member.value, dict):  # a GraphQL connection: its "nodes"
-                member = next(v for k, v in doc.members(member.start) if k == "nodes")
-            return [(c.value, c.line_start, c.line_end) for _, c in doc.members(member.start) if isinstance(c.value, dict)]
+            at = item.start
+            for step in list_path(item.value, key) or ():  # (down to the list: a connection's "nodes", Jira's …)
+                at = next(v for k, v in doc.members(at) if k == step).start
+            return [(c.value, c.line_start, c.line_end) for _, c in doc.members(at) if isinstance(c.value, dict)]
 
         yield from _children(value, f, rec, children)
         for child, cf in sorted(linked.pop(links[0].parent_key(item), []) if links else [], key=_when(f)):
