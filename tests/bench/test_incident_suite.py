@@ -131,3 +131,9 @@ def test_the_hybrid_fills_within_budget_and_mixes_neighbours():
     assert mixed[3] == alone[3]  # another stream's unit is no neighbour
     text = hybrid.fill_text(corpus.ranked("disk full", 1.0, 0.5), units, 12)
     assert text.splitlines()[0] == "disk full on db-1" and sum(hybrid.line_cost(x) for x in text.splitlines()) <= 12
+
+
+def test_a_fix_holds_as_a_reader_sees_it_with_inline_code_marks_left_out():
+    """A wiki page's "<code>fsid=7</code>" is shown as "`fsid=7`" (bench/incidents41): the same fix, as read."""
+    assert incident_suite.holds("fix: Put `fsid=7` back on the export line", ["Put <code>fsid=7</code> back"])
+    assert not incident_suite.holds("fix: Put `fsid=8` back on the export line", ["Put <code>fsid=7</code> back"])

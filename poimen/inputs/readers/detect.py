@@ -31,6 +31,8 @@ from poimen.text.log_lines import is_log_line, level_of, source_prefix
 from poimen.text.terminal import shown
 from poimen.inputs.readers.shell import is_prompt, is_timed_history
 from poimen.inputs.readers.tickets import is_ticket_header
+from poimen.inputs.readers.mail import is_mail
+from poimen.inputs.readers.mediawiki import is_mediawiki
 from poimen.inputs.readers.wiki import is_wiki
 
 HEAD = 1 << 16
@@ -193,6 +195,8 @@ def detect(path: Path) -> str:
         return "markdown"
     if _HTML.match(head):  # a page saved as .txt, or with no suffix, is a page by its opening tag
         return "html"
+    if suffix not in SUFFIXES and is_mail(head):  # a message saved with no .eml
+        return "mail"
     if is_bundle(head):  # API answers saved with `tail -n +1 *.json`
         return "bundle"
     if is_feed(head):  # a status page's history.atom saved as .xml
@@ -202,6 +206,8 @@ def detect(path: Path) -> str:
         return kind
     if not kind and suffix in ("", ".txt", ".text") and is_wiki(_lines(head)):  # a page or a description saved as text
         return "wiki"
+    if not kind and suffix in ("", ".txt", ".text") and is_mediawiki(_lines(head)):  # a wiki page's source
+        return "mediawiki"
     if suffix in SUFFIXES:
         return SUFFIXES[suffix]
     raise UnknownFormat(f"{path}: unsupported type {suffix or '(none)'}; poimen reads {known_formats()} "

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from poimen.errors import SourceError
-from poimen.inputs.readers import bundle, chat, feed, html, jsonrecords, log, markdown, shell, text, tickets, wiki
+from poimen.inputs.readers import (bundle, chat, feed, html, jsonrecords, log, mail, markdown, mediawiki, shell, text,
+                                   tickets, wiki)
 from poimen.inputs.readers.fields import Fields
 from poimen.inputs.records import Record
 
@@ -34,7 +35,10 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            "plain text, paragraphs a blank line apart"),
     Format("markdown", markdown.read, "\n\n", (".md", ".markdown"), "sections, tables, fenced blocks"),
     Format("wiki", wiki.read, "\n\n", (".wiki",), "Jira/Confluence wiki markup: h2. headings, ||tables||, {code}"),
+    Format("mediawiki", mediawiki.read, "\n\n", (".mediawiki", ".wikitext"),
+           "MediaWiki markup: == headings ==, {| tables |}, <pre> blocks"),
     Format("html", html.read, "\n\n", (".html", ".htm", ".xhtml"), "a page: a wiki's HTML export, a saved page"),
+    Format("mail", mail.read, "\n\n", (".eml",), "an e-mail saved as .eml: its subject, sender and body"),
     Format("bundle", bundle.read, "\n\n", (), "files printed one after another under tail's ==> name <== banners"),
     Format("feed", feed.read, "\n\n", (".atom", ".rss"), "an Atom or RSS feed: a status page's incident history"),
     Format("log", log.read, "\n", (".log",), "log lines with their multi-line traces"),

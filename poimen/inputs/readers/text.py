@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from poimen.inputs.records import Record
-from poimen.inputs.stream import pieces
+from poimen.inputs.stream import Piece, pieces
 from poimen.text.headings import DATED_TITLE, names_problem
 
 _UNDERLINE = re.compile(r"^\s*([=\-~*#_])\1{2,}\s*$")
@@ -126,14 +126,18 @@ def _head(lines: list[str], first: bool, block_follows: bool, indent: int = 0) -
 
 
 def read(path: Path, options) -> Iterator[Record]:
-    title: str | None = None
+    return read_pieces(pieces(path, "\n\n", options.max_chars))
+
+
+def read_pieces(stream: Iterator[Piece], title: str | None = None) -> Iterator[Record]:
+    """The records of a document's paragraphs (``pieces`` of it, a blank line apart); ``title`` is its title when
+    something other than its first lines gives one (an e-mail's subject)."""
     section: str | None = None  # the section a paragraph stands in, and a part of it (a weak heading under it)
     part: str | None = None
     strong = False  # whether ``section`` was opened by a section heading, so a weak one is a part of it
-    first = True
+    first = title is None
     rules: list[str] = []  # the underline characters in the order first seen: the first opens sections
-    heads: tuple[str, ...] = ()  # (title, section, part) without the ones not seen: rebuilt only when one changes
-    stream = pieces(path, "\n\n", options.max_chars)
+    heads: tuple[str, ...] = (title,) if title else ()  # (title, section, part) without the ones not seen
     p = next(stream, None)
     while p is not None:
         nxt = next(stream, None)
