@@ -28,7 +28,9 @@ STERN = r"[a-z0-9][a-z0-9.-]*-(?:[a-z0-9]{5}|\d{1,3}) [a-z0-9][a-z0-9-]{0,62} "
 # api] ", `docker compose logs`' "scanhub-1         | ", pm2's "2|storefront-api  | ", foreman's "web.1  | "
 # (bench/incidents40); the lines of a trace keep the prefix too, so the log reader joins them by it (``MUX``)
 MUX = r"(?:\[pod/[\w.-]+/[\w.-]+\] |(?:\d+\|)?[A-Za-z][\w.-]*\s*\| )"  # (a name: not a table's "2025-07-14 | ")
-LOG_START = re.compile(rf"^(?:(?![A-Za-z]+[,:;]?\s)\S+\s+)??(?:{TIMESTAMP}|\[?{LEVELS}\b|\d{{5,}}\s)|{_JSON_TIME.pattern}"
+# ... or Ruby's Logger, its level's letter first: "I, [2025-05-14T10:22:30.004112 #12]  INFO -- : …"
+_RUBY = r"[DIWEFA], \[\d{4}-\d{2}-\d{2}T"
+LOG_START = re.compile(rf"^{_RUBY}|^(?:(?![A-Za-z]+[,:;]?\s)\S+\s+)??(?:{TIMESTAMP}|\[?{LEVELS}\b|\d{{5,}}\s)|{_JSON_TIME.pattern}"
                        rf"|^[a-z][\w.-]{{1,20}}:{LEVELS}\s|^(?:{STERN}|{MUX}\s*)(?:{TIMESTAMP}|{LEVELS}\b|{_JSON_TIME.pattern[1:]})")
 _MUX = re.compile(MUX)
 _LEVEL = re.compile(rf"(?<![\w.-]){LEVELS}(?![\w-])")

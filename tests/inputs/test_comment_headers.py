@@ -190,3 +190,28 @@ def test_a_merged_logs_lines_and_traces_keep_their_source_and_a_preface_leaves_i
     table.write_text("INCIDENT LOG -- ingest platform\nOne line per incident.\n\n"
                      + "".join(f"2025-07-{10 + n} | SEV3 | IL-02{n} | backlog grew | closed\n" for n in range(5)))
     assert detect(table) != "log"
+
+
+def test_basecamp_comments_irc_lines_and_ruby_logger_lines_under_a_log(tmp_path):
+    """bench/incidents40: Ruby's Logger writes its level's letter first ("I, [2025-05-14T10:22:30.004112 #12]  INFO
+    -- : …"), a log line, not a person "I" speaking; a Basecamp to-do copied under the log heads each indented comment
+    "Fenna Ruiz · May 12 at 8:09am (edited)", on the log's year, not a line of the to-do above; an irssi log's
+    "10:05 < ruth> …" is ruth speaking."""
+    from poimen.text.log_lines import is_log_line
+
+    assert is_log_line("I, [2025-05-14T10:22:30.004112 #12]  INFO -- : [a10e2b77] Started GET \"/up\"")
+    assert speaker("Fenna Ruiz · May 12 at 8:17am (edited)") == ("May 12 at 8:17am", "Fenna Ruiz")
+    assert speaker("10:05 < ruth> and the real fix: PR #388") == ("10:05", "ruth")
+    assert speaker("08:52 <+promrelay> [FIRING:1] MeterReadingGap") == ("08:52", "promrelay")
+    p = tmp_path / "rails.txt"
+    p.write_text("".join(f"I, [2025-05-12T02:00:0{n}.1 #12]  INFO -- : job {n} done\n" for n in range(4))
+                 + "E, [2025-05-12T02:00:09.5 #12] ERROR -- : ActiveRecord::ConnectionTimeoutError: could not obtain\n\n"
+                 "[✓] Nightly price refresh failing\n    Added by Niels Achterberg on May 12\n\n"
+                 "  Fenna Ruiz · May 12 at 8:09am\n  Every failing job dies with ConnectionTimeoutError.\n\n"
+                 "  Fenna Ruiz · May 12 at 11:28am (edited)\n  PR #421: RAILS_MAX_THREADS 25 for sidekiq.\n",
+                 encoding="utf-8")
+    recs = list(records(p))
+    assert [r.kind for r in recs[:5]] == ["log"] * 5
+    said = [r for r in recs if r.kind == "comment"]
+    assert [(r.author, r.line_start, seconds(r.time)) for r in said] == [
+        ("Fenna Ruiz", 10, seconds("2025-05-12T08:09:00")), ("Fenna Ruiz", 13, seconds("2025-05-12T11:28:00"))]

@@ -116,6 +116,8 @@ class _Reader:
         if not LOG_START.match(line):
             raised = (self.last_indent > 0 and PYTHON_RAISED.match(line)
                       and any(x.startswith("Traceback (") for x in self.lines))
+            if p.indent > 0 and line[:1].isupper() and speaker(line):  # an indented comment's header (Basecamp's
+                return APART  # "  Fenna Ruiz · May 12 at 8:09am" under a to-do): no line of the record above
             return JOIN if p.indent > 0 or CONTINUATION.match(line) or raised else APART
         mine, theirs = _source(self.lines[0]), _source(line)
         if not (mine and theirs and mine[0] == theirs[0]):

@@ -108,8 +108,12 @@ _ZAMMAD = re.compile(rf"^(?P<who>{_PERSON}) · (?:via [\w -]{{2,20}}|internal no
 # Linear's issue page copied from the browser: "Tomás Arriaga · Oct 6, 2025, 8:58 AM" over the comment, and its
 # activity, "Inês Caldeira changed status from Done to Todo · Oct 15, 2025, 10:09 AM", "Sentry linked ROOMHOLD-2F1 …
 # · 312 events · Oct 6, 2025, 8:52 AM" (bench/incidents29)
+# ... and Basecamp's, with no year: "Fenna Ruiz · May 12 at 8:09am (edited)" (bench/incidents40)
 _DOTTED = re.compile(rf"^(?P<who>{_NAME})(?: [a-z][\w-]*\b[^·]*?)?(?: · [^·]{{1,40}})? · (?P<time>(?:[A-Z][a-z]{{2,8}} \d{{1,2}}|"
-                     r"\d{1,2} [A-Z][a-z]{2,8}),? \d{4},? (?:at )?\d{1,2}:\d{2}(?: ?[AaPp][Mm])?)$")
+                     r"\d{1,2} [A-Z][a-z]{2,8})(?:,? \d{4})?,? (?:at )?\d{1,2}:\d{2}(?: ?[AaPp][Mm])?)(?:\s*\((?:edited|updated)\))?$")
+# An IRC client's log: irssi's "10:05 < ruth> …", "08:52 <+promrelay> …" (the nick's mode before it), weechat's
+# "10:05:11 <ruth> …" (bench/incidents40)
+_IRC = re.compile(r"^(?P<time>\d{1,2}:\d{2}(?::\d{2})?)\s+<[ @+%&~]?(?P<who>[^\s<>]{1,30})>\s+\S")
 # Phabricator's task page copied from the browser runs the story and its time together: "daniel.oyelaran added a
 # comment.Nov 5 2025, 8:03 AM", "kofi.mensah created this task.Nov 12 2025, 10:02 AM" (bench/incidents29)
 _PHABRICATOR = re.compile(rf"^(?P<who>{_NAME}) [a-z][^\n]{{0,160}}?\.(?P<time>[A-Z][a-z]{{2}} \d{{1,2}} \d{{4}}, \d{{1,2}}:\d{{2}}"
@@ -194,7 +198,8 @@ def speaker(line: str) -> tuple[str, str] | None:
     if _WROTE.match(line):
         return None
     m = (_GITLAB.match(line) or _REDMINE.match(line) or _GH_CLI.match(line) or _NUMBERED_BY.match(line)
-         or _ZAMMAD.match(line) or _DOTTED.match(line) or _PHABRICATOR.match(line) or _CHAT_COPY.match(line))
+         or _ZAMMAD.match(line) or _DOTTED.match(line) or _PHABRICATOR.match(line) or _CHAT_COPY.match(line)
+         or _IRC.match(line))
     if m and not level_of(line[:m.end("who")]):
         return m.group("time").strip(), m.group("who")
     m = _BRACKET.match(line) or _BRACKET_ALONE.match(line)
@@ -204,8 +209,9 @@ def speaker(line: str) -> tuple[str, str] | None:
     if m:
         return (m.group("at"), m.group("login")) if m.groupdict().get("login") else (m.group("time").strip(),
                                                                                      m.group("who"))
-    m = _NAME_TIME.match(line)
-    if m and (time_of(m.group("time")) or _DATE.search(m.group("time"))) and not level_of(m.group("who")):
+    m = _NAME_TIME.match(line)  # (a letter alone is Ruby Logger's level: "I, [2025-05-14T10:22:30.004112 #12] …")
+    if m and (time_of(m.group("time")) or _DATE.search(m.group("time"))) and not level_of(m.group("who")) \
+            and len(m.group("who")) > 1:
         return m.group("time").strip(), m.group("who")
     m = _SPACED.match(line)
     if m and (_DATE.search(m.group("time")) or (_CLOCK_ONLY.match(m.group("time")) and " " in m.group("who"))) \

@@ -56,7 +56,7 @@ def zoned(when: str, zone: tzinfo | None) -> str:
     return f"{when}{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
 
 
-_NO_YEAR = re.compile(r"^([A-Z][a-z]{2,8}\.? \d{1,2}),? (\d{1,2}:\d{2}(?::\d{2})?(?: ?[AaPp][Mm])?)$")
+_NO_YEAR = re.compile(r"^([A-Z][a-z]{2,8}\.? \d{1,2}),? (?:at )?(\d{1,2}:\d{2}(?::\d{2})?(?: ?[AaPp][Mm])?)$")  # ("May 12 at 8:09am")
 # GitHub's "commented on Feb 11" (and "Feb 11 • edited"): a day alone
 _DAY_NO_YEAR = re.compile(r"^([A-Z][a-z]{2})[a-z]*\.? (\d{1,2})(?:\s*[•·].*)?$")
 _NUMERIC_NO_YEAR = re.compile(r"^(\d{1,2})/(\d{1,2}),? (\d{1,2}:\d{2}(?::\d{2})?)(?: ?([AaPp][Mm]))?$")
