@@ -274,7 +274,9 @@ DECIDED_AGAINST = re.compile(
     r"|^\W*we (?:did|do) \W?not\W? (?:" + "|".join(STEMS) + r"|roll|put|set|fail|turn)", re.I)  # "We did not roll back"
 INEFFECTIVE = words(
     r"(?:didn't|did not|doesn't|does not) (?:help|fix|work|change)", r"no change", r"no effect",
-    r"changed nothing", r"made no difference", r"no difference", r"no improvement", r"no luck", r"unchanged",
+    r"changed nothing", r"made no difference", r"no difference", r"no improvement", r"no luck",
+    r"unchanged(?=\s*(?:$|[.,;:)!\u2014-]|(?:after|since|at|for|from|with|by|and|but|so|though)\b))",  # said of an
+    # outcome ("p99 unchanged after the restart"), not of what a change leaves alone ("skips unchanged items")
     r"still (?:failing|erroring|broken|down|happening|the same|seeing|getting|~?\d+)",
     r"same (?:[\w-]+ )?(?:errors?|problem|issue|rate|failures?)", r"same (?:[45]\d\ds?|(?-i:[A-Z]{4,}))\b", r"persist(?:s|ed|ing)?", r"not fixed", r"still there",
     r"still (?:at|the same|there|happen\w*|occurr\w*|present|seeing|hitting|red)", r"did nothing", r"does nothing",

@@ -267,8 +267,9 @@ def _filed(episode: Episode) -> frozenset[str]:
     filed = frozenset(dict(r.attrs).get("ticket", "") for r in episode.records if r.kind == "comment") - {""}
     if filed:
         return filed
-    if episode.key.startswith("section:"):
-        tops = {r.headings[0] for r in episode.records if r.headings}
+    if episode.key.startswith("section:"):  # (the topmost heading that names one: an export's "## INC-0194 · …"
+        # under its title, "# xMatters incident export — …"; bench/incidents43)
+        tops = {next((h for h in r.headings if _NUMBER.search(h)), "") for r in episode.records if r.headings}
         numbers = set(_NUMBER.findall(next(iter(tops)))) if len(tops) == 1 else set()
         if len(numbers) == 1:
             return frozenset(numbers)

@@ -246,6 +246,11 @@ def test_two_postmortems_each_headed_by_its_ticket_are_two_incidents_though_the_
         ("Resolution", "Rebuilt pgbouncer-ledger on PgBouncer 1.22.1 with max_prepared_statements = 200.")])
     found = incidents({"report.md": first + second})
     assert sorted(len(i.episodes) for i in found) == [1, 1]
+    # ... and under an export's title that names none ("# xMatters incident export", then "## INC-0193 · …" and
+    # "## INC-0194 · …", the second ruling the first out by its number; bench/incidents43): its topmost heading with one
+    titled = [Record(r.text, r.line_start, r.line_end, headings=("xMatters incident export — platform group",)
+                     + r.headings) for r in first + second]
+    assert sorted(len(i.episodes) for i in incidents({"export.md": titled})) == [1, 1]
 
 
 def test_stories_filed_under_tickets_none_shares_stay_apart_though_a_duplicate_joins_one():

@@ -785,3 +785,12 @@ def test_a_routers_failure_mnemonic_is_a_symptom_and_a_state_notice_is_not():
         "symptom"
     assert pick(score("Jun 02 06:12:04 core-1 %LINEPROTO-5-UPDOWN: Line protocol on Gi0/1, changed state to up",
                       "log")) == "none"
+
+
+def test_unchanged_said_of_an_outcome_is_an_attempt_that_failed_and_of_what_a_change_skips_is_not():
+    """bench/incidents43: "bookings-sweeper 3.4.0 deployed: it now … skips unchanged items" is the fix, not an attempt
+    that changed nothing (it had taken the incident's every action off its card)."""
+    assert score("restarted the pool, p99 unchanged after the restart", "paragraph").ineffective
+    assert score("latency unchanged.", "paragraph").ineffective
+    fix = "bookings-sweeper 3.4.0 deployed: it now skips unchanged items, tonight's run should be ~20k writes"
+    assert not score(fix, "paragraph").ineffective and pick(score(fix, "paragraph")) == "action"
