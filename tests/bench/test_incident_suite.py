@@ -75,8 +75,10 @@ def test_every_suite_has_unique_ids_and_streams_that_exist(folder):
         # Confluence wiki markup, a forum, minutes, Org-mode notes, an incident log (six streams)
         assert {i.format for i in incidents} == {"postmortem"}
         assert len({i.stream for i in incidents}) == (6 if folder.name in ("incidents30", "incidents35") else 5)
-    elif folder.name in ("incidents36", "incidents37", "incidents38", "incidents39", "incidents40"):  # one format
-        # each, in layouts none of the others used: JVM logs under JSM, RT, Mailman, GLPI, Mantis and Zulip; on-call
+    elif folder.name in ("incidents36", "incidents37", "incidents38", "incidents39", "incidents40", "incidents42",
+                         "incidents43"):  # one format each, in layouts none of the others used (incidents42: JVM
+        # logs whose incidents share exception classes; incidents43: incident tools' Markdown exports): JVM logs under
+        # JSM, RT, Mailman, GLPI, Mantis and Zulip; on-call
         # tools' exports (PagerDuty log entries, Opsgenie dumps, Grafana OnCall, a Statuspage feed, a war room,
         # Rootly); shell recordings (asciinema, zsh with powerlevel10k, an ssh jump, tmux captures, history with
         # notes); trackers' REST answers (Jira, GitLab notes, Bugzilla, YouTrack, Redmine, Azure DevOps); non-JVM
