@@ -215,3 +215,12 @@ def test_basecamp_comments_irc_lines_and_ruby_logger_lines_under_a_log(tmp_path)
     said = [r for r in recs if r.kind == "comment"]
     assert [(r.author, r.line_start, seconds(r.time)) for r in said] == [
         ("Fenna Ruiz", 10, seconds("2025-05-12T08:09:00")), ("Fenna Ruiz", 13, seconds("2025-05-12T11:28:00"))]
+
+
+def test_an_ostickets_print_view_heads_each_entry_with_time_poster_and_kind():
+    """osTicket's print view (bench/incidents42): "04/08/25 10:11 am   Mateo Okafor   [Internal Note]" is Mateo
+    writing then, month first; a time, a word and a bracket that is no entry's kind is not."""
+    assert speaker("04/08/25 10:11 am   Mateo Okafor   [Internal Note]") == ("04/08/25 10:11 am", "Mateo Okafor")
+    assert speaker("04/08/25 11:47 am   deploy-bot   [Internal Note]") == ("04/08/25 11:47 am", "deploy-bot")
+    assert seconds("04/08/25 10:11 am") == seconds("2025-04-08T10:11:00")
+    assert speaker("2025-04-08 10:11:02   worker-3   [pool=hikari] 24 active") is None

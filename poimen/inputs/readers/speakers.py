@@ -113,6 +113,10 @@ _DOTTED = re.compile(rf"^(?P<who>{_NAME})(?: [a-z][\w-]*\b[^·]*?)?(?: · [^·]{
                      r"\d{1,2} [A-Z][a-z]{2,8})(?:,? \d{4})?,? (?:at )?\d{1,2}:\d{2}(?: ?[AaPp][Mm])?)(?:\s*\((?:edited|updated)\))?$")
 # An IRC client's log: irssi's "10:05 < ruth> …", "08:52 <+promrelay> …" (the nick's mode before it), weechat's
 # "10:05:11 <ruth> …" (bench/incidents40)
+# osTicket's print view heads each thread entry with its time, the poster and the entry's kind: "04/08/25 10:11 am
+# Mateo Okafor   [Internal Note]", "… SYSTEM   [Event]" (bench/incidents42)
+_POSTED = re.compile(rf"^(?P<time>(?:\d{{1,2}}/\d{{1,2}}/\d{{2,4}}|\d{{4}}-\d{{2}}-\d{{2}}),? \d{{1,2}}:\d{{2}}(?::\d{{2}})?(?: ?[AaPp][Mm])?)"
+                     rf"\s{{2,}}(?P<who>{_NAME})\s{{2,}}\[[A-Z][A-Za-z ]{{1,24}}\]$")
 _IRC = re.compile(r"^(?P<time>\d{1,2}:\d{2}(?::\d{2})?)\s+<[ @+%&~]?(?P<who>[^\s<>]{1,30})>\s+\S")
 # Phabricator's task page copied from the browser runs the story and its time together: "daniel.oyelaran added a
 # comment.Nov 5 2025, 8:03 AM", "kofi.mensah created this task.Nov 12 2025, 10:02 AM" (bench/incidents29)
@@ -199,7 +203,7 @@ def speaker(line: str) -> tuple[str, str] | None:
         return None
     m = (_GITLAB.match(line) or _REDMINE.match(line) or _GH_CLI.match(line) or _NUMBERED_BY.match(line)
          or _ZAMMAD.match(line) or _DOTTED.match(line) or _PHABRICATOR.match(line) or _CHAT_COPY.match(line)
-         or _IRC.match(line))
+         or _IRC.match(line) or _POSTED.match(line))
     if m and not level_of(line[:m.end("who")]):
         return m.group("time").strip(), m.group("who")
     m = _BRACKET.match(line) or _BRACKET_ALONE.match(line)
