@@ -174,3 +174,19 @@ def test_a_jira_rest_answer_reads_each_issues_comments_under_its_fields(tmp_path
     lines = f.read_text(encoding="utf-8").splitlines()
     assert "proxy-buffer-size" in lines[fix.line_start - 1] or any(
         "proxy-buffer-size" in x for x in lines[fix.line_start - 1:fix.line_end])
+
+
+def test_an_issue_with_no_id_field_is_one_thread_with_its_comments(tmp_path):
+    """YouTrack's /api/issues answer names its issues by fields the records' shape gives no thread key for
+    (bench/incidents39): each issue is in its comments' thread, "line N", not the flow every other issue is in."""
+    def issue(summary, said):
+        return {"$type": "Issue", "idReadable": None, "summary": summary, "created": 1753159651000,
+                "reporter": {"$type": "User", "fullName": "Hanna Voss"},
+                "description": f"{summary}: nothing processed since the cut-over this morning, pods are Running.",
+                "comments": [{"$type": "IssueComment", "created": 1753160793000, "author": {"fullName": "Olle L"},
+                              "text": said}]}
+    f = _write(tmp_path, "youtrack.json", [issue("billing-enricher stuck", "Applied the group ACL on kafka-b."),
+                                           issue("ClickHouse inserts rejected", "Set INGEST_LOW_LATENCY=false.")])
+    recs = list(read_records(f))
+    assert [r.kind for r in recs] == ["ticket", "comment", "ticket", "comment"]
+    assert recs[0].thread == recs[1].thread != recs[2].thread == recs[3].thread
