@@ -34,6 +34,7 @@ from poimen.settings import offline_defaults
 offline_defaults()
 
 REPO = Path(__file__).resolve().parents[1]
+QUICK_DEV_SUITES = 5  # the newest dev incident suites a quick run reads (with the first and the blind ones)
 SECTIONS = ("hotpot", "locomo", "incidents", "tools", "speed", "reliability", "scale")
 
 
@@ -148,13 +149,21 @@ def locomo_section(cfg: Config, assets: Path) -> dict:
     return locomo_poimen.section(result, assets)
 
 
+def quick_suites(suites: tuple[tuple[Path, str], ...]) -> tuple[tuple[Path, str], ...]:
+    """The incident suites a quick run (CI's smoke run) reads: the first (it chooses the baselines' weights), the
+    ``QUICK_DEV_SUITES`` newest dev suites and every blind one; the full report reads them all."""
+    dev = [s for s in suites if s[1] == "dev"]
+    return tuple(dev[:1] + dev[1:][-QUICK_DEV_SUITES:] + [s for s in suites if s[1] == "blind"])
+
+
 def incidents_section(cfg: Config, assets: Path) -> dict:
     import json
 
     from bench import incident_report
 
     _offline_engine(cfg)
-    result = incident_report.run_suites(embedder=_embedder(cfg), progress=cfg.progress)
+    suites = quick_suites(incident_report.SUITES) if cfg.quick else incident_report.SUITES
+    result = incident_report.run_suites(suites, embedder=_embedder(cfg), progress=cfg.progress)
     cfg.data_dir.mkdir(parents=True, exist_ok=True)
     (cfg.data_dir / "incidents.json").write_text(json.dumps(result, indent=1, default=str))
     return incident_report.section(result, assets)

@@ -132,3 +132,13 @@ def test_every_section_is_a_benchmark_and_a_failing_build_is_reported_failed(tmp
     assert "not available / failed" in text  # the headline says so too; no figure is filled in
     monkeypatch.setattr(bench_main, "FAILED", [])
     assert bench_main.main(["--quick", "--only", "speed", "--out", str(tmp_path)]) == 1  # and the exit, for CI
+
+
+def test_a_quick_run_reads_the_weights_suite_the_newest_dev_suites_and_every_blind_one():
+    """CI's smoke run (`python -m bench --quick`) stays short as suites are added; the full report reads them all."""
+    from bench.incident_suite import SUITES
+
+    quick = bench_main.quick_suites(SUITES)
+    dev = [s for s in SUITES if s[1] == "dev"]
+    assert quick[0] == SUITES[0] and quick[1:1 + bench_main.QUICK_DEV_SUITES] == tuple(dev[-bench_main.QUICK_DEV_SUITES:])
+    assert {s for s in SUITES if s[1] == "blind"} <= set(quick) and len(quick) < len(SUITES)
