@@ -131,6 +131,14 @@ SUITE = Path(__file__).resolve().parent / "incidents"
 # Squadcast, Zenduty, ilert, a JSM review with Statuspage updates), likewise: first figures, before any miss was read,
 # ask 4/10, lookup 12/20, 3 confusions (incidents42, at 5b48a08) and ask 9/10, lookup 18/20, 6 confusions
 # (incidents43, at 710cedc);
+# incidents44, JVM logs (Spring Boot, Quarkus, Micronaut with Kafka Streams, Tomcat, WildFly, Akka) each with the
+# comment stream pasted under it (Trac, Help Scout, Google Groups, TOPdesk, WhatsApp, todo.sr.ht), incidents45,
+# timelines and postmortems (a PagerDuty page, Opsgenie alerts, a running log of `###` incidents, a quarterly digest
+# with rule-boxed titles, a status digest, a postmortem told in numbered paragraphs), and incidents46, GitHub issues
+# as `gh` and the REST API give them (with a timeline) and kubectl/helm/argocd/terraform sessions (Git Bash, fish in
+# a `script` typescript, pasted `watch` screens), likewise, in stop 46: first figures at f271463, before any miss
+# was read, ask 4/10, lookup 6/20, 7 confusions (incidents44), ask 5/10, lookup 16/20, 10 confusions (incidents45)
+# and ask 5/10, lookup 12/20, 4 confusions (incidents46);
 # "blind" suites were written by someone who read no code, and their misses were never read: incidents4, and
 # incidents15 (the six formats of the held-out streams, two incidents each, written in stop 35 at `ca1b949`). The baselines' weights are chosen on bench/incidents' split "dev" alone.
 SUITES = ((SUITE, "dev"), (SUITE.with_name("incidents2"), "dev"), (SUITE.with_name("incidents3"), "dev"),
@@ -153,7 +161,8 @@ SUITES = ((SUITE, "dev"), (SUITE.with_name("incidents2"), "dev"), (SUITE.with_na
           (SUITE.with_name("incidents36"), "dev"), (SUITE.with_name("incidents38"), "dev"),
           (SUITE.with_name("incidents39"), "dev"), (SUITE.with_name("incidents40"), "dev"),
           (SUITE.with_name("incidents41"), "dev"), (SUITE.with_name("incidents42"), "dev"),
-          (SUITE.with_name("incidents43"), "dev"),
+          (SUITE.with_name("incidents43"), "dev"), (SUITE.with_name("incidents44"), "dev"),
+          (SUITE.with_name("incidents45"), "dev"), (SUITE.with_name("incidents46"), "dev"),
           (SUITE.with_name("incidents4"), "blind"), (SUITE.with_name("incidents15"), "blind"))
 WINDOW = 3
 SHOWN_CHARS = 600  # mem lookup prints a hit without lines as its text cut here (poimen.cli.readout.print_hits)
