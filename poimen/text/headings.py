@@ -14,6 +14,9 @@ PROBLEM = re.compile(
     r"unrelated|related|later)\s+(?:\w+\s+)?(?:problems?|issues?|incidents?|failures?|outages?|faults?)\b"
     r"|^(?:part|problem|issue|incident|phase|event|outage|failure)\s*#?\s*(?:(?-i:[A-F])|\d{1,2}|one|two|three|four|"
     r"i{1,3}|iv)(?![\w-])"
+    # ... or written in capitals, with the area it is in before it: "EDGE ITEM 1 - new tenant custom domains not going
+    # live" (a status digest's items; bench/incidents45)
+    r"|^(?-i:(?:[A-Z][A-Z0-9-]+\s+)?(?:ITEM|CASE|INCIDENT|ISSUE|PROBLEM|PART|OUTAGE))\s*#?\s*\d{1,2}(?![\w-])"
     # ... or one named by its ticket, then its title: "2. WMS-INC-212: Scanner writes failing at Tilbury" (a Google Doc's
     # numbered heading, bench/incidents26), "INC-2231 - Reservations timing out"
     r"|^(?-i:[A-Z][A-Z0-9]{1,9}(?:-[A-Z0-9]{1,9})*-\d{1,7})(?::|\s+[-\u2013\u2014|])\s+\S", re.I)

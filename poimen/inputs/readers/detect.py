@@ -134,8 +134,14 @@ def _note_over_banner(head: str) -> int:
     if _BANNER.match(after):
         return blank
     said = not any(is_log_line(x) or _BANNER.match(x) for x in raw[:blank])  # (words, not a log of its own)
-    return blank if said and (_RULE_ONLY.match(after) or is_prompt(after) or (
+    # ... or a note that says it is over logs ("pod logs for conversation #77120 grabbed by Tomasz with: kubectl
+    # logs …", "docker compose logs -f indexer"; bench/incidents44) over a line the log printed with its level
+    told = any(_SAYS_LOGS.search(x) for x in raw[:blank]) and is_log_line(after) and bool(level_of(after))
+    return blank if said and (_RULE_ONLY.match(after) or is_prompt(after) or told or (
         source_prefix(after) and is_log_line(after))) else 0
+
+
+_SAYS_LOGS = re.compile(r"\blogs?\b", re.I)
 
 
 def _line_kind(head: str) -> str | None:

@@ -79,8 +79,12 @@ def render(record: dict, f: Fields, raw: str, start: int, end: int, parent: str 
 
 
 def said(record: dict) -> str:
-    """What an event's nested object says: its titles, then its bodies ("closer.title", "closer.body",
-    "commit.messageHeadline"), each once."""
+    """What an event says: its own text (a "commented" event of GitHub's REST timeline carries the comment's
+    "body"; bench/incidents46), else what its nested object says: its titles, then its bodies ("closer.title",
+    "closer.body", "commit.messageHeadline"), each once."""
+    own = next((v.strip() for k in _SAID if isinstance(v := record.get(k), str) and v.strip()), "")
+    if own:
+        return own
     flat_record = flat(record)
     parts = [v.strip() for name in _NESTED_SAID for k, v in flat_record.items()
              if "." in k and k.rsplit(".", 1)[1].lower() == name and isinstance(v, str) and v.strip()]

@@ -7,7 +7,8 @@ one that names a problem of its own ("**Incident 2: …**") heads an item, and t
 under it. A table row is rendered "header: value; …": a row cut
 from its header says nothing ("| 09:31 | ingress log shows … |"), and the rows of one table are records of their
 own, each on its own file line; a table with an empty header row is a key-value box ("Severity: SEV2"), and a
-timeline's time column ("Time (UTC)") is its rows' time. A thematic break ("---") is no record. A page that opens
+timeline's time column ("Time (UTC)") is its rows' time. A thematic break ("---") is no record, nor is an HTML
+comment ("<!-- exported by og2md … -->"): the page shows neither. A page that opens
 with YAML front matter (``---`` / ``title: "…"`` / ``---``, as Jekyll, Hugo and blog engines write it) is titled by
 its ``title:``, over every heading of the page; its fields are a record of their own.
 """
@@ -93,6 +94,7 @@ def read_pieces(found: Iterable[Piece], under: tuple[str, ...] = ()) -> Iterator
     of what holds the page (a feed's entry)."""
     path_of: dict[int, str] = dict(enumerate(under[:1]))  # heading level -> its text (0: the page's own title)
     fenced = False
+    commented = False  # inside an HTML comment that spans paragraphs
     for p in found:
         lines = p.text.split("\n")
         if p.line_start == 1 and (title := _front_matter(lines)) is not None:
@@ -106,6 +108,9 @@ def read_pieces(found: Iterable[Piece], under: tuple[str, ...] = ()) -> Iterator
             yield Record(p.text, p.line_start, p.line_end, kind="code", headings=tuple(path_of.values()))
             continue
         if len(lines) == 1 and _BREAK.match(lines[0]):
+            continue
+        if commented or p.text.lstrip().startswith("<!--"):  # an HTML comment: the page shows none of it
+            commented = not p.text.rstrip().endswith("-->")
             continue
         for level, name in _headings(lines):
             for deeper in [k for k in path_of if k >= level]:

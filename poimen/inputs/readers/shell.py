@@ -2,7 +2,7 @@
 
 A prompt is "$ cmd", "user@host:~/dir$ cmd", "root@host:/# cmd", "[user@host dir]$ cmd", "user@host (context) ~ $
 cmd", "host:~$ cmd", SUSE's "host:~ # cmd", "bash-5.1$ cmd", a container's "/ # cmd", oh-my-zsh's "➜  dir cmd",
-fish's "user@host ~> cmd", "(venv) $ cmd", "PS C:\\> cmd" or "❯ cmd", each after an optional "[14:03:26] " or
+fish's "user@host ~> cmd" (in vi mode "[I] user@host ~> cmd"), "(venv) $ cmd", "PS C:\\> cmd" or "❯ cmd", each after an optional "[14:03:26] " or
 "[Tue 14:03] " clock (the command's time), or an
 interactive client's: psql's "orders=# " / "orders=> " (in a transaction "orders=*# ", after its error "orders=!# "),
 "mysql> ", "MariaDB [db]> ", "sqlite> ", redis-cli's
@@ -46,7 +46,7 @@ _WHERE = r"(?::[^\s$#]*)?(?:\s+(?:\([\w.:/@-]+\)|~[^\s$#]*|/[^\s$#]*))*\s?"
 _HOST_ONLY = r"(?P<host>[A-Za-z][\w.-]*):[~/][^\s$#]*(?:\s[\w.-]+)?\s?[$#]"
 _BARE = r"(?:ba|z|k|da)?sh-\d+(?:\.\d+)*[$#]|[~/][^\s$#]*\s[$#]|➜\s+\S+(?:\s+git:\([^)\s]*\))?(?:\s+✗)?"
 _HEAD = (r"^(?:\^[A-Z@\[\\\]^_?])*(?:\[(?P<clock>[^\]\n]{0,40}?\d{1,2}:\d{2}(?::\d{2})?[^\]\n]{0,24})\]\s*)?"
-         r"(?:\([^()\n]{1,60}\)\s*)?"
+         r"(?:\[[INVR]\]\s)?(?:\([^()\n]{1,60}\)\s*)?"  # (fish's vi mode: "[I] lukas@tf-runner-02 ~/i/l/prod (main)> ")
          rf"(?:(?P<who>[\w.-]+@[\w.-]+){_WHERE}[$#%>]|\[(?P<who_rhel>[\w.-]+@[\w.-]+)(?:\s[^\]]*)?\][$#%]"
          rf"|{_HOST_ONLY}|{_BARE}|[$%❯]|PS(?: [^>]{{0,80}})?>|{_CLIENT})")
 PROMPT = re.compile(_HEAD + r"\s+(?P<cmd>\S.*)$")

@@ -57,7 +57,8 @@ _BY = re.compile(rf"^(?:Comment|Note|Work note|Update|Reply) by (?P<who>{_NAME})
 
 
 # A help desk's printed view names the post's kind first: "Internal note -- Jesper Holm  (Mar 4, 2025, 09:05 CET)"
-_KIND_FIRST = r"(?:Internal|Private|Public) (?:note|reply|comment)\s*(?:[-–—:]+\s*)"
+# ... or Help Scout's "Note · Lowri Pugh (Jul 8, 2025, 10:03 UTC)" (bench/incidents44)
+_KIND_FIRST = r"(?:(?:Internal|Private|Public) (?:note|reply|comment)\s*(?:[-–—:]+\s*)|(?:Note|Reply|Internal note) · )"
 # GitLab's issue page copied as text: "Priya Raman @praman · 2 weeks ago" over the author's role ("Maintainer"), and
 # its system notes, "Marek Novák @mnovak closed 1 week ago" (bench/incidents20); pasted as Markdown, the name in bold
 # and the author's role after it: "**Odile Marchetti** @odile.m · Maintainer · 2025-03-03 16:02" (bench/incidents21)
@@ -102,6 +103,10 @@ _GH_CLI = re.compile(rf"^(?P<who>{_HANDLE}) \((?:Member|Owner|Collaborator|Contr
                      r"(?: \[[^\]]{1,20}\])? • (?P<time>[A-Z][a-z]{2,8} \d{1,2}, \d{4})(?: • .{1,30})?$")
 # An incident tool's export: "#10 by Mareike Brandt at 2025-06-11 10:20 CEST:" over the comment (bench/incidents27)
 _NUMBERED_BY = re.compile(rf"^#\d{{1,4}} by (?P<who>{_NAME}) (?:at|on) (?P<time>[^()]*?\d{{1,2}}:\d{{2}}[^()]*?):?$")
+# OpenProject's activity, copied: "#3  Owen Madoc  commented on 07/08/2025 08:31 AM", "#1  Service Desk (sd.bot)
+# created on …", "#8  Elin Hargreaves  updated on …" over what it says, indented (bench/incidents42)
+_ACTIVITY = re.compile(rf"^#\d{{1,4}}\s{{2,}}(?P<who>{_NAME}){_ROLE}\s{{2,}}(?:commented|updated|created|changed)"
+                       r" on (?P<time>\S.*\d{1,2}:\d{2}(?: ?[AaPp][Mm])?)\s*$")
 # Zammad's ticket zoom, copied: "Gareth Pryce · via email · 10.03.2025 08:21", "Ines Rutter · internal note · …"
 _ZAMMAD = re.compile(rf"^(?P<who>{_PERSON}) · (?:via [\w -]{{2,20}}|internal note|note|phone) · "
                      r"(?P<time>\d{1,2}\.\d{1,2}\.\d{4},? \d{1,2}:\d{2})$")
@@ -202,6 +207,7 @@ def speaker(line: str) -> tuple[str, str] | None:
     if _WROTE.match(line):
         return None
     m = (_GITLAB.match(line) or _REDMINE.match(line) or _GH_CLI.match(line) or _NUMBERED_BY.match(line)
+         or _ACTIVITY.match(line)
          or _ZAMMAD.match(line) or _DOTTED.match(line) or _PHABRICATOR.match(line) or _CHAT_COPY.match(line)
          or _IRC.match(line) or _POSTED.match(line))
     if m and not level_of(line[:m.end("who")]):

@@ -34,7 +34,7 @@ _DATED = re.compile(r"^\s*\d{4}-\d{2}-\d{2}\b")
 _FIELD = re.compile(r"^\s*(?:[A-Z][\w /()-]{0,30}:\s+\S|\s{2,}\S)")  # "Incident ID: INC-2291", or its continuation
 # A form's fields with leader dots, as a ticket tool prints a record ("State ................ Closed", ITIL problem
 # records; bench/incidents35): each a "key: value" row
-_LEADER = re.compile(r"^\s*(?P<key>[A-Z][\w /()&-]{0,40}?)\s?\.{3,}[ \t]+(?P<value>\S.*)$")
+_LEADER = re.compile(r"^\s*(?P<key>[A-Za-z][\w /()&-]{0,40}?)\s?\.{3,}[ \t]+(?P<value>\S.*)$")
 _LIST_OR_TIME = re.compile(r"^\s*(?:[-*•>|]|\d{1,2}:\d{2}\b|\d{4}-\d{2}-\d{2}|\[)")
 TITLE_WORDS = 16  # a document's title line
 HEADING_WORDS = 6  # a section heading line
@@ -60,9 +60,13 @@ def _heading(line: str, words: int, boxed: bool = False) -> str | None:
         return None
     problem = names_problem(label)  # "Incident 2: search results empty after the reindex" however long
     dated = bool(DATED_TITLE.match(text))
-    if problem or dated or (text.endswith(":") and _FOR.match(label)):  # "For problem 2 (replica lost the WAL …):"
+    if problem:  # "EDGE ITEM 1 - new tenant custom domains not going live (Tue 17 June to Thu 19 June)"
+        words = max(words, 2 * TITLE_WORDS)
+    elif dated or (text.endswith(":") and _FOR.match(label)):  # "For problem 2 (replica lost the WAL …):"
         words = max(words, TITLE_WORDS)
-    if len(label.split(None, words)) > words or (_LIST_OR_TIME.match(text) and not (
+    # in a box, a word has a letter or digit: the dots and bars between the title's fields count for none
+    # ("PM-2025-019 . SEV2 . 14 May 2025 . reports-worker pods stuck Pending after a node group change")
+    if sum(not boxed or any(c.isalnum() for c in w) for w in label.split()) > words or (_LIST_OR_TIME.match(text) and not (
             (boxed or dated) and _DATED.match(text))):
         return None
     if ": " in label and words == HEADING_WORDS and not label.isupper():  # "SECOND PROBLEM: STAMPEDE" is a heading
