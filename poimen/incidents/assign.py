@@ -276,7 +276,8 @@ def assign(lines: Sequence[Line]) -> tuple[Role, ...]:
     for i, (line, s) in enumerate(zip(lines, scored)):
         if s.ruled_out and not OFF_TOPIC.search(line.text):
             named = [(_overlap(line, lines[j]), j) for j in range(i) if roles[j] != "verification"
-                     and not (roles[j] == "symptom" and scored[j].symptom >= 2 * THRESHOLD)]  # an error printed stands
+                     and not (roles[j] == "symptom" and (scored[j].symptom >= 2 * THRESHOLD or lines[j].record.kind
+                                                         in MACHINE_KINDS))]  # an error printed stands
             # two words or an entity in common anywhere before, or one word in the lines just before it
             named = [(n, j) for n, j in named if n >= 2 or (n == 1 and j >= i - LOOKBACK)]
             # "... it was fine, and it was not the problem": no name, so the suspect just voiced before it

@@ -16,6 +16,9 @@ COMMAND = re.compile(
     r"|\b(?:ANALYZE|VACUUM(?:\s+FULL)?|REINDEX(?:\s+(?:TABLE|INDEX|DATABASE))?)\s+[a-z_]\w*(?:[_.\d][\w.]*|\s*;)"
     r"|\bsystemctl\s+(?:restart|reload|stop|start|enable|disable)\b|\bservice\s+\S+\s+restart\b"
     r"|\b(?:apt-get|apt|yum|dnf|apk|zypper|brew)\s+(?:-\S+\s+)*(?:install|upgrade|remove|add|del)\b|\bpip3?\s+install\b"
+    # (a commit with its message says what it changes: "git commit -am \"ingress-public: allow update on
+    # ingresses/status again\""; Argo CD's sync and rollback change what a cluster runs; bench/incidents46)
+    r"|\bgit\s+commit\b.*?\s-[a-z]*m[ =]?[\"']\S|\bargocd\s+app\s+(?:sync|rollback|set|patch|delete)\b"
     r"|\bsystemctl\s+(?:edit|daemon-reload|mask|unmask)\b|\bgit\s+revert\b|\bsysctl\s+(?:-[wp]|--system)\b|(?:>>?|\btee\s+(?:-a\s+)?)\s*/etc/|\bsed\s+-i\b"
     r"|\brm\s+(?:-\S+\s+)*/etc/|\bch(?:mod|own|grp)\s|\bsystemctl\s+(?:revert|kill)\b|\bjournalctl\s+--vacuum-"
     r"|\b(?:semanage|restorecon|setsebool|lvextend|resize2fs|xfs_growfs|update-ca-certificates)\b|\bmount\s+-o\s+remount"

@@ -126,7 +126,7 @@ SYMPTOM = words(
 CAUSE = words(
     r"because", r"due to", r"caused by", r"root[ -]cause[sd]?", r"turn(?:ed|s) out", r"(?:the )?culprit",
     r"the cause (?:was|is)", r"the (?:problem|issue|bug) (?:was|is)", r"the underlying (?:problem|issue|cause)",
-    r"underlying (?:problem|issue|cause)", r"the reason (?:was|is)", r"happens when", r"triggered by",
+    r"underlying (?:problem|issue|cause)", r"the reason\b[^.;]{0,80}?\b(?:was|is)", r"happens when", r"triggered by",
     r"traced (?:it |this )?(?:back )?to", r"found (?:it|the (?:issue|problem|cause|bug))", r"regression",
     r"introduced (?:in|by)", r"found that", r"(?:that's|that is|which is|this is) why", r"hence", r"cause:",
     r"(?:root )?cause (?:found|identified)",  # a work note's "Cause found. The 4.2.0 refactor …" (bench/incidents16)
@@ -134,7 +134,7 @@ CAUSE = words(
 MECHANISM = words(
     r"exhaust(?:ed|ion)", r"leak(?:s|ed|ing)?", r"misconfigur(?:ed|ation)", r"r[au]n out of", r"filled up",
     r"(?:disk|volume|partition) (?:is |was )?full", r"too (?:low|small|high|many|few|short|aggressive)",
-    r"expired", r"not set", r"race condition", r"deadlock", r"changed the default", r"led to", r"resulted in", r"stopped \w+ing", r"no longer")
+    r"expired", r"not set", r"overr(?:an|un)", r"overflow(?:ed|s)?", r"race condition", r"deadlock", r"changed the default", r"led to", r"resulted in", r"stopped \w+ing", r"no longer")
 SO = re.compile(r", so ", re.I)
 from poimen.incidents.commands import CHANGED_OBJECT, COMMAND  # noqa: E402,F401  (cues in one place)
 STEMS = (r"bump", r"rais", r"increas", r"decreas", r"lower", r"reduc", r"pinn?", r"disabl", r"enabl",
@@ -152,7 +152,9 @@ DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS if s != r"rebuil"), r"rebuilt", 
                r"made (?:[\w-]+ ){0,3}(?:stick|permanent|persist(?:ent)?)")  # "made the redis fix stick: vm.… = 1 in …"
 BY_DOING = re.compile(r"\b(?:by|after|with|via)\s+(?:" + "|".join(STEMS) + r")\w*ing\b|\b(?:by|after) "
                        r"(?:rolling back|turning (?:off|on)|failing over|setting)\b", re.I)
-FIX_WORDS = words(r"workaround", r"fix:", r"the fix (?:was|is)", r"fixed (?:by|with|in|via)", r"what fixed it",
+FIX_WORDS = words(r"workaround", r"fix:",
+                  # a setting put back as it was: "Connection URL set back to ldaps://ad…:636" (bench/incidents42)
+                  r"(?:set|changed|switched|put|reverted|restored) back to", r"the fix (?:was|is)", r"fixed (?:by|with|in|via)", r"what fixed it",
                   # one of the options laid out, taken: "Went with option 3. Our Helm values now render …" (incidents16)
                   r"went with (?:option|choice|approach|alternative|solution) #?\w+",
                   r"(?:hot)?fix (?:is |was )?(?:out|live|in|deployed|shipped|merged|released|rolled out|done|applied)",
@@ -239,7 +241,7 @@ VERIFY = words(
     r"confirmed", r"resolved", r"recover(?:ed|ing|y)", r"back to normal", r"back up", r"back online",
     r"error rate (?:is )?(?:back|down) to", r"no more", r"no (?:new|further) (?:errors?|alerts?|occurrences?)",
     r"stable", r"stabili[sz]ed", r"healthy", r"green", r"all good", r"looks good", r"working again",
-    r"works again", r"(?:is|are) fixed", r"(?:works|worked|did the trick|did it)[,!.]? (?:thanks|thank you|ty)\b",
+    r"works again", r"(?:is|are) fixed", r"(?:logins?|sign-?ins?|requests?|jobs?|builds?) (?:are |is )?working", r"(?:works|worked|did the trick|did it)[,!.]? (?:thanks|thank you|ty)\b",
  r"succe(?:eded|eding|ssful)", r"passing", r"closing",
     r"(?:succeed|work|load|respond|connect|serv)\w* again", r"normal again",
     r"(?:flowing|running|moving|processing|draining|syncing|shipping|sending|scheduling) again",
@@ -252,6 +254,10 @@ NOW_IS = re.compile(r"\b(?:is|are) now (?:\w+ly )?\w+(?:ed|en)\b|\bnow (?:also |
 PR_DOES = re.compile(r"^\W*(?:PR\s*|MR\s*)?[#!]\d+\s+(?:also\s+|now\s+)?(?:restores|adds|fixes|bumps|pins|sets|moves|"
                      r"reverts|removes|raises|lifts|lowers|switches|makes|changes|updates|drops|replaces|disables|"
                      r"enables|caps|limits|retries|skips|handles|puts|swaps|splits|streams)\b", re.I)
+# What a release does, told by its version: "In 2.5.1 `StatementFile.parse()` decodes with the charset from the
+# response's Content-Type" (a maintainer's answer under an issue; bench/incidents46), "As of v3.2 the agent retries …"
+IN_RELEASE = re.compile(r"^(?:\[[^\]]{1,40}\]\s*)?(?:[\w.-]{1,40}:\s+)?\W*(?:in|since|as of|starting (?:with|in)|from)\s+(?:version\s+|release\s+|v)?\d+\.\d+"
+                        r"(?:\.\d+)*(?:[-+][\w.]+)?\b,?\s+(?:the\s+)?[`\w]", re.I)
 # An aside that rules out what it goes on to say, not an earlier line: "FWIW we saw the cron crash as well.
 # Unrelated, but on Python 3.12 2.4.0 also prints `DeprecationWarning: …`" (bench/incidents19).
 OFF_TOPIC = re.compile(r"(?:^|[.;!?]\s+|\b(?:fwiw|btw)[,:]?\s+)(?:unrelated|not related|side ?note|off[- ]topic)\s*(?:[,:;(\u2014-]|but\b)",
@@ -277,7 +283,8 @@ INEFFECTIVE = words(
     r"changed nothing", r"made no difference", r"no difference", r"no improvement", r"no luck",
     r"unchanged(?=\s*(?:$|[.,;:)!\u2014-]|(?:after|since|at|for|from|with|by|and|but|so|though)\b))",  # said of an
     # outcome ("p99 unchanged after the restart"), not of what a change leaves alone ("skips unchanged items")
-    r"still (?:failing|erroring|broken|down|happening|the same|seeing|getting|~?\d+)",
+    r"still (?:failing|erroring|broken|down|happening|the same|seeing|getting|~?\d+|refused|refusing|fail(?:s|ed)|"
+    r"crash(?:es|ed|ing|looping)|timing out|times out|unreachable|pending)",
     r"same (?:[\w-]+ )?(?:errors?|problem|issue|rate|failures?)", r"same (?:[45]\d\ds?|(?-i:[A-Z]{4,}))\b", r"persist(?:s|ed|ing)?", r"not fixed", r"still there",
     r"still (?:at|the same|there|happen\w*|occurr\w*|present|seeing|hitting|red)", r"did nothing", r"does nothing",
     r"changed nothing", r"nothing changed", r"nothing changes", r"still (?-i:[A-Z]{4,}\b)", r"no better", r"didn't work", r"did not work", r"dead end", r"still \w+ing after",

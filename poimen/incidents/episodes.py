@@ -34,6 +34,7 @@ __all__ = ["Episode", "Line", "episodes", "is_part_heading", "names", "record_li
 
 _FLOW_KINDS = frozenset({"log", "command", "output", "note"})
 _THREAD_KINDS = frozenset({"reply", "ticket", "comment"})
+_PAGE_KINDS = frozenset({"paragraph", "code", "table_row"})  # what a document's text is made of
 
 
 @dataclass(frozen=True)
@@ -100,9 +101,20 @@ def section_path(headings: Sequence[str], write_ups: frozenset[tuple[str, ...]] 
 
 
 def write_ups(records: Sequence[Record]) -> frozenset[tuple[str, ...]]:
-    """The sections that hold an incident's own cause or resolution part, as heading paths."""
+    """The sections that hold an incident's own cause or resolution part, as heading paths; and those whose parts
+    are mostly a write-up's ("Description", "Activity log", "Notes" beside "Message" and "Extra properties": an
+    alert tool's page of one alert; bench/incidents45), whose other parts are parts of it too."""
+    children: dict[tuple[str, ...], set[str]] = {}
+    for r in records:
+        for i in range(1, len(r.headings)):
+            children.setdefault(tuple(r.headings[:i]), set()).add(r.headings[i])
+    told = {path for path, names in children.items() if len(names) >= MOSTLY_PARTS
+            and sum(is_part_heading(h) and not names_problem(h) for h in names) * 2 > len(names)}
     return frozenset(tuple(r.headings[:i]) for r in records for i, h in enumerate(r.headings)
-                     if i and names_part(h, WRITE_UP_PARTS))
+                     if i and names_part(h, WRITE_UP_PARTS)) | told
+
+
+MOSTLY_PARTS = 3  # a section with this many parts or more, most of them named as a write-up's, is one write-up
 
 
 _LABEL_WORD = re.compile(r"[a-z][a-z-]{3,}")
@@ -169,9 +181,26 @@ def _problems(records: Sequence[Record]) -> dict[tuple[str, ...], list[tuple[str
     return out
 
 
+_NUMBERED = re.compile(r"^\s*(\d{1,3})[.)]\s")
+
+
+def _numbered_account(records: Sequence[Record]) -> bool:
+    """Whether ``records`` are a document without headings told in numbered paragraphs, "1. On Tuesday … the network
+    team upgraded the firmware", "2. …", each number the one after the last, most paragraphs numbered (a postmortem
+    written as a numbered account; bench/incidents45): one write-up, read as one section, not a flow of messages
+    to cut at each new failure it tells."""
+    if not records or any(r.kind not in _PAGE_KINDS or r.headings or r.thread for r in records):
+        return False
+    numbers = [int(m.group(1)) for r in records if r.kind == "paragraph" and (m := _NUMBERED.match(r.text))]
+    paragraphs = sum(r.kind == "paragraph" for r in records)
+    return len(numbers) >= 3 and numbers == list(range(1, len(numbers) + 1)) and len(numbers) * 2 > paragraphs
+
+
 def _structure(records: Sequence[Record]) -> list[tuple[str, list[Record]]]:
     """Records grouped by structure, in order of first appearance; the flow (to be cut) has the key ``flow``."""
     groups: dict[str, list[Record]] = {}
+    if _numbered_account(records):
+        return [("section:", list(records))]
     parts = write_ups(records)
     problems = _problems(records)
     for record in records:

@@ -17,7 +17,7 @@ from poimen import signatures
 from poimen.incidents.entities import SPEAKER, entities
 from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, CHANGED_OBJECT, COMMAND,
                                    DECIDED_AGAINST, DONE, FENCE, FIX_SECTION, FIX_WORDS, FRAME, HEDGE, IMPERATIVE,
-                                   INCIDENT_ADMIN, MECHANISM, MEETING, NEGATED, NOW_DOES, NOW_IS, PLANNED, PR_DOES,
+                                   INCIDENT_ADMIN, IN_RELEASE, MECHANISM, MEETING, NEGATED, NOW_DOES, NOW_IS, PLANNED, PR_DOES,
                                    OTHER_PROBLEM, RECEDING, RULED_OUT, SETTING, SO, SOFT, SYMPTOM, TODO_SECTION,
                                    VALUE, VERIFY, ineffective, is_label, is_part_line, names_part, says_more)
 from poimen.incidents.lines import Line
@@ -137,6 +137,7 @@ def _caused_by_change(text: str) -> bool:
 
 
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+")
+_FULL_STOP = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")  # between sentences, not clauses: "… discussed; rejected because …"
 
 
 def _by_doing(text: str) -> bool:
@@ -175,7 +176,7 @@ def _action(text: str) -> float:
         not_done = True
         score += 1.5 * 0.3
     elif any(IMPERATIVE.match(sentence) for sentence in _SENTENCE.split(text)) or NOW_DOES.search(text) \
-            or PR_DOES.match(text):  # an instruction, in any sentence: "… so it fails forever. Use the Sentinel
+            or PR_DOES.match(text) or IN_RELEASE.match(text):  # an instruction, in any sentence: "… so it fails forever. Use the Sentinel
         # scheme: `result_backend: sentinel://…`" (a maintainer's answer on an issue, bench/incidents8)
         score += 1.0
     kinds = {e.kind for e in entities(text)}
@@ -193,7 +194,7 @@ def _action(text: str) -> float:
         # a change said not to be made ("the RulesDS datasource cannot be added: …"; bench/incidents22) is at most a
         # mention of what it names, never a change
         score = min(score, NOT_DONE)
-    if PLANNED.search(text) and not NOW_DOES.search(text) and not any(
+    if PLANNED.search(text) and not NOW_DOES.search(text) and not IN_RELEASE.match(text) and not any(
             not PLANNED.search(sentence) for sentence in _SENTENCE.split(text) if DONE.search(sentence)):
         score *= 0.4  # what a thing now does is done ("Follow-up in !1402: the step now uses --timeout 8m"), and
         # so is what someone did in a line that also says what will happen ("I re-ran it; pull and it will start")
@@ -294,9 +295,12 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
             about_post(text) or about_post(said) or FIELD_CHANGE.match(text) or FIELD_CHANGE.match(said) \
             or FIELD_ROW.match(text) or TIMES_NOTE.match(text):
         return Scores()  # a frame, a fence, a heading, a label, a tool's line about its objects, a clock note: no claim
-    text = words
-    if MEETING.search(text) or DECIDED_AGAINST.search(text):
-        return Scores()  # "reminder: retro for last week's outage is thursday", "decided not to raise X": no claim
+    # "reminder: retro for last week's outage is thursday", "decided not to raise X": no claim; of a line of several
+    # sentences, what its other sentences say still stands ("Connection URL set back to ldaps://ad… at 09:51, logins
+    # working. Decided NOT to ask for IP SANs on the DC certs"; bench/incidents42)
+    text = " ".join(x for x in _FULL_STOP.split(words) if not (MEETING.search(x) or DECIDED_AGAINST.search(x)))
+    if not text.strip():
+        return Scores()
     symptom = max(_symptom(text, level), _quoted_error(text))
     if _set_aside(headings):
         return Scores(symptom=symptom)  # "Things we ruled out", "What did not help": no cause, no fix in that part
@@ -331,6 +335,10 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
         # "Found the cause: the image ships its own truststore, built …", "Cause: Platform rebuilt the base image"
         # (bench/incidents22): a label that opens the line makes it a part of its own, as a heading does
         cause, action = cause + 1.0, action * 0.5
+    if label and _FIX_LABEL.search(label.group(0)) and action > 0:
+        # "Fixed: `checkout_bind: "0.0.0.0:8080"` set explicitly in group_vars (MR !640), all UP": the label heads the
+        # change it names, whatever the line says of the outcome after it (bench/incidents45), as a fix part does
+        action, verification = action + 1.0, verification * 0.5
     status = _STATUS.match(text)  # a status page's update: "**Identified** - The DNSSEC signatures … expired"
     if status and status.group(1).lower() == "identified":
         cause, action = cause + 1.0, action * 0.5

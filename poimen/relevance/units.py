@@ -16,6 +16,7 @@ from poimen.text.words import sentence_cuts
 from poimen.text.tokens import count_tokens
 
 MAX_UNIT_TOKENS = 96  # a prose line longer than this is cut into sentences
+ITEM_PARAGRAPH_LINES = 3  # a list item wrapped over this many lines is a paragraph, cut into sentences
 RECORD_MAX_TOKENS = 512  # a record (chat turn, log line) is cut only past this: a wall of text, not a message
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9`<])")
 
@@ -86,6 +87,8 @@ def _indent(line: str) -> int:
 _TIMELINE_ENTRY = re.compile(r"^(\s*\d{1,2}:\d{2}(?::\d{2})?\s{2,})\S")
 _CLOCK_ENTRY = re.compile(r"^\s*\d{1,2}:\d{2}(?::\d{2})?\s+\S")  # "03:12 Declan restarted …": a time of day, no date
 _ENDED = (".", ":", "!", "?", ";")  # a line that ends its sentence
+_WRAPPED = 40  # a line at least this long that ends mid-sentence was wrapped, not ended
+WRAP_SHARE = 0.8  # ... and at least this share of its block's longest line
 
 
 def _items(block: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
@@ -95,6 +98,8 @@ def _items(block: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
     recent change."), whose continuation lines start where its text does, or wrapped flush left while its sentence
     runs on ("03:12 Declan restarted the pods; the errors continued,\\nbecause …")."""
     items: list[list[tuple[int, str]]] = []
+    # a line wrapped by its writer runs near the block's width (not a short item over a line of its own)
+    wrap = max(_WRAPPED, WRAP_SHARE * max(len(line.strip()) for _, line in block)) if block else _WRAPPED
     for at, line in block:
         head = items[-1][0][1] if items else ""
         item = _LIST_ITEM.match(head)
@@ -105,6 +110,11 @@ def _items(block: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
                 and not is_log_line(line.lstrip()) and not items[-1][-1][1].rstrip().endswith(_ENDED):
             items[-1].append((at, line))  # "- Cause: … moved the flag at" / "  13:22 (planned step …)": the item's
             # sentence runs on over a clock (bench/incidents24)
+        elif item and not _RECORD_START.match(line) and len(items[-1][-1][1].strip()) >= wrap \
+                and not items[-1][-1][1].rstrip().endswith(_ENDED):
+            items[-1].append((at, line))  # a numbered paragraph hard-wrapped flush left, its sentence not yet ended:
+            # "1. On Tuesday … upgraded the firmware on the top-of-rack" / "switch in rack B …" (Markdown's lazy
+            # continuation; a postmortem told in numbered paragraphs, bench/incidents45)
         elif entry and _indent(line) == len(entry.group(1)) and not _RECORD_START.match(line):
             items[-1].append((at, line))
         elif _CLOCK_ENTRY.match(head) and not _CLOCK_ENTRY.match(line) and not _LIST_ITEM.match(line) \
@@ -157,7 +167,12 @@ def _units(block: list[tuple[int, str]], max_tokens: int) -> list[Unit]:
     out: list[Unit] = []
     for item in _items(block):  # a record stays whole (up to RECORD_MAX_TOKENS: a chat turn is never cut),
         limit = RECORD_MAX_TOKENS if _starts_record(item[0][1]) or _ID_LED.match(item[0][1]) else max_tokens  # as does a short line
-        out.extend(_sentences(*_joined(item), limit, True))
+        # (a list item wrapped over lines enough to be a paragraph is prose: its sentences, as a paragraph's;
+        # "7. So both replicas needed a full copy …" in a postmortem told in numbered paragraphs)
+        marker = _LIST_ITEM.match(item[0][1])  # (wrapped flush left: a numbered paragraph, not an indented item)
+        paragraph = len(item) >= ITEM_PARAGRAPH_LINES and marker is not None and any(
+            _indent(line) <= len(marker.group(1)) for _, line in item[1:])
+        out.extend(_sentences(*_joined(item), max_tokens if paragraph else limit, not paragraph))
     return out
 
 
