@@ -30,8 +30,9 @@ _MONTH_DAY = re.compile(r"\b([A-Z][a-z]{2})[a-z]*\.?\s+(\d{1,2}),?\s+(\d{4}),?\s
 # WebSphere's and Open Liberty's "[3/11/25, 9:14:02:113 UTC]": month, day, year (a day over 12 comes first), a time
 _SLASHED = re.compile(r"^\[?(\d{1,2})/(\d{1,2})/(\d{4}|\d{2}),?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?(?:[:.,]\d{1,3})?"
                       r"(?:\s*([AaPp][Mm]))?(?:\s+(?:UTC|GMT|Z)\b)?")
-# A day written with dots, day first, then a time: "10.03.2025 08:21" (Zammad, German-speaking trackers)
-_DOTTED = re.compile(r"^\s*(\d{1,2})\.(\d{1,2})\.(\d{4}),?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\b")
+# A day written with dots, day first, then a time: "10.03.2025 08:21" (Zammad, German-speaking trackers); or with
+# dashes, as European trackers print it: TOPdesk's "10-06-2025 08:12" (bench/incidents44)
+_DOTTED = re.compile(r"^\s*(\d{1,2})([.-])(\d{1,2})\2(\d{4}),?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\b")
 _CTIME = re.compile(r"\b([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}):(\d{2}):(\d{2})(?:\s+[A-Z]{1,5})?\s+(\d{4})\b")
 _SYSLOG = re.compile(r"\b([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{2}):(\d{2}):(\d{2})\b")
 _CLOCK = re.compile(r"(?<![\d:.])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])")
@@ -79,7 +80,8 @@ def seconds(text: str) -> float | None:
                                     tzinfo=_offset(off[0] if off else None)).timestamp()
         m = _DOTTED.match(text)
         if m:
-            d, mo, y, h, mi, s = (int(g or 0) for g in m.groups())
+            d, mo, y, h, mi, s = (int(g or 0) for k, g in enumerate(m.groups()) if k != 1)
+            d, mo = (mo, d) if mo > 12 >= d else (d, mo)  # (a month over 12 is the day: written month first)
             return datetime(y, mo, d, h, mi, s, tzinfo=timezone.utc).timestamp()
         m = _SLASHED.match(text)
         if m:

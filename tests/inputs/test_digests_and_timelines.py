@@ -164,3 +164,59 @@ def test_a_note_that_says_it_is_over_logs_leaves_the_file_a_log(tmp_path):
                      "errors\n2025-07-15 | SEV3 | IL-0220 | slow search\n2025-07-16 | SEV2 | IL-0221 | login loop\n",
                      encoding="utf-8")
     assert detect(table) != "log"
+
+
+TRAC = """\
+2025-06-03T13:52:09.014Z ERROR 1 --- [dispatch-api] [io-8080-exec-14] o.a.c.c.C.[.[.[/].[dispatcherServlet] : Servlet.service() threw exception
+2025-06-03T13:52:11.604Z ERROR 1 --- [dispatch-api] [nio-8080-exec-2] c.q.d.stop.StopCompletionService : stop completion failed
+
+Ticket #4127 (closed defect: fixed)
+Opened 2025-06-03T13:58:40Z
+Drivers can't complete stops: HTTP 500 from dispatch-api
+
+comment:7 Changed 2025-06-03T15:05:17Z by tmbeki
+
+    That explains it: mail.smtp.timeout defaults to infinite.
+
+Ticket #4133 (closed defect: fixed)
+Opened 2025-06-05T06:48:02Z
+Morning route reoptimisation runs twice
+
+comment:1 Changed 2025-06-05T07:10:31Z by jfolau
+
+    Is this the mail change from #4127?
+"""
+
+
+def test_trac_heads_a_ticket_and_each_comment_under_a_log(tmp_path):
+    path = tmp_path / "dispatch.log"
+    path.write_text(TRAC, encoding="utf-8")
+    recs = list(records(path))
+    said = [r for r in recs if r.kind == "comment" and r.text.startswith("comment:")]
+    assert [(r.author, dict(r.attrs).get("ticket")) for r in said] == [("tmbeki", "#4127"), ("jfolau", "#4133")]
+    assert said[0].time == "2025-06-03T15:05:17Z"
+    assert dict(next(r for r in recs if "mail.smtp.timeout" in r.text).attrs).get("ticket") == "#4127"
+
+
+def test_topdesk_cards_file_their_actions_by_number_and_a_directory_name_speaks(tmp_path):
+    text = ("2025-06-10 07:40:03,118 ERROR [http-nio-8080-exec-1] permits.auth.OidcCallback - login failed\n"
+            "2025-06-10 07:41:03,118 ERROR [http-nio-8080-exec-2] permits.auth.OidcCallback - login failed\n\n"
+            "Incident  I 2506 0412\nBrief description: Planning officers get 400 after signing in\n\nAction:\n"
+            "10-06-2025 10:31 Okafor, Daniel:\nFound it. The token carries every group.\n\n"
+            "Incident  I 2506 0871\nBrief description: Applicants can't submit\n\nAction:\n"
+            "17-06-2025 14:10 Okafor, Daniel:\nFix deployed with maxPartCount=\"50\".\n")
+    path = tmp_path / "portal.log"
+    path.write_text(text, encoding="utf-8")
+    said = [r for r in records(path) if r.kind == "comment" and r.text[:1].isdigit()]
+    assert [(r.author, dict(r.attrs).get("ticket"), r.time) for r in said] == [
+        ("Okafor, Daniel", "I 2506 0412", "10-06-2025 10:31"), ("Okafor, Daniel", "I 2506 0871", "17-06-2025 14:10")]
+    assert speaker("2025-06-10 08:12:01 ERROR Foo, Bar: failed") is None
+
+
+def test_a_day_written_with_dashes_is_day_first_unless_it_cannot_be():
+    from datetime import datetime, timezone
+
+    from poimen.incidents.times import seconds
+    assert seconds("10-06-2025 08:12") == datetime(2025, 6, 10, 8, 12, tzinfo=timezone.utc).timestamp()
+    assert seconds("06-17-2025 09:25") == datetime(2025, 6, 17, 9, 25, tzinfo=timezone.utc).timestamp()
+    assert seconds("10.03.2025 08:21") == datetime(2025, 3, 10, 8, 21, tzinfo=timezone.utc).timestamp()

@@ -258,11 +258,13 @@ TICKET_HEAD = re.compile(r"^(?:(?P<key>[A-Z][A-Z0-9]{1,9}-\d{1,7})(?::|\s+[-–�
 # gitlab.example/group/app/-/issues/1187 (copied from the web UI) ====", "Redmine -- https://…/issues/4471", "Bug #4471"
 # (bench/incidents20).
 NUMBERED_HEAD = re.compile(r"^(?:(?:(?:Zendesk|Freshdesk|Help ?Scout|Front|Intercom) )?(?:[Tt]icket|Issue|Case|Request)"
-                           r"\s*(?P<number>#\d{2,9})(?=\s{2,}|\s*[:|\"“-]|\s*$)"  # (Zammad's "Ticket#61827")
+                           r"\s*(?P<number>#\d{2,9})(?=\s{2,}|\s*[:|\"“(-]|\s*$)"  # (Zammad's "Ticket#61827"; Trac's "Ticket #4133 (closed …)")
                            r"|(?P<record>[A-Z]{2,6}\d{6,10})(?=\s*[:|]|\s{2,}|\t)"
                            # ServiceNow's print: "Kestrel ServiceNow  -  Incident INC0048213   (printed …)"
                            r"|[^\n]{0,60}?\s[-–—]\s+(?:Incident|Problem|Change|Request)\s+(?P<snow>[A-Z]{2,6}\d{6,10})\b"
                            r"|(?:Bug|Feature|Support|Task|Defect|Story|Incident|Problem)\s+(?P<tracked>#\d{1,9})\s*$"
+                           # TOPdesk's card: "Incident  I 2506 0412" (bench/incidents44)
+                           r"|(?:Incident|Problem|Change|Call)\s+(?P<spaced>[A-Z] \d{4} \d{3,5})\s*$"
                            # Bugzilla's page: "Bug 20417 - claims-rules redeploy fails …" (bench/incidents22)
                            r"|Bug\s+(?P<bugzilla>\d{2,9})\s+[-–—]\s+\S"
                            r"|[=#*~-]{0,80}\s*(?:[A-Z][\w ]{0,20}\s+[-–—]+\s+)?https?://\S+?/(?:-/)?(?:issues|tickets|"
@@ -276,6 +278,8 @@ _FOOTER = re.compile(r"^View this (?:issue|pull request) on GitHub: https?://")
 
 def _number(head: re.Match) -> str:
     """The ticket a numbered header names, as "#4471" however it was written."""
+    if head.group("spaced"):
+        return head.group("spaced")
     return head.group("number") or head.group("record") or head.group("snow") or head.group("tracked") or \
         "#" + (head.group("url") or head.group("bugzilla") or head.group("gh"))
 

@@ -45,7 +45,8 @@ _ROLE = r"(?:\s+\([^()]{1,40}\))?"
 _BRACKET = re.compile(rf"^\[(?P<time>[^\]]{{4,40}})\]\s+(?P<who>{_NAME}){_ROLE}:(?:\s+\S.*)?$")
 # Microsoft Teams' messages copied from a channel: "[17/09 14:06] Freja Lund" over the message (bench/incidents25)
 _BRACKET_ALONE = re.compile(rf"^\[(?P<time>[^\]]{{0,24}}\d{{1,2}}:\d{{2}}[^\]]{{0,12}})\]\s+(?P<who>{_PERSON})\s*$")
-_AFTER_TIME = re.compile(rf"^\]?\s*(?P<who>{_NAME}){_ROLE}:(?:\s+\S.*)?$")
+# (a directory's "Last, First" too: TOPdesk's "10-06-2025 08:12 Morrow, Lydia:" over the action; bench/incidents44)
+_AFTER_TIME = re.compile(rf"^\]?\s*(?P<who>{_NAME}|{_CAPITALISED}, {_CAPITALISED}){_ROLE}:(?:\s+\S.*)?$")
 # after the time, and its zone if written ("2025-02-12 19:05:40 GMT - Dmitri Olsen (Work notes)"; bench/incidents16)
 _JOURNAL = re.compile(rf"^(?:\s+(?:[A-Z]{{2,5}}|[+-]\d{{2}}:?\d{{2}}))?\s+[-–—]\s+(?P<who>{_NAME}){_ROLE}\s*$")
 # GitHub's issue page copied as text bolds the handle: "**hannah-vogt** commented on Apr 7, 2025" (bench/incidents14)
@@ -103,6 +104,9 @@ _GH_CLI = re.compile(rf"^(?P<who>{_HANDLE}) \((?:Member|Owner|Collaborator|Contr
                      r"(?: \[[^\]]{1,20}\])? • (?P<time>[A-Z][a-z]{2,8} \d{1,2}, \d{4})(?: • .{1,30})?$")
 # An incident tool's export: "#10 by Mareike Brandt at 2025-06-11 10:20 CEST:" over the comment (bench/incidents27)
 _NUMBERED_BY = re.compile(rf"^#\d{{1,4}} by (?P<who>{_NAME}) (?:at|on) (?P<time>[^()]*?\d{{1,2}}:\d{{2}}[^()]*?):?$")
+# Trac's ticket page, copied: "comment:7 Changed 2025-06-03T15:05:17Z by tmbeki", "Changed 3 days ago by tmbeki" over
+# what it says (bench/incidents44)
+_TRAC = re.compile(rf"^(?:comment:\d{{1,4}}\s+)?(?:Changed|Modified)\s+(?P<time>\S.*?\d.*?)\s+by\s+(?P<who>{_NAME})\s*$")
 # OpenProject's activity, copied: "#3  Owen Madoc  commented on 07/08/2025 08:31 AM", "#1  Service Desk (sd.bot)
 # created on …", "#8  Elin Hargreaves  updated on …" over what it says, indented (bench/incidents42)
 _ACTIVITY = re.compile(rf"^#\d{{1,4}}\s{{2,}}(?P<who>{_NAME}){_ROLE}\s{{2,}}(?:commented|updated|created|changed)"
@@ -207,7 +211,7 @@ def speaker(line: str) -> tuple[str, str] | None:
     if _WROTE.match(line):
         return None
     m = (_GITLAB.match(line) or _REDMINE.match(line) or _GH_CLI.match(line) or _NUMBERED_BY.match(line)
-         or _ACTIVITY.match(line)
+         or _ACTIVITY.match(line) or _TRAC.match(line)
          or _ZAMMAD.match(line) or _DOTTED.match(line) or _PHABRICATOR.match(line) or _CHAT_COPY.match(line)
          or _IRC.match(line) or _POSTED.match(line))
     if m and not level_of(line[:m.end("who")]):
