@@ -150,7 +150,9 @@ def _release_contents(lines: Sequence[Line], roles: list[str], scored: list[Scor
 # The clause that says a change follows: "Change for all four nodes, server.xml, http-nio-8080 Connector:"
 # ... or names the merge request that holds it: "MR !2218, build.gradle.kts of booking-gateway:"
 _CHANGE_FOLLOWS = re.compile(r"^(?:(?:the|our|one|two|three|a) )?(?:changes?|fix(?:es)?|patch(?:es)?|"
-                             r"(?:MR|PR|merge request|pull request) *[!#]?\d+)\b[^:]*:\s*$", re.I)
+                             r"(?:MR|PR|merge request|pull request) *[!#]?\d+)\b[^:]*:\s*$"
+                             r"|^In (?:\[\d{1,9}\]|r\d{1,9}|changeset:?\s*\w{4,40}):\s*$",  # Trac's commit: "In [9012]:"
+                             re.I)
 
 
 # ... or a line a fix label opens, which goes on into the block under it ("What works: an override file …,")

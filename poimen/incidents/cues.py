@@ -349,7 +349,8 @@ ASIDE = re.compile(r"\([^()]*\)")  # "(sphinx 7 is fine with it)" says something
 # "override the managed version in your pom, for example" (bench/incidents18)
 INTRODUCES = re.compile(r"(?::|\bwith|\b(?:ran|run|executed|issued|typed|applied|used)|<<-?\s*['\"]?\w+['\"]?"
                         r"|\b(?:for example|for instance|e\.g\.|like (?:this|so))[.:]?)\s*$", re.I)
-FENCE = re.compile(r"^\s*(?:```|~~~)\S*\s*$")
+# (Trac's and MoinMoin's "{{{" / "}}}", and the processor line under "{{{": "#!CommitTicketReference repository=…")
+FENCE = re.compile(r"^\s*(?:(?:```|~~~)\S*|\{\{\{|\}\}\}|#!CommitTicketReference\b.*|\{\{\{#!\w+.*)\s*$")
 # A line of configuration: "LimitNOFILE=65536", "max_connections: 200", an INI section "[Service]", an XML element
 # ('<Resource name="jdbc/pdocDS" … />', "<micrometer.version>1.10.13</micrometer.version>"; bench/incidents18)
 CONFIG_LINE = re.compile(r"^\s*(?:[\w.\-/\[\]\"']+\s*(?:=|:\s)\s*\S+|\[[\w .:-]+\]"

@@ -53,6 +53,7 @@ from poimen.incidents.cues import OTHER_PROBLEM
 from poimen.incidents.flow import GAP_SECONDS, acts, elapsed, fails, is_failure
 from poimen.incidents.quotes import cited_in, quoted_in
 from poimen.incidents.roles import line_scores, pick
+from poimen.text.headings import names_problem
 
 THRESHOLD = 1.0
 COMMON_MIN = 3
@@ -269,7 +270,10 @@ def _filed(episode: Episode) -> frozenset[str]:
         return filed
     if episode.key.startswith("section:"):  # (the topmost heading that names one: an export's "## INC-0194 · …"
         # under its title, "# xMatters incident export — …"; bench/incidents43)
-        tops = {next((h for h in r.headings if _NUMBER.search(h)), "") for r in episode.records if r.headings}
+        # (... unless a deeper heading opens a problem of its own by its ticket: a review's "Addendum: INC-5127 …"
+        # under "# Post-incident review: INC-5120 …"; bench/incidents33)
+        tops = {next((h for h in r.headings if _NUMBER.search(h) and names_problem(h)), None)
+                or next((h for h in r.headings if _NUMBER.search(h)), "") for r in episode.records if r.headings}
         numbers = set(_NUMBER.findall(next(iter(tops)))) if len(tops) == 1 else set()
         if len(numbers) == 1:
             return frozenset(numbers)

@@ -159,3 +159,55 @@ def test_the_cues_of_written_accounts(text, role):
 def test_an_attempt_still_refused_after_it_changed_nothing():
     assert score("Restarted checkout-web on app-01 (`systemctl restart checkout-web`), still refused.").ineffective
     assert not score("Restarted checkout-web on app-01; it answers again.").ineffective
+
+
+def test_a_trac_changeset_under_in_brackets_is_the_change_and_its_braces_say_nothing():
+    body = ("    In [9012]:\n\n    {{{\n    #!CommitTicketReference repository=\"dispatch-api\" revision=\"9012\"\n"
+            "    RouteReoptimiser: run under a ShedLock JDBC lock (V88__shedlock.sql), refs #4133\n    }}}\n")
+    failure = Record("2025-06-05T06:00:03.882Z ERROR 1 --- [scheduling-1] reoptimise failed: "
+                     "ObjectOptimisticLockingFailureException", 1, 1, kind="log")
+    comment = Record(body, 10, 15, kind="comment", time="2025-06-05T14:12:37Z", author="tmbeki")
+    lines = [line for r in (failure, comment) for line in record_lines(r, "t.log")]
+    roles = {line.text: role.role for line, role in zip(lines, assign(lines))}
+    assert roles["RouteReoptimiser: run under a ShedLock JDBC lock (V88__shedlock.sql), refs #4133"] == "action"
+    assert roles["{{{"] == roles["}}}"] == "none"
+
+
+REVIEW = """\
+# Post-incident review: INC-5120 — new hostnames stuck in us-east-1
+
+## Summary
+
+Route 53 calls from the production account were throttled: `Throttling: Rate exceeded` from external-dns.
+
+## Root cause
+
+The new external-dns instance listed the whole public zone once a minute.
+
+## Resolution
+
+external-dns was redeployed with `interval: 10m` and `domainFilters: [use1-b.lumenfold.io]`.
+
+## Addendum: INC-5127 (Friday 2025-04-11) — "Rate exceeded" again, but from STS
+
+### What we saw
+
+The on-call started from INC-5120, but the archiver failed with `WebIdentityErr: failed to retrieve credentials
+caused by: Throttling: Rate exceeded` from STS, not Route 53.
+
+### Cause
+
+archiver 1.8.0 called `session.NewSession()` for every object, so every upload did its own token exchange.
+
+### Fix
+
+archiver 1.8.1 builds one session per worker and the CronJob sets `AWS_STS_REGIONAL_ENDPOINTS=regional`.
+"""
+
+
+def test_an_addendum_that_names_its_own_ticket_is_an_incident_of_its_own(tmp_path):
+    _, found = _incidents(tmp_path, "review.md", REVIEW)
+    assert len(found) == 2
+    texts = [" ".join(line.text for line in build_card(inc).lines) for inc in found]
+    assert any("domainFilters" in t and "AWS_STS_REGIONAL_ENDPOINTS" not in t for t in texts)
+    assert any("AWS_STS_REGIONAL_ENDPOINTS" in t and "domainFilters" not in t for t in texts)
