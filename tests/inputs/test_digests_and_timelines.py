@@ -220,3 +220,20 @@ def test_a_day_written_with_dashes_is_day_first_unless_it_cannot_be():
     assert seconds("10-06-2025 08:12") == datetime(2025, 6, 10, 8, 12, tzinfo=timezone.utc).timestamp()
     assert seconds("06-17-2025 09:25") == datetime(2025, 6, 17, 9, 25, tzinfo=timezone.utc).timestamp()
     assert seconds("10.03.2025 08:21") == datetime(2025, 3, 10, 8, 21, tzinfo=timezone.utc).timestamp()
+
+
+def test_google_groups_heads_a_post_with_name_mark_time_and_list(tmp_path):
+    text = ("06:58:16.409 [StreamThread-1] ERROR o.a.k.s.p.i.StreamThread - stream-thread failed\n"
+            "06:58:17.002 [StreamThread-1] ERROR o.a.k.s.KafkaStreams - state transition to ERROR\n\n"
+            "stock-agg in ERROR after this morning's deploy\n14 views\n\n"
+            "Ines Calloway\nunread,\nAug 12, 2025, 8:04:51 AM\nto platform-oncall\n"
+            "stock-agg went to ERROR right after the 07:55 deploy of 3.4.0.\n\n"
+            "Hamid Oduya\nunread,\nAug 12, 2025, 9:48:09 AM\nto platform-oncall\n"
+            "Fixed in stock-agg 3.4.1: replication.factor: 3 in application-prod.yml.\n")
+    path = tmp_path / "stock-agg.log"
+    path.write_text(text, encoding="utf-8")
+    said = [(r.author, r.time) for r in records(path) if r.kind == "comment" and r.text.split("\n")[1:2] == ["unread,"]]
+    assert said == [("Ines Calloway", "Aug 12, 2025, 8:04:51 AM"), ("Hamid Oduya", "Aug 12, 2025, 9:48:09 AM")]
+    assert speaker("Hamid Oduya\nunread,\nAug 12, 2025, 9:48:09 AM\nto platform-oncall") == (
+        "Aug 12, 2025, 9:48:09 AM", "Hamid Oduya")
+    assert speaker("Hamid Oduya\nunread,\nto platform-oncall") is None

@@ -35,7 +35,8 @@ from pathlib import Path
 from poimen.inputs.readers.jsonlog import is_log_event, log_record
 from poimen.inputs.readers.jsonpos import depth_ok
 from poimen.inputs.readers.zones import banner_day, on_day, with_year, zone_of, zoned
-from poimen.inputs.readers.speakers import FIELD_LINE, NAME_ALONE, TIME_ALONE, as_of, dated, header, speaker
+from poimen.inputs.readers.speakers import (ADDRESSED, FIELD_LINE, GROUP_MARK, NAME_ALONE, TIME_ALONE, as_of, dated,
+                                           header, speaker)
 from poimen.inputs.records import Record
 from poimen.inputs.stream import Piece, shown_pieces
 from poimen.text.log_lines import LOG_START, level_of, source_prefix, time_of
@@ -339,9 +340,12 @@ def read(path: Path, options) -> Iterator[Record]:
 def _starts_header(run: list[Piece], p: Piece) -> bool:
     """Whether ``p`` goes on (or begins) a header over several lines: an article's field, a name alone, the time
     alone under a name."""
+    said = [q.text for q in run if not GROUP_MARK.match(q.text)]  # (Google Groups' "unread," between them)
     return p.indent == 0 and (FIELD_LINE.match(p.text) is not None or (not run and NAME_ALONE.match(p.text) is not None)
-                              or (len(run) == 1 and NAME_ALONE.match(run[0].text) is not None
-                                  and TIME_ALONE.match(p.text) is not None))
+                              or (len(said) == 1 and NAME_ALONE.match(said[0]) is not None
+                                  and (TIME_ALONE.match(p.text) is not None or GROUP_MARK.match(p.text) is not None))
+                              or (len(said) == 2 and run[-1].text == said[-1] and TIME_ALONE.match(said[-1]) is not None
+                                  and ADDRESSED.match(p.text) is not None))
 
 
 def _headers(pieces: Iterator[Piece]) -> Iterator[Piece]:

@@ -181,6 +181,8 @@ NAME_ALONE = re.compile(rf"^(?P<who>{_PERSON})$")
 TIME_ALONE = re.compile(r"^(?P<time>(?:\d{1,2} [A-Z][a-z]{2,8},? \d{4}|[A-Z][a-z]{2,8} \d{1,2}(?:,? \d{4})?|\d{4}-\d{2}-\d{2})"
                          r",?(?: at)? \d{1,2}:\d{2}(?::\d{2})?(?: ?[AaPp][Mm])?|(?:about )?\d+ \w+ ago|yesterday at "
                          r"\d{1,2}:\d{2})(?:\s*\((?:edited|updated)\))?$")
+GROUP_MARK = re.compile(r"^(?:unread|read),?$")  # a mailing list archive's mark between a post's name and time
+ADDRESSED = re.compile(r"^to [\w.@-]+(?:, [\w.@-]+)*$")  # ... and whom the post went to, under its time
 # An article's or an e-mail's header fields, one to a line: "From:     Jonas Brenner", "Subject:  Note", "Created:
 # 2025-04-14 08:05:37" (a help desk's ticket print, OTRS/Znuny; bench/incidents22)
 FIELD_LINE = re.compile(r"^(?P<key>From|To|Cc|Subject|Date|Created|Sent|Channel|Sender|Type)\s*:\s*(?P<value>.*)$", re.I)
@@ -190,7 +192,11 @@ _TIME_KEYS = ("date", "created", "sent")
 def header(lines: list[str]) -> tuple[str, str] | None:
     """(time, author) of a header over several lines: a name over the time alone (``NAME_ALONE``, ``TIME_ALONE``),
     or an article's fields (``FIELD_LINE``) with a sender and a time; None for any other lines."""
-    if len(lines) == 2 and (who := NAME_ALONE.match(lines[0])) and (when := TIME_ALONE.match(lines[1])):
+    # (Google Groups copies a post's header as the name, "unread,", the time and "to platform-oncall";
+    # bench/incidents44: the marks around the name and time say nothing)
+    said = [x for x in lines if not GROUP_MARK.match(x)]
+    said = said[:-1] if len(said) == 3 and len(lines) > 3 and ADDRESSED.match(said[-1]) else said
+    if len(said) == 2 and (who := NAME_ALONE.match(said[0])) and (when := TIME_ALONE.match(said[1])):
         return when.group("time"), who.group("who")
     fields = [FIELD_LINE.match(x) for x in lines]
     if len(lines) < 2 or not all(fields):
