@@ -90,6 +90,8 @@ def test_every_suite_has_unique_ids_and_streams_that_exist(folder):
     elif folder.name == "incidents44":  # JVM logs, each with the comment stream pasted under it (Trac, Help Scout,
         # Google Groups, TOPdesk, WhatsApp, todo.sr.ht)
         assert {i.format for i in incidents} == {"log"} and len({i.stream for i in incidents}) == 6
+    elif folder.name == "incidents47":  # JVM logs with their tickets or chat, the ticket first in some
+        assert {i.format for i in incidents} == {"java"} and len({i.stream for i in incidents}) == 6
     elif folder.name in ("incidents45", "incidents46"):  # timelines and postmortems in Markdown and text; GitHub
         # issues as JSON and kubectl/helm/argocd/terraform shell sessions
         assert len({i.format for i in incidents}) == 2 and len({i.stream for i in incidents}) == 6
