@@ -151,7 +151,8 @@ def _release_contents(lines: Sequence[Line], roles: list[str], scored: list[Scor
 # ... or names the merge request that holds it: "MR !2218, build.gradle.kts of booking-gateway:"
 _CHANGE_FOLLOWS = re.compile(r"^(?:(?:the|our|one|two|three|a) )?(?:changes?|fix(?:es)?|patch(?:es)?|"
                              r"(?:MR|PR|merge request|pull request) *[!#]?\d+)\b[^:]*:\s*$"
-                             r"|^In (?:\[\d{1,9}\]|r\d{1,9}|changeset:?\s*\w{4,40}):\s*$",  # Trac's commit: "In [9012]:"
+                             # Trac's commit: "In [9012]:"
+                             r"|^In (?:\[\d{1,9}\]|r\d{1,9}|changeset:?\s*\w{4,40}):\s*$",
                              re.I)
 
 

@@ -134,7 +134,8 @@ CAUSE = words(
 MECHANISM = words(
     r"exhaust(?:ed|ion)", r"leak(?:s|ed|ing)?", r"misconfigur(?:ed|ation)", r"r[au]n out of", r"filled up",
     r"(?:disk|volume|partition) (?:is |was )?full", r"too (?:low|small|high|many|few|short|aggressive)",
-    r"expired", r"not set", r"overr(?:an|un)", r"overflow(?:ed|s)?", r"race condition", r"deadlock", r"changed the default", r"led to", r"resulted in", r"stopped \w+ing", r"no longer")
+    r"expired", r"not set", r"overr(?:an|un)", r"overflow(?:ed|s)?", r"race condition", r"deadlock",
+    r"changed the default", r"led to", r"resulted in", r"stopped \w+ing", r"no longer")
 SO = re.compile(r", so ", re.I)
 from poimen.incidents.commands import CHANGED_OBJECT, COMMAND  # noqa: E402,F401  (cues in one place)
 STEMS = (r"bump", r"rais", r"increas", r"decreas", r"lower", r"reduc", r"pinn?", r"disabl", r"enabl",
@@ -154,7 +155,8 @@ BY_DOING = re.compile(r"\b(?:by|after|with|via)\s+(?:" + "|".join(STEMS) + r")\w
                        r"(?:rolling back|turning (?:off|on)|failing over|setting)\b", re.I)
 FIX_WORDS = words(r"workaround", r"fix:",
                   # a setting put back as it was: "Connection URL set back to ldaps://ad…:636" (bench/incidents42)
-                  r"(?:set|changed|switched|put|reverted|restored) back to", r"the fix (?:was|is)", r"fixed (?:by|with|in|via)", r"what fixed it",
+                  r"(?:set|changed|switched|put|reverted|restored) back to",
+                  r"the fix (?:was|is)", r"fixed (?:by|with|in|via)", r"what fixed it",
                   # one of the options laid out, taken: "Went with option 3. Our Helm values now render …" (incidents16)
                   r"went with (?:option|choice|approach|alternative|solution) #?\w+",
                   r"(?:hot)?fix (?:is |was )?(?:out|live|in|deployed|shipped|merged|released|rolled out|done|applied)",
@@ -241,7 +243,8 @@ VERIFY = words(
     r"confirmed", r"resolved", r"recover(?:ed|ing|y)", r"back to normal", r"back up", r"back online",
     r"error rate (?:is )?(?:back|down) to", r"no more", r"no (?:new|further) (?:errors?|alerts?|occurrences?)",
     r"stable", r"stabili[sz]ed", r"healthy", r"green", r"all good", r"looks good", r"working again",
-    r"works again", r"(?:is|are) fixed", r"(?:logins?|sign-?ins?|requests?|jobs?|builds?) (?:are |is )?working", r"(?:works|worked|did the trick|did it)[,!.]? (?:thanks|thank you|ty)\b",
+    r"works again", r"(?:is|are) fixed", r"(?:logins?|sign-?ins?|requests?|jobs?|builds?) (?:are |is )?working",
+    r"(?:works|worked|did the trick|did it)[,!.]? (?:thanks|thank you|ty)\b",
  r"succe(?:eded|eding|ssful)", r"passing", r"closing",
     r"(?:succeed|work|load|respond|connect|serv)\w* again", r"normal again",
     r"(?:flowing|running|moving|processing|draining|syncing|shipping|sending|scheduling) again",
@@ -256,7 +259,8 @@ PR_DOES = re.compile(r"^\W*(?:PR\s*|MR\s*)?[#!]\d+\s+(?:also\s+|now\s+)?(?:resto
                      r"enables|caps|limits|retries|skips|handles|puts|swaps|splits|streams)\b", re.I)
 # What a release does, told by its version: "In 2.5.1 `StatementFile.parse()` decodes with the charset from the
 # response's Content-Type" (a maintainer's answer under an issue; bench/incidents46), "As of v3.2 the agent retries …"
-IN_RELEASE = re.compile(r"^(?:\[[^\]]{1,40}\]\s*)?(?:[\w.-]{1,40}:\s+)?\W*(?:in|since|as of|starting (?:with|in)|from)\s+(?:version\s+|release\s+|v)?\d+\.\d+"
+IN_RELEASE = re.compile(r"^(?:\[[^\]]{1,40}\]\s*)?(?:[\w.-]{1,40}:\s+)?\W*"
+                        r"(?:in|since|as of|starting (?:with|in)|from)\s+(?:version\s+|release\s+|v)?\d+\.\d+"
                         r"(?:\.\d+)*(?:[-+][\w.]+)?\b,?\s+(?:the\s+)?[`\w]", re.I)
 # An aside that rules out what it goes on to say, not an earlier line: "FWIW we saw the cron crash as well.
 # Unrelated, but on Python 3.12 2.4.0 also prints `DeprecationWarning: …`" (bench/incidents19).

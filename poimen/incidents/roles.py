@@ -17,7 +17,8 @@ from poimen import signatures
 from poimen.incidents.entities import SPEAKER, entities
 from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, CHANGED_OBJECT, COMMAND,
                                    DECIDED_AGAINST, DONE, FENCE, FIX_SECTION, FIX_WORDS, FRAME, HEDGE, IMPERATIVE,
-                                   INCIDENT_ADMIN, IN_RELEASE, MECHANISM, MEETING, NEGATED, NOW_DOES, NOW_IS, PLANNED, PR_DOES,
+                                   INCIDENT_ADMIN, IN_RELEASE, MECHANISM, MEETING, NEGATED, NOW_DOES, NOW_IS, PLANNED,
+                                   PR_DOES,
                                    OTHER_PROBLEM, RECEDING, RULED_OUT, SETTING, SO, SOFT, SYMPTOM, TODO_SECTION,
                                    VALUE, VERIFY, ineffective, is_label, is_part_line, names_part, says_more)
 from poimen.incidents.lines import Line
@@ -176,8 +177,9 @@ def _action(text: str) -> float:
         not_done = True
         score += 1.5 * 0.3
     elif any(IMPERATIVE.match(sentence) for sentence in _SENTENCE.split(text)) or NOW_DOES.search(text) \
-            or PR_DOES.match(text) or IN_RELEASE.match(text):  # an instruction, in any sentence: "… so it fails forever. Use the Sentinel
-        # scheme: `result_backend: sentinel://…`" (a maintainer's answer on an issue, bench/incidents8)
+            or PR_DOES.match(text) or IN_RELEASE.match(text):  # an instruction, in any sentence: "… so it fails
+        # forever. Use the Sentinel scheme: `result_backend: sentinel://…`" (a maintainer's answer on an issue,
+        # bench/incidents8); what a release does ("In 2.5.1 X decodes with …")
         score += 1.0
     kinds = {e.kind for e in entities(text)}
     bonus = 0.0

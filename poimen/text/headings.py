@@ -22,7 +22,8 @@ PROBLEM = re.compile(
     r"|^(?-i:[A-Z][A-Z0-9]{1,9}(?:-[A-Z0-9]{1,9})*-\d{1,7})(?::|\s+[-\u2013\u2014|])\s+\S"
     # ... or by its ticket under an addendum's label: "Addendum: INC-5127 (Friday 2025-04-11) — \"Rate exceeded\" again,
     # but from STS" (a review's second incident, told after the first; bench/incidents33)
-    r"|^(?:addendum|follow-?up incident|later incident|update)\s*:\s*(?-i:[A-Z][A-Z0-9]{1,9}(?:-[A-Z0-9]{1,9})*-\d{1,7})\b",
+    r"|^(?:addendum|follow-?up incident|later incident|update)\s*:\s*"
+    r"(?-i:[A-Z][A-Z0-9]{1,9}(?:-[A-Z0-9]{1,9})*-\d{1,7})\b",
     re.I)
 # An entry of a log people keep, headed by its day and a title set off by two blanks or a dash ("2025-01-14  CI image
 # pulls failing on all runners  (SEV-2, 3 h 05 min)"); a time of day after the date makes it a log line instead

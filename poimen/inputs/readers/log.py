@@ -259,7 +259,8 @@ TICKET_HEAD = re.compile(r"^(?:(?P<key>[A-Z][A-Z0-9]{1,9}-\d{1,7})(?::|\s+[-–�
 # gitlab.example/group/app/-/issues/1187 (copied from the web UI) ====", "Redmine -- https://…/issues/4471", "Bug #4471"
 # (bench/incidents20).
 NUMBERED_HEAD = re.compile(r"^(?:(?:(?:Zendesk|Freshdesk|Help ?Scout|Front|Intercom) )?(?:[Tt]icket|Issue|Case|Request)"
-                           r"\s*(?P<number>#\d{2,9})(?=\s{2,}|\s*[:|\"“(-]|\s*$)"  # (Zammad's "Ticket#61827"; Trac's "Ticket #4133 (closed …)")
+                           # (Zammad's "Ticket#61827"; Trac's "Ticket #4133 (closed …)")
+                           r"\s*(?P<number>#\d{2,9})(?=\s{2,}|\s*[:|\"“(-]|\s*$)"
                            r"|(?P<record>[A-Z]{2,6}\d{6,10})(?=\s*[:|]|\s{2,}|\t)"
                            # ServiceNow's print: "Kestrel ServiceNow  -  Incident INC0048213   (printed …)"
                            r"|[^\n]{0,60}?\s[-–—]\s+(?:Incident|Problem|Change|Request)\s+(?P<snow>[A-Z]{2,6}\d{6,10})\b"

@@ -1,24 +1,23 @@
 """Terminal sessions: prompt lines with their commands, the output under each, and the operator's ``#`` notes.
 
 A prompt is "$ cmd", "user@host:~/dir$ cmd", "root@host:/# cmd", "[user@host dir]$ cmd", "user@host (context) ~ $
-cmd", "host:~$ cmd", SUSE's "host:~ # cmd", "bash-5.1$ cmd", a container's "/ # cmd", oh-my-zsh's "➜  dir cmd",
-fish's "user@host ~> cmd" (in vi mode "[I] user@host ~> cmd"), "(venv) $ cmd", "PS C:\\> cmd" or "❯ cmd", each after an optional "[14:03:26] " or
-"[Tue 14:03] " clock (the command's time), or an
-interactive client's: psql's "orders=# " / "orders=> " (in a transaction "orders=*# ", after its error "orders=!# "),
-"mysql> ", "MariaDB [db]> ", "sqlite> ", redis-cli's
-"127.0.0.1:6379> ", Python's ">>> ". A terminal echoes "^C" before the prompt it interrupts back to. A line
-"# …" that is no root prompt is a note, and so is a prompt whose command is only a comment ("$ # paging: …", "$ : not DNS",
-"orders=# -- the 214 idle sessions are the leak"): the operator writing down what they see; a note stamped with a
-day and a clock (a capture's banner) is at that time. Output runs until
-the next prompt, note or blank line, and is threaded to the command above it, so "what did this print" and "what
-was run" stay one episode. The lines ``script`` writes around a recording ("Script started on …", "Script done
-on …") are no command's output: they are ``log`` records with their time. Nor is the clock that ``date`` prints
-(operators run it to stamp a session): its output record carries that text as its time, so a session that goes
-quiet for hours is read as two stretches. A recording's terminal bytes (colours, window titles, carriage-return
-overwrites: ``poimen.text.terminal``) are dropped, so ``script``'s typescript reads as the session it shows, and
-an asciinema recording (``cast``) reads as its output events showed it. What ``history`` lists (with HISTTIMEFORMAT,
-each line's time) are the session's commands and notes, and a notes file the operator reads back (``cat
-~/notes/INC-7794.md``) is a page, read as the Markdown reader reads one, not a command's output.
+cmd", "host:~$ cmd", SUSE's "host:~ # cmd", "bash-5.1$ cmd", a container's "/ # cmd", oh-my-zsh's "➜ dir cmd", fish's
+"user@host ~> cmd" (in vi mode "[I] user@host ~> cmd"), "(venv) $ cmd", "PS C:\\> cmd" or "❯ cmd", each after an
+optional "[14:03:26] " or "[Tue 14:03] " clock (the command's time), or an interactive client's: psql's "orders=# " /
+"orders=> " (in a transaction "orders=*# ", after its error "orders=!# "), "mysql> ", "MariaDB [db]> ", "sqlite> ",
+redis-cli's "127.0.0.1:6379> ", Python's ">>> ". A terminal echoes "^C" before the prompt it interrupts back to. A
+line "# …" that is no root prompt is a note, and so is a prompt whose command is only a comment ("$ # paging: …", "$ :
+not DNS", "orders=# -- the 214 idle sessions are the leak"): the operator writing down what they see; a note stamped
+with a day and a clock (a capture's banner) is at that time. Output runs until the next prompt, note or blank line,
+and is threaded to the command above it, so "what did this print" and "what was run" stay one episode. The lines
+``script`` writes around a recording ("Script started on …", "Script done on …") are no command's output: they are
+``log`` records with their time. Nor is the clock that ``date`` prints (operators run it to stamp a session): its
+output record carries that text as its time, so a session that goes quiet for hours is read as two stretches. A
+recording's terminal bytes (colours, window titles, carriage-return overwrites: ``poimen.text.terminal``) are dropped,
+so ``script``'s typescript reads as the session it shows, and an asciinema recording (``cast``) reads as its output
+events showed it. What ``history`` lists (with HISTTIMEFORMAT, each line's time) are the session's commands and notes,
+and a notes file the operator reads back (``cat ~/notes/INC-7794.md``) is a page, read as the Markdown reader reads
+one, not a command's output.
 """
 
 from __future__ import annotations

@@ -106,7 +106,8 @@ _GH_CLI = re.compile(rf"^(?P<who>{_HANDLE}) \((?:Member|Owner|Collaborator|Contr
 _NUMBERED_BY = re.compile(rf"^#\d{{1,4}} by (?P<who>{_NAME}) (?:at|on) (?P<time>[^()]*?\d{{1,2}}:\d{{2}}[^()]*?):?$")
 # Trac's ticket page, copied: "comment:7 Changed 2025-06-03T15:05:17Z by tmbeki", "Changed 3 days ago by tmbeki" over
 # what it says (bench/incidents44)
-_TRAC = re.compile(rf"^(?:comment:\d{{1,4}}\s+)?(?:Changed|Modified)\s+(?P<time>\S.*?\d.*?)\s+by\s+(?P<who>{_NAME})\s*$")
+_TRAC = re.compile(rf"^(?:comment:\d{{1,4}}\s+)?(?:Changed|Modified)\s+(?P<time>\S.*?\d.*?)\s+by\s+"
+                   rf"(?P<who>{_NAME})\s*$")
 # OpenProject's activity, copied: "#3  Owen Madoc  commented on 07/08/2025 08:31 AM", "#1  Service Desk (sd.bot)
 # created on …", "#8  Elin Hargreaves  updated on …" over what it says, indented (bench/incidents42)
 _ACTIVITY = re.compile(rf"^#\d{{1,4}}\s{{2,}}(?P<who>{_NAME}){_ROLE}\s{{2,}}(?:commented|updated|created|changed)"

@@ -66,7 +66,8 @@ def _heading(line: str, words: int, boxed: bool = False) -> str | None:
         words = max(words, TITLE_WORDS)
     # in a box, a word has a letter or digit: the dots and bars between the title's fields count for none
     # ("PM-2025-019 . SEV2 . 14 May 2025 . reports-worker pods stuck Pending after a node group change")
-    if sum(not boxed or any(c.isalnum() for c in w) for w in label.split()) > words or (_LIST_OR_TIME.match(text) and not (
+    counted = sum(not boxed or any(c.isalnum() for c in w) for w in label.split())
+    if counted > words or (_LIST_OR_TIME.match(text) and not (
             (boxed or dated) and _DATED.match(text))):
         return None
     if ": " in label and words == HEADING_WORDS and not label.isupper():  # "SECOND PROBLEM: STAMPEDE" is a heading
