@@ -153,7 +153,7 @@ DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS if s != r"rebuil"), r"rebuilt", 
                r"made (?:[\w-]+ ){0,3}(?:stick|permanent|persist(?:ent)?)")  # "made the redis fix stick: vm.… = 1 in …"
 BY_DOING = re.compile(r"\b(?:by|after|with|via)\s+(?:" + "|".join(STEMS) + r")\w*ing\b|\b(?:by|after) "
                        r"(?:rolling back|turning (?:off|on)|failing over|setting)\b", re.I)
-FIX_WORDS = words(r"workaround", r"fix:",
+FIX_WORDS = words(r"workaround", r"fix:", r"stop-?gap:",  # ("Stopgap: promo-engine … 768Mi -> 2Gi …"; incidents47)
                   # a setting put back as it was: "Connection URL set back to ldaps://ad…:636" (bench/incidents42)
                   r"(?:set|changed|switched|put|reverted|restored) back to",
                   r"the fix (?:was|is)", r"fixed (?:by|with|in|via)", r"what fixed it",
@@ -261,7 +261,10 @@ PR_DOES = re.compile(r"^\W*(?:PR\s*|MR\s*)?[#!]\d+\s+(?:also\s+|now\s+)?(?:resto
 # response's Content-Type" (a maintainer's answer under an issue; bench/incidents46), "As of v3.2 the agent retries …"
 IN_RELEASE = re.compile(r"^(?:\[[^\]]{1,40}\]\s*)?(?:[\w.-]{1,40}:\s+)?\W*"
                         r"(?:in|since|as of|starting (?:with|in)|from)\s+(?:version\s+|release\s+|v)?\d+\.\d+"
-                        r"(?:\.\d+)*(?:[-+][\w.]+)?\b,?\s+(?:the\s+)?[`\w]", re.I)
+                        r"(?:\.\d+)*(?:[-+][\w.]+)?\b,?\s+(?:the\s+)?[`\w]"
+                        # ... or the release that heads the line: "3.14.1: stock.client.keep-alive-timeout-seconds: 1
+                        # in config/prod.yaml, so …", "promo-engine 3.2.0: single-use codes are now …" (incidents47)
+                        r"|^\W*(?:[a-z][\w.-]{1,40}\s+)?v?\d+\.\d+\.\d+(?:[-+][\w.]+)?:\s+[`\w]", re.I)
 # An aside that rules out what it goes on to say, not an earlier line: "FWIW we saw the cron crash as well.
 # Unrelated, but on Python 3.12 2.4.0 also prints `DeprecationWarning: …`" (bench/incidents19).
 OFF_TOPIC = re.compile(r"(?:^|[.;!?]\s+|\b(?:fwiw|btw)[,:]?\s+)(?:unrelated|not related|side ?note|off[- ]topic)\s*(?:[,:;(\u2014-]|but\b)",
@@ -355,6 +358,10 @@ INTRODUCES = re.compile(r"(?::|\bwith|\b(?:ran|run|executed|issued|typed|applied
                         r"|\b(?:for example|for instance|e\.g\.|like (?:this|so))[.:]?)\s*$", re.I)
 # (Trac's and MoinMoin's "{{{" / "}}}", and the processor line under "{{{": "#!CommitTicketReference repository=…")
 FENCE = re.compile(r"^\s*(?:(?:```|~~~)\S*|\{\{\{|\}\}\}|#!CommitTicketReference\b.*|\{\{\{#!\w+.*)\s*$")
+# The paster's note on what was cut, a line in brackets of its own: "(same frames as above, removed)", "[... 40 lines
+# omitted ...]" (bench/incidents47: a thread dump's "removed" read as the fix)
+EDITED = re.compile(r"^\s*[(\[<](?:\s*(?:\.{2,}|…|snip)|[^()\[\]<>]{0,80}\b(?:removed|omitted|trimmed|snipped|elided|truncated)"
+                    r"\s*(?:\.{2,}|…)?\s*[)\]>]\s*$)", re.I)  # (its cut word last: "(rolled back and removed the flag)" did)
 # A line of configuration: "LimitNOFILE=65536", "max_connections: 200", an INI section "[Service]", an XML element
 # ('<Resource name="jdbc/pdocDS" … />', "<micrometer.version>1.10.13</micrometer.version>"; bench/incidents18)
 CONFIG_LINE = re.compile(r"^\s*(?:[\w.\-/\[\]\"']+\s*(?:=|:\s)\s*\S+|\[[\w .:-]+\]"

@@ -17,6 +17,8 @@ same between the alert and the fix written hours later, and drops what differs b
 - ``id``: the value given to an id's key (``requestId=q-9e41d7c2``, ``trace_id: 4bf92f35``), with a digit in it:
   one request, one trace. A ticket that quotes it ("Example requestId=q-9e41d7c2, log excerpt above") is about the
   log lines that printed it.
+- ``class``: a class of the program's own named in three words or more (``PartnerTokenCache``): a thread dump
+  prints it and a diagnosis names it; not an exception class (a signature) nor a short one (every trace prints it).
 - ``version``: ``v2.3.0``, ``8.14.2``, ``image:1.4``, "upgrade to 8.15"; stored without the ``v``.
 - nothing from a log line's thread ("[sync-worker-3]", "[pool-3-thread-7]"), nor from a login banner
   ("Welcome to Ubuntu …", "Last login: … from 10.8.0.14"): every ssh prints it; nor is a machine
@@ -40,8 +42,8 @@ from poimen import signatures
 from poimen.inputs.readers.shell import PROMPT
 from poimen.signatures.specificity import has_shape
 
-KINDS = ("service", "host", "ticket", "id", "config", "version", "signature")
-WEIGHTS = {"ticket": 1.0, "id": 1.0, "host": 0.7, "service": 0.6, "config": 0.6, "version": 0.3}
+KINDS = ("service", "host", "ticket", "id", "config", "class", "version", "signature")
+WEIGHTS = {"ticket": 1.0, "id": 1.0, "host": 0.7, "service": 0.6, "config": 0.6, "class": 0.6, "version": 0.3}
 SHAPED_SIGNATURE = 1.0
 FAMILY_SIGNATURE = 0.4
 GENERIC = 0.1
@@ -114,6 +116,9 @@ _RESOURCE = re.compile(r"\b(?:deploy(?:ment)?s?|svc|services?|sts|statefulsets?|
 _SAFE = "bcdfghjklmnpqrstvwxz2456789"
 # (After a template hash, the pod's own 5 are read loosely: people retyping a pod's name, as in a ticket, use any.)
 _POD = re.compile(rf"^(.+?)(?:-[{_SAFE}]{{6,10}}-[a-z0-9]{{5}}|-[{_SAFE}]{{5}})$")
+_POD_NAME = re.compile(rf"^.+?-[{_SAFE}]{{6,10}}-[a-z0-9]{{5}}$")  # a Deployment's pod: its ReplicaSet's hash, its own
+# (a dump's "jcmd 1 Thread.print on claims-intake-7d9c5b6f4-xk2lp" and the comment "Thread dump from
+# claims-intake-7d9c5b6f4-xk2lp is pasted under the queue export"; bench/incidents47)
 _ORDINAL = re.compile(r"^([a-z][a-z0-9-]*[a-z])-\d{1,3}$")
 _SNAKE = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w(])")
 _UPPER_SNAKE = re.compile(r"(?<![\w.-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w(])")
@@ -204,6 +209,16 @@ def _add(found: dict[tuple[str, str], Entity], kind: str, value: str, weight: fl
 # What a login prints on every host, the same for every ssh of a session: the banner, the last login's address
 _BANNER = re.compile(r"^\s*(?:Welcome to |Last (?:failed )?login:|Linux \S+ \d+\.\d+\.\d+|System information as of"
                      r"|Connection to \S+ closed|\* (?:Documentation|Management|Support):)", re.M)
+# A class of the program's own, named three words or more in one ("PartnerTokenCache", "ClaimNumberAllocator"): where a
+# dump or a log prints it ("BLOCKED on com.orrinvale.claims.auth.PartnerTokenCache@3b1f0c2a") and where a person
+# names it in the diagnosis ("PartnerTokenCache.currentToken() is synchronized"); bench/incidents47. Not an
+# exception's (its signature says it), nor a shorter one ("StockClient": every trace of the service prints it)
+# ... written bare, as a person names it, or as an object a dump or a health check prints ("(a com.x.PartnerTokenCache)",
+# "com.x.PartnerTokenCache@3b1f0c2a"); not a frame's or a logger's path ("at com.x.Y.m(Y.java:41)",
+# "[io.qua.ver.htt.run.QuarkusErrorHandler]"): every trace through the framework prints those (bench/incidents44)
+_CLASS = re.compile(r"(?<![\w$.])((?:[A-Z][a-z0-9]+){3,6})(?![\w$]|\.java\b)"
+                    r"|\(an? (?:[\w$]+\.)+((?:[A-Z][a-z0-9]+){3,6})\)|(?:[\w$]+\.)+((?:[A-Z][a-z0-9]+){3,6})@[0-9a-f]{4,}")
+_THROWN = re.compile(r"(?:Exception|Error|Throwable|Failure|Fault)$")
 # "[sync-worker-3]", "[http-nio-8080-exec-7]", Kafka's "[kafka-producer-network-thread | ledger-events]": a thread;
 # and the Kafka client's own prefix, "[Producer clientId=ledger-events]": which client of the process logged it
 _THREAD = re.compile(r"\[[A-Za-z][\w.-]*-\d+\]|\[[A-Za-z][\w.-]*-thread(?:-\d+)?(?:\s*\|\s*[^\]\s]+)?\]"
@@ -273,6 +288,12 @@ def entities(text: str) -> tuple[Entity, ...]:
                 and (len("".join(p for p in parts if not _HEX_PART.match(p))) >= 3  # "q-9e41d7c2": an id
                      or not any(map(_HEX_PART.match, parts))) and not _ID_KEY.search(text, 0, m.start()):
             _add(found, "service", name)
+            if _POD_NAME.match(m.group(0)):  # one pod of it, named in full: where it ran, as a host is
+                _add(found, "host", m.group(0).lower())
+    for m in _CLASS.finditer(text):
+        name = m.group(1) or m.group(2) or m.group(3)
+        if not _THROWN.search(name):
+            _add(found, "class", name)
     for m in _VERSION.finditer(text):
         if free(m):
             _add(found, "version", next(g for g in m.groups() if g))

@@ -27,7 +27,7 @@ from poimen.incidents.entities import Entity, entities
 from poimen.incidents.flow import GAP_SECONDS, QUIET_KINDS, RULE, cut, is_failure, names
 from poimen.incidents.lines import Line, record_lines
 from poimen.incidents.spoken import oldest_first
-from poimen.incidents.times import record_seconds
+from poimen.incidents.times import paragraph_seconds, record_seconds
 from poimen.inputs.records import Record
 
 __all__ = ["Episode", "Line", "episodes", "is_part_heading", "names", "record_lines", "section_path"]
@@ -67,7 +67,7 @@ class Episode:
 
     @functools.cached_property
     def times(self) -> tuple[float, ...]:
-        return tuple(sorted(t for r in self.records if (t := record_seconds(r.time, r.text, r.kind)) is not None))
+        return tuple(sorted(t for r in self.records for t in _record_times(r)))
 
     @property
     def start(self) -> float | None:
@@ -76,6 +76,13 @@ class Episode:
     @property
     def end(self) -> float | None:
         return self.times[-1] if self.times else None
+
+
+def _record_times(record: Record) -> list[float]:
+    """A record's times: its own (``record_seconds``), and a plain paragraph's dated lines (``paragraph_seconds``)."""
+    own = record_seconds(record.time, record.text, record.kind)
+    dated = paragraph_seconds(record.text) if record.kind == "paragraph" and not record.time else []
+    return ([own] if own is not None else []) + dated
 
 
 def is_part_heading(heading: str) -> bool:

@@ -182,8 +182,8 @@ def link(episodes: Sequence[Episode], *, across_streams: bool = False, threshold
         # a restart, and the comment quoting the second half).
         for q, other in ((i, j), (j, i)):
             apart = _apart(episodes[q], episodes[other])
-            key = ((i, j) in quoted, apart is not None, -(apart or 0.0), weight, -other)
-            if not complete[q] and key > quiet.get(q, (False, False, float("-inf"), 0.0, 0)):
+            key = ((i, j) in quoted, acting[other], apart is not None, -(apart or 0.0), weight, -other)
+            if not complete[q] and key > quiet.get(q, (False, False, False, float("-inf"), 0.0, 0)):
                 quiet[q] = key
     # The first half of a story joins its second half, and so no other incident: it would bridge the two; nor does a
     # second half that fails nowhere (a fix alone).

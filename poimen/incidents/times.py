@@ -132,6 +132,22 @@ def record_seconds(time: str, text: str, kind: str = "") -> float | None:
     return None
 
 
+def paragraph_seconds(text: str) -> list[float]:
+    """The dates a plain paragraph's lines state at their front when its reader gave it no time: the stamps of a log
+    pasted into a document, and a comment's header ("Nadia Farrell · 08/Oct/24 10:34 AM · Internal note" over its
+    words): a ticket export in plain text with its log under it places each section by them (bench/incidents47). A
+    day and a time only: a timeline's clock ("10:14 every gateway panics") is placed by the reader that knows its
+    day, and a syslog time has no year."""
+    from poimen.inputs.readers.speakers import speaker  # (the reader's shapes of a comment's header)
+    out = []
+    for line in text.split("\n"):
+        said = speaker(line) if line[:1].isupper() else None
+        value = seconds(said[0]) if said else record_seconds("", line)
+        if value is not None and time_kind(value) == "date":
+            out.append(value)
+    return out
+
+
 DAY = 86400.0
 _SYSLOG_YEAR = (datetime(2000, 1, 1, tzinfo=timezone.utc).timestamp(), datetime(2001, 1, 1, tzinfo=timezone.utc).timestamp())
 

@@ -163,3 +163,26 @@ def test_a_thread_name_is_no_service():
     the log was about "http-thread-pool" (bench/incidents25)."""
     text = "[tid: _ThreadID=104 _ThreadName=http-thread-pool::http-listener-1(4)] billing-portal request failed"
     assert [e.value for e in entities(text) if e.kind == "service"] == ["billing-portal"]
+
+
+def test_a_programs_own_class_is_named_where_a_dump_prints_it_and_where_a_person_names_it():
+    """A class named in three words or more, bare or as an object ("(a com.x.PartnerTokenCache)", "…Cache@3b1f0c2a"),
+    links a dump to the diagnosis; a frame's or a logger's path, an exception and a short class do not (every trace
+    through the framework prints those; bench/incidents44)."""
+    assert _values("So: PartnerTokenCache.currentToken() is synchronized", "class") == {"PartnerTokenCache"}
+    assert _values("- waiting to lock <0x00000000c7a04e18> (a com.orrinvale.claims.auth.PartnerTokenCache)",
+                   "class") == {"PartnerTokenCache"}
+    assert _values("BLOCKED on com.orrinvale.claims.numbering.ClaimNumberAllocator@51c8e0d7 owned by", "class") == \
+        {"ClaimNumberAllocator"}
+    assert _values("\tat com.orrinvale.claims.auth.PartnerTokenCache.refresh(PartnerTokenCache.java:88)", "class") == set()
+    assert _values("ERROR [io.qua.ver.htt.run.QuarkusErrorHandler] (executor-thread-1) HttpClosedException, "
+                   "StockClient failed", "class") == set()
+
+
+def test_a_pod_named_in_full_is_where_it_ran_as_a_host_is():
+    """"Thread dump from claims-intake-7d9c5b6f4-xk2lp is pasted under the export" and the dump's heading name one
+    pod: that links them (a host); the service it belongs to stays a service."""
+    found = entities("jcmd 1 Thread.print on claims-intake-7d9c5b6f4-xk2lp, 2024-10-08 10:31 UTC")
+    assert {(e.kind, e.value) for e in found} >= {("host", "claims-intake-7d9c5b6f4-xk2lp"),
+                                                   ("service", "claims-intake")}
+    assert _values("fluentd-x2k9p restarted", "host") == set()  # (a DaemonSet's pod: its suffix alone, no template)

@@ -289,3 +289,21 @@ def test_a_reopened_tickets_burst_joins_the_stretch_that_acts_though_its_error_i
     assert "java.security.egd=file:/dev/./urandom" in reopened and 'testOnBorrow="true"' not in reopened
     (first,) = [s for s in said if 'testOnBorrow="true"' in s]
     assert "java.security.egd" not in first
+
+
+def test_a_failure_nobody_acts_on_joins_the_story_that_acts_before_a_nearer_stretch_that_does_not():
+    """A log's stuck threads share the pod and the class they block on with the ticket's story (its fix), and the pod
+    and the health check's key with the log's next stretch, five minutes on, which acts on nothing either. Joining that stretch, the two would be
+    an incident of their own with no fix: the failure goes with the story that acts on it (bench/incidents47)."""
+    story = (rec("2024-10-08 09:14:02 WARN [claims-intake-7d9c5b6f4-xk2lp] STUCK_THREAD: blocked on "
+                 "PartnerTokenCache@3b1f0c2a", 1, "log", time="2024-10-08T09:14:02Z", level="WARN"),
+             rec("claims-intake-7d9c5b6f4-xk2lp: PartnerTokenCache refreshes under its lock with no read timeout. "
+                 "Fixed by setting -Dsun.net.client.defaultReadTimeout=5000 in JAVA_OPTS, rolled out 14:20", 2,
+                 "comment", time="2024-10-08T14:31:00Z"))
+    stuck = rec("2024-10-08 15:02:11 ERROR [claims-intake-7d9c5b6f4-xk2lp] STUCK_THREAD: blocked on "
+                "PartnerTokenCache@3b1f0c2a for 182044ms", 3, "log", time="2024-10-08T15:02:11Z", level="ERROR")
+    quiet = rec("2024-10-08 15:07:40 WARN [claims-intake-7d9c5b6f4-xk2lp] STUCK_THREAD: 37 more stuck threads, "
+                "not listed", 4, "log", time="2024-10-08T15:07:40Z", level="WARN")
+    eps = [episodes(story, "c.log")[0], episodes((stuck,), "c.log")[0], episodes((quiet,), "c.log")[0]]
+    found = link(eps)
+    assert len(found) == 1 and stuck.text in _texts(found[0])
