@@ -30,7 +30,10 @@ STERN = r"[a-z0-9][a-z0-9.-]*-(?:[a-z0-9]{5}|\d{1,3}) [a-z0-9][a-z0-9-]{0,62} "
 MUX = r"(?:\[pod/[\w.-]+/[\w.-]+\] |(?:\d+\|)?[A-Za-z][\w.-]*\s*\| )"  # (a name: not a table's "2025-07-14 | ")
 # ... or Ruby's Logger, its level's letter first: "I, [2025-05-14T10:22:30.004112 #12]  INFO -- : …"
 _RUBY = r"[DIWEFA], \[\d{4}-\d{2}-\d{2}T"
-LOG_START = re.compile(rf"^{_RUBY}|^(?:(?![A-Za-z]+[,:;]?\s)\S+\s+)??(?:{TIMESTAMP}|\[?{LEVELS}\b|\d{{5,}}\s)|{_JSON_TIME.pattern}"
+# ... or GlassFish's and Payara's Uniform Log Formatter: "[#|2024-10-08T09:16:10.404+0000|SEVERE|Payara Micro 6…|logger|
+# _ThreadID=97;…|message|#]" (bench/incidents47)
+_ULF = r"\[#\|"
+LOG_START = re.compile(rf"^{_RUBY}|^{_ULF}{TIMESTAMP}|^(?:(?![A-Za-z]+[,:;]?\s)\S+\s+)??(?:{TIMESTAMP}|\[?{LEVELS}\b|\d{{5,}}\s)|{_JSON_TIME.pattern}"
                        rf"|^[a-z][\w.-]{{1,20}}:{LEVELS}\s|^(?:{STERN}|{MUX}\s*)(?:{TIMESTAMP}|{LEVELS}\b|{_JSON_TIME.pattern[1:]})")
 _MUX = re.compile(MUX)
 _LEVEL = re.compile(rf"(?<![\w.-]){LEVELS}(?![\w-])")
@@ -54,5 +57,6 @@ def time_of(line: str) -> str:
     line = line[m.end():].lstrip() if (m := _STERN.match(line) or _MUX.match(line)) and LOG_START.match(line) else line
     if m := _JSON_TIME.match(line):
         return m.group(1)
+    line = line[3:] if line.startswith("[#|") else line
     m = re.match(rf"^(?:\S+\s+)??({TIMESTAMP})", line)
     return m.group(1).lstrip("[") if m else ""

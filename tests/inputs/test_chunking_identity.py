@@ -69,9 +69,12 @@ def _digest(tmp_path: Path, bound: int) -> str:
     return hashlib.sha256(json.dumps(out, ensure_ascii=False).encode()).hexdigest()
 
 
+# Re-pinned when a plain-text paragraph of log lines with their levels came to be read as the log it is, one record
+# to a log line (``poimen.inputs.readers.text._pasted_log``; bench/incidents47): the random documents below hold such
+# paragraphs ("2024-01-02 12:30 ERROR …" twice), so their records and chunks moved; no other cut did.
 PINNED = {
-    64: "552f3c2c660004b2f5b565be03ce7e8b21758fcb99b96fe3d55f0437a0284718",
-    1000: "d59b9e5589b6dc36357b313752e3f51b9758b2dcfd3c3f67f113f63bac790339",
+    64: "4433e770047d89e01cc55baad270463bd7dc71c0dfe2853702f0784a4cb424f7",
+    1000: "70ab230865280a406f518546cdbb04d20dc54e98001a49b05f2925f2f6d8cccd",
 }
 
 

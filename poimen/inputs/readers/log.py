@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from datetime import tzinfo
 from pathlib import Path
@@ -265,10 +265,14 @@ NUMBERED_HEAD = re.compile(r"^(?:(?:(?:Zendesk|Freshdesk|Help ?Scout|Front|Inter
                            # ServiceNow's print: "Kestrel ServiceNow  -  Incident INC0048213   (printed …)"
                            r"|[^\n]{0,60}?\s[-–—]\s+(?:Incident|Problem|Change|Request)\s+(?P<snow>[A-Z]{2,6}\d{6,10})\b"
                            r"|(?:Bug|Feature|Support|Task|Defect|Story|Incident|Problem)\s+(?P<tracked>#\d{1,9})\s*$"
+                           # ... or last in a breadcrumb: "Zoho Desk · Warehouse Systems · Ticket #5127", Pivotal
+                           # Tracker's "… · story #187734120" (bench/incidents47)
+                           r"|(?:[^\n·]{1,40} · ){1,3}(?:[Tt]icket|[Ss]tory|[Cc]ase|[Ii]ssue|[Bb]ug) (?P<crumbed>#\d{2,12})\s*$"
                            # TOPdesk's card: "Incident  I 2506 0412" (bench/incidents44)
                            r"|(?:Incident|Problem|Change|Call)\s+(?P<spaced>[A-Z] \d{4} \d{3,5})\s*$"
-                           # Bugzilla's page: "Bug 20417 - claims-rules redeploy fails …" (bench/incidents22)
-                           r"|Bug\s+(?P<bugzilla>\d{2,9})\s+[-–—]\s+\S"
+                           # Bugzilla's page: "Bug 20417 - claims-rules redeploy fails …" (bench/incidents22); and
+                           # FogBugz's case, its category after it: "Case 48213 (Bug)  Bulk statements …" (bench/incidents47)
+                           r"|Bug\s+(?P<bugzilla>\d{2,9})\s+[-–—]\s+\S|Case\s+(?P<case>\d{2,9})\s+\([A-Z][a-z]+(?: [A-Z][a-z]+)?\)\s"
                            r"|[=#*~-]{0,80}\s*(?:[A-Z][\w ]{0,20}\s+[-–—]+\s+)?https?://\S+?/(?:-/)?(?:issues|tickets|"
                            r"work_packages)/(?P<url>\d{1,9})\b"
                            # `gh issue view`'s title line: "ETA calls … fail with \"…\" halden-mobility/fleet-dispatch#412"
@@ -282,8 +286,8 @@ def _number(head: re.Match) -> str:
     """The ticket a numbered header names, as "#4471" however it was written."""
     if head.group("spaced"):
         return head.group("spaced")
-    return head.group("number") or head.group("record") or head.group("snow") or head.group("tracked") or \
-        "#" + (head.group("url") or head.group("bugzilla") or head.group("gh"))
+    return head.group("number") or head.group("crumbed") or head.group("record") or head.group("snow") or head.group("tracked") or \
+        "#" + (head.group("url") or head.group("bugzilla") or head.group("case") or head.group("gh"))
 
 
 def _on_tickets(records: Iterator[Record]) -> Iterator[Record]:
@@ -373,8 +377,13 @@ def _headers(pieces: Iterator[Piece]) -> Iterator[Piece]:
 
 
 def _records(path: Path, options) -> Iterator[Record]:
+    yield from log_records(_headers(shown_pieces(path, "\n", options.max_chars)))  # a log's colour codes dropped
+
+
+def log_records(pieces: Iterable[Piece]) -> Iterator[Record]:
+    """The records of a log's lines (``pieces``, one a line): a log's own, or one a document pastes (``text``)."""
     reader = _Reader()
-    for p in _headers(shown_pieces(path, "\n", options.max_chars)):  # a log's colour codes dropped
+    for p in pieces:
         event = _event(p)
         verdict = APART if event is not None else reader.verdict(p)
         if verdict != APART:

@@ -119,8 +119,13 @@ _ZAMMAD = re.compile(rf"^(?P<who>{_PERSON}) · (?:via [\w -]{{2,20}}|internal no
 # activity, "Inês Caldeira changed status from Done to Todo · Oct 15, 2025, 10:09 AM", "Sentry linked ROOMHOLD-2F1 …
 # · 312 events · Oct 6, 2025, 8:52 AM" (bench/incidents29)
 # ... and Basecamp's, with no year: "Fenna Ruiz · May 12 at 8:09am (edited)" (bench/incidents40)
-_DOTTED = re.compile(rf"^(?P<who>{_NAME})(?: [a-z][\w-]*\b[^·]*?)?(?: · [^·]{{1,40}})? · (?P<time>(?:[A-Z][a-z]{{2,8}} \d{{1,2}}|"
-                     r"\d{1,2} [A-Z][a-z]{2,8})(?:,? \d{4})?,? (?:at )?\d{1,2}:\d{2}(?: ?[AaPp][Mm])?)(?:\s*\((?:edited|updated)\))?$")
+# ... and Jira Service Management's queue exported as text, the post's kind after the time: "Nadia Farrell ·
+# 08/Oct/24 10:34 AM · Internal note", "… · Reply to customer" (bench/incidents47)
+# ... and Freshdesk's, the weekday first: "Dafydd Morgan added a private note · Tue, 5 Nov 2024 at 8:44 AM"
+_DOTTED = re.compile(rf"^(?P<who>{_NAME})(?: [a-z][\w-]*\b[^·]*?)?(?: · [^·]{{1,40}})? · (?P<time>(?:[A-Z][a-z]{{2}}, )?(?:[A-Z][a-z]{{2,8}} \d{{1,2}}|"
+                     r"\d{1,2} [A-Z][a-z]{2,8})(?:,? \d{4})?,? (?:at )?\d{1,2}:\d{2}(?: ?[AaPp][Mm])?"
+                     r"|\d{1,2}/[A-Z][a-z]{2}/\d{2,4} \d{1,2}:\d{2}(?: ?[AaPp][Mm])?)(?:\s*\((?:edited|updated)\))?"
+                     r"(?: · [A-Z][a-z]+(?: [a-z]+){0,3})?$")
 # An IRC client's log: irssi's "10:05 < ruth> …", "08:52 <+promrelay> …" (the nick's mode before it), weechat's
 # "10:05:11 <ruth> …" (bench/incidents40)
 # osTicket's print view heads each thread entry with its time, the poster and the entry's kind: "04/08/25 10:11 am
@@ -136,6 +141,10 @@ _PHABRICATOR = re.compile(rf"^(?P<who>{_NAME}) [a-z][^\n]{{0,160}}?\.(?P<time>[A
 # "alertmanager  BOT  03:30", over the message; the day stands between rules above them (bench/incidents34)
 _CHAT_COPY = re.compile(rf"^(?P<who>{_PERSON}|{_HANDLE})\s{{2,}}(?:@[\w.-]+|BOT|APP|Bot|App)\s{{2,}}"
                         r"(?P<time>\d{1,2}:\d{2}(?: ?[AaPp][Mm])?)$")
+# FogBugz's case events: "Opened by Ffion Parry 8/6/2024 (Tue) 9:02 AM", "Edited by …", "Resolved (Fixed) and
+# assigned to X by Y …", the event's words under it, indented (bench/incidents47)
+_FOGBUGZ = re.compile(rf"^(?:[A-Z][a-z]+(?: \([A-Za-z ]{{1,30}}\))?(?: and assigned to [^\n]{{1,40}}?| to [^\n]{{1,40}}?)?) by (?P<who>{_NAME}) "
+                      r"(?P<date>\d{1,2}/\d{1,2}/\d{4}) \([A-Z][a-z]{2}\) (?P<clock>\d{1,2}:\d{2} ?[AP]M)$")
 _REDMINE = re.compile(rf"^(?:#note-\d+\s+)?Updated by (?P<who>{_NAME})\s+(?P<time>{_WHEN})$")
 # An e-mail's quote header, "On Tue, 4 Mar 2025 at 08:12, Arjen de Wit <…> wrote:": what follows it is quoted
 _WROTE = re.compile(r"^On .{5,120}\bwrote:\s*$")
@@ -166,6 +175,8 @@ _DATE = re.compile(r"(?:\b\d{1,2}\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|N
 
 # A header drawn between rules: "--- comment by Dami Okafor (2024-07-21 09:21) ---", "=== Jana Novak, 2 Jun ==="
 _FRAMED = re.compile(r"^\s*[-=~#*_]{2,}\s+(?P<core>\S.*?\S)\s+[-=~#*_]{2,}\s*$")
+# ... or led by one: "---- Callum Reid · Private comment · 10 Sep 2024 08:37 AM" (Zoho Desk's thread; bench/incidents47)
+_LED = re.compile(r"^\s*[-=~*_]{3,}\s+(?P<core>[A-Z]\S*(?: \S+){1,12})\s*$")
 
 
 # Bugzilla's comment header, "Comment 3 Dorota Kwiatek 2025-03-18 09:45:20 UTC", and its description's, the name and
@@ -213,7 +224,7 @@ def speaker(line: str) -> tuple[str, str] | None:
     line or any other."""
     if "\n" in line:
         return header(line.split("\n"))
-    if framed := _FRAMED.match(line):
+    if framed := _FRAMED.match(line) or _LED.match(line):
         line = framed.group("core")
     if _WROTE.match(line):
         return None
@@ -223,6 +234,8 @@ def speaker(line: str) -> tuple[str, str] | None:
          or _IRC.match(line) or _POSTED.match(line))
     if m and not level_of(line[:m.end("who")]):
         return m.group("time").strip(), m.group("who")
+    if m := _FOGBUGZ.match(line):
+        return f"{m.group('date')} {m.group('clock')}", m.group("who")
     m = _BRACKET.match(line) or _BRACKET_ALONE.match(line)
     if m and not level_of(line[:m.end("who")]):
         return m.group("time"), m.group("who")

@@ -21,14 +21,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
+from poimen.inputs.readers.log import log_records
 from poimen.inputs.records import Record
 from poimen.inputs.stream import Piece, pieces
+from poimen.text.log_lines import is_log_line, level_of
 from poimen.text.headings import DATED_TITLE, names_problem
 
 _UNDERLINE = re.compile(r"^\s*([=\-~*#_])\1{2,}\s*$")
 _NUMBERED = re.compile(r"^\s*(?:\d{1,2}[.)]|[IVX]{1,4}\.)\s+(?P<name>\S.*)$")
+# A Markdown heading in a plain-text file, two marks or more ("## Timeline", "### jcmd 1 Thread.print on …"): a
+# note's "# kubectl rollout undo …" with one mark is a comment, not a heading
+_HASHED = re.compile(r"^#{2,6}[ \t]+(?=\S)")
 _FOR = re.compile(r"^For (?:the |problem |part |issue )?\S")
 _DATED = re.compile(r"^\s*\d{4}-\d{2}-\d{2}\b")
 _FIELD = re.compile(r"^\s*(?:[A-Z][\w /()-]{0,30}:\s+\S|\s{2,}\S)")  # "Incident ID: INC-2291", or its continuation
@@ -43,6 +49,11 @@ CODE_INDENT = 4  # a paragraph set off by four blanks is a block of code, config
 # The rule under a table's header in plain text, one run of dashes per column ("  ----  -------  ----"): the table's
 # rows are rows, not a paragraph to rejoin (a review's "Action Items" table; bench/incidents17)
 _COLUMN_RULE = re.compile(r"^[ \t]*-{3,}(?:[ \t]{2,}-{3,})+[ \t]*$", re.M)
+# A JVM's thread dump (jstack, jcmd Thread.print) prints lines that read as headings: "Threads class SMR info:", "Found
+# one Java-level deadlock:" underlined with "=". From its first line to its last, or to the document's next heading
+# set off by "##" or a rule, it is one part of the section it stands in (bench/incidents47)
+_DUMP_START = "Full thread dump "
+_DUMP_END = re.compile(r"^(?:JNI global refs\b|Found \d+ deadlocks?\.)", re.M)
 _SENTENCE_END = re.compile(r"[.!?]\s*$", re.M)  # ... unless a line of it ends a sentence: a timeline's indented prose
 
 
@@ -111,6 +122,13 @@ def _head(lines: list[str], first: bool, block_follows: bool, indent: int = 0) -
         return _heading(lines[0], TITLE_WORDS, boxed=True), True
     if first and (len(lines) <= 2 or all(_FIELD.match(x) for x in lines[1:])):  # a title over its fields
         return _heading(lines[0], TITLE_WORDS), True
+    if _HASHED.match(lines[0]):  # "### 2024-10-16, claims-intake-6c4f8d7b9-r7t2n (5.8.0)" over the log it names
+        return _heading(_HASHED.sub("", lines[0]), TITLE_WORDS, boxed=True), True
+    if len(lines) >= 3 and _UNDERLINE.match(lines[0]) and all(_FIELD.match(x) for x in lines[2:]):
+        # a record of an export under the rule that sets it off, its title over its fields: "-----" / "PH-3318
+        # Claims portal very slow, uploads end in 504" / "Request type: Report an incident | Priority: High"
+        # (a Jira Service Management queue exported as text; bench/incidents47)
+        return _heading(lines[1], TITLE_WORDS, boxed=True), True
     if indent >= CODE_INDENT:  # a block set off by its indent heads nothing ("    HTTP/1.1 503 Service Unavailable …"
         return None, False  # quoted under "checkout-api logged the answer it got back:"; bench/incidents30)
     indented = len(lines) > 1 and _indent(lines[1]) > indent + _indent(lines[0])  # "Why" over "  fielddata=18.9gb is …"
@@ -142,6 +160,7 @@ def read_pieces(stream: Iterator[Piece], title: str | None = None) -> Iterator[R
     strong = False  # whether ``section`` was opened by a section heading, so a weak one is a part of it
     first = title is None
     rules: list[str] = []  # the underline characters in the order first seen: the first opens sections
+    dump = False  # within a JVM's thread dump pasted into the document
     heads: tuple[str, ...] = (title,) if title else ()  # (title, section, part) without the ones not seen
     p = next(stream, None)
     while p is not None:
@@ -149,6 +168,9 @@ def read_pieces(stream: Iterator[Piece], title: str | None = None) -> Iterator[R
         lines = p.text.split("\n")
         table = bool(_COLUMN_RULE.search(p.text))  # a table aligned in columns: its header row heads nothing
         name, opens = (None, False) if table else _head(lines, first, nxt is not None and nxt.indent > 0, p.indent)
+        if dump and not (_HASHED.match(lines[0]) or _UNDERLINE.match(lines[0])):
+            name, opens = None, False  # (what a thread dump prints under it heads nothing: "Threads class SMR info:")
+        dump = (dump or any(x.startswith(_DUMP_START) for x in lines)) and not _DUMP_END.search(p.text)
         underline = rule(lines) if name else ""
         if underline and underline not in rules:
             rules.append(underline)
@@ -174,6 +196,22 @@ def read_pieces(stream: Iterator[Piece], title: str | None = None) -> Iterator[R
                                else row.strip(), p.line_start + i, p.line_start + i,
                                kind="table_row" if m else "paragraph", headings=heads)
                         for i, row in enumerate(lines) if row.strip())
+        elif (logged := _pasted_log(lines, name is not None)) is not None:
+            if logged:  # the heading over it: "### 2024-10-16, claims-intake-6c4f8d7b9-r7t2n (5.8.0)"
+                yield Record(lines[0], p.line_start, p.line_start, kind=kind, headings=heads)
+            yield from (replace(r, headings=heads) for r in log_records(
+                Piece(x.strip(), p.line_start + i, p.line_start + i, _indent(x) if i else p.indent)
+                for i, x in enumerate(lines) if i >= logged and x.strip()))
         else:
             yield Record(p.text, p.line_start, p.line_end, kind=kind, headings=heads)
         p = nxt
+
+
+def _pasted_log(lines: list[str], headed: bool) -> int | None:
+    """Where a log pasted as a paragraph begins (1 under its heading, else 0), None when the paragraph is no log: it
+    opens with a log line and two or more of its lines are log lines with a level. Each of its lines is then read as
+    a log's (``log.log_records``), with its time, level and trace, so a raw line finds the line it repeats; a
+    timeline's dated entries ("2024-10-08 10:31 rolled back") name no level and stay a paragraph."""
+    start = 1 if headed and len(lines) > 1 else 0
+    levelled = [is_log_line(x) and bool(level_of(x)) for x in lines[start:]]
+    return start if levelled and levelled[0] and sum(levelled) >= 2 else None
