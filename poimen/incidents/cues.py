@@ -360,8 +360,9 @@ INTRODUCES = re.compile(r"(?::|\bwith|\b(?:ran|run|executed|issued|typed|applied
 FENCE = re.compile(r"^\s*(?:(?:```|~~~)\S*|\{\{\{|\}\}\}|#!CommitTicketReference\b.*|\{\{\{#!\w+.*)\s*$")
 # The paster's note on what was cut, a line in brackets of its own: "(same frames as above, removed)", "[... 40 lines
 # omitted ...]" (bench/incidents47: a thread dump's "removed" read as the fix)
-EDITED = re.compile(r"^\s*[(\[<](?:\s*(?:\.{2,}|…|snip)|[^()\[\]<>]{0,80}\b(?:removed|omitted|trimmed|snipped|elided|truncated)"
-                    r"\s*(?:\.{2,}|…)?\s*[)\]>]\s*$)", re.I)  # (its cut word last: "(rolled back and removed the flag)" did)
+# (its cut word last: "(rolled back and removed the flag)" changed something)
+EDITED = re.compile(r"^\s*[(\[<](?:\s*(?:\.{2,}|…|snip)|[^()\[\]<>]{0,80}\b"
+                    r"(?:removed|omitted|trimmed|snipped|elided|truncated)\s*(?:\.{2,}|…)?\s*[)\]>]\s*$)", re.I)
 # A line of configuration: "LimitNOFILE=65536", "max_connections: 200", an INI section "[Service]", an XML element
 # ('<Resource name="jdbc/pdocDS" … />', "<micrometer.version>1.10.13</micrometer.version>"; bench/incidents18)
 CONFIG_LINE = re.compile(r"^\s*(?:[\w.\-/\[\]\"']+\s*(?:=|:\s)\s*\S+|\[[\w .:-]+\]"

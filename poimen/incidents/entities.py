@@ -213,11 +213,12 @@ _BANNER = re.compile(r"^\s*(?:Welcome to |Last (?:failed )?login:|Linux \S+ \d+\
 # dump or a log prints it ("BLOCKED on com.orrinvale.claims.auth.PartnerTokenCache@3b1f0c2a") and where a person
 # names it in the diagnosis ("PartnerTokenCache.currentToken() is synchronized"); bench/incidents47. Not an
 # exception's (its signature says it), nor a shorter one ("StockClient": every trace of the service prints it)
-# ... written bare, as a person names it, or as an object a dump or a health check prints ("(a com.x.PartnerTokenCache)",
-# "com.x.PartnerTokenCache@3b1f0c2a"); not a frame's or a logger's path ("at com.x.Y.m(Y.java:41)",
+# ... written bare, as a person names it, or as an object a dump or a health check prints ("(a
+# com.x.PartnerTokenCache)", "com.x.PartnerTokenCache@3b1f0c2a"); not a frame's or a logger's path ("at com.x.Y.m(Y.java:41)",
 # "[io.qua.ver.htt.run.QuarkusErrorHandler]"): every trace through the framework prints those (bench/incidents44)
 _CLASS = re.compile(r"(?<![\w$.])((?:[A-Z][a-z0-9]+){3,6})(?![\w$]|\.java\b)"
-                    r"|\(an? (?:[\w$]+\.)+((?:[A-Z][a-z0-9]+){3,6})\)|(?:[\w$]+\.)+((?:[A-Z][a-z0-9]+){3,6})@[0-9a-f]{4,}")
+                    r"|\(an? (?:[\w$]+\.)+((?:[A-Z][a-z0-9]+){3,6})\)"
+                    r"|(?:[\w$]+\.)+((?:[A-Z][a-z0-9]+){3,6})@[0-9a-f]{4,}")
 _THROWN = re.compile(r"(?:Exception|Error|Throwable|Failure|Fault)$")
 # "[sync-worker-3]", "[http-nio-8080-exec-7]", Kafka's "[kafka-producer-network-thread | ledger-events]": a thread;
 # and the Kafka client's own prefix, "[Producer clientId=ledger-events]": which client of the process logged it

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from poimen import signatures
 from poimen.incidents.entities import SPEAKER, entities
 from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, CHANGED_OBJECT, COMMAND,
-                                   DECIDED_AGAINST, DONE, EDITED, FENCE, FIX_SECTION, FIX_WORDS, FRAME, HEDGE, IMPERATIVE,
+                                   DECIDED_AGAINST, DONE, EDITED, FENCE, FIX_SECTION, FIX_WORDS, FRAME, HEDGE,
+                                   IMPERATIVE,
                                    INCIDENT_ADMIN, IN_RELEASE, MECHANISM, MEETING, NEGATED, NOW_DOES, NOW_IS, PLANNED,
                                    PR_DOES,
                                    OTHER_PROBLEM, RECEDING, RULED_OUT, SETTING, SO, SOFT, SYMPTOM, TODO_SECTION,
@@ -293,7 +294,8 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
     words = body(text)
     said = _STAMPED.sub("", words)  # (a chat line's words: "[02:19:12] System: Alert count increased to 4";
     # a record's with its time alone: "[2025-10-21T14:53:40.000Z] Status changed from Started to Mitigated")
-    if FRAME.match(text) or FENCE.match(text) or EDITED.match(text) or is_part_line(text) or is_label(text, headings) or \
+    if FRAME.match(text) or FENCE.match(text) or EDITED.match(text) or is_part_line(text) or \
+            is_label(text, headings) or \
             about_post(text) or about_post(said) or FIELD_CHANGE.match(text) or FIELD_CHANGE.match(said) \
             or FIELD_ROW.match(text) or TIMES_NOTE.match(text):
         return Scores()  # a frame, a fence, a heading, a label, a tool's line about its objects, a clock note: no claim

@@ -265,13 +265,12 @@ NUMBERED_HEAD = re.compile(r"^(?:(?:(?:Zendesk|Freshdesk|Help ?Scout|Front|Inter
                            # ServiceNow's print: "Kestrel ServiceNow  -  Incident INC0048213   (printed …)"
                            r"|[^\n]{0,60}?\s[-–—]\s+(?:Incident|Problem|Change|Request)\s+(?P<snow>[A-Z]{2,6}\d{6,10})\b"
                            r"|(?:Bug|Feature|Support|Task|Defect|Story|Incident|Problem)\s+(?P<tracked>#\d{1,9})\s*$"
-                           # ... or last in a breadcrumb: "Zoho Desk · Warehouse Systems · Ticket #5127", Pivotal
-                           # Tracker's "… · story #187734120" (bench/incidents47)
+                           # ... or last in a breadcrumb: "Zoho Desk · Warehouse Systems · Ticket #5127" (incidents47)
                            r"|(?:[^\n·]{1,40} · ){1,3}(?:[Tt]icket|[Ss]tory|[Cc]ase|[Ii]ssue|[Bb]ug) (?P<crumbed>#\d{2,12})\s*$"
                            # TOPdesk's card: "Incident  I 2506 0412" (bench/incidents44)
                            r"|(?:Incident|Problem|Change|Call)\s+(?P<spaced>[A-Z] \d{4} \d{3,5})\s*$"
                            # Bugzilla's page: "Bug 20417 - claims-rules redeploy fails …" (bench/incidents22); and
-                           # FogBugz's case, its category after it: "Case 48213 (Bug)  Bulk statements …" (bench/incidents47)
+                           # FogBugz's case, its category after it: "Case 48213 (Bug)  Bulk …" (bench/incidents47)
                            r"|Bug\s+(?P<bugzilla>\d{2,9})\s+[-–—]\s+\S|Case\s+(?P<case>\d{2,9})\s+\([A-Z][a-z]+(?: [A-Z][a-z]+)?\)\s"
                            r"|[=#*~-]{0,80}\s*(?:[A-Z][\w ]{0,20}\s+[-–—]+\s+)?https?://\S+?/(?:-/)?(?:issues|tickets|"
                            r"work_packages)/(?P<url>\d{1,9})\b"
@@ -286,7 +285,8 @@ def _number(head: re.Match) -> str:
     """The ticket a numbered header names, as "#4471" however it was written."""
     if head.group("spaced"):
         return head.group("spaced")
-    return head.group("number") or head.group("crumbed") or head.group("record") or head.group("snow") or head.group("tracked") or \
+    named = ("number", "crumbed", "record", "snow", "tracked")
+    return next((head.group(g) for g in named if head.group(g)), None) or \
         "#" + (head.group("url") or head.group("bugzilla") or head.group("case") or head.group("gh"))
 
 

@@ -213,5 +213,11 @@ def _pasted_log(lines: list[str], headed: bool) -> int | None:
     a log's (``log.log_records``), with its time, level and trace, so a raw line finds the line it repeats; a
     timeline's dated entries ("2024-10-08 10:31 rolled back") name no level and stay a paragraph."""
     start = 1 if headed and len(lines) > 1 else 0
-    levelled = [is_log_line(x) and bool(level_of(x)) for x in lines[start:]]
-    return start if levelled and levelled[0] and sum(levelled) >= 2 else None
+    body = lines[start:]
+    if len(body) < 2 or not _levelled(body[0]):  # (asked first: most paragraphs are one line, or prose)
+        return None
+    return start if any(_levelled(x) for x in body[1:]) else None
+
+
+def _levelled(line: str) -> bool:
+    return is_log_line(line) and bool(level_of(line))
