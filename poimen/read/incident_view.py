@@ -11,7 +11,7 @@ from poimen.read.context_lines import Origin
 
 SHOWN = {"symptom": 1, "cause": 2, "action": 4, "verification": 1}
 _WORD = re.compile(r"[A-Za-z][A-Za-z_.-]{2,}")
-_NAMING = ("service", "host", "ticket")
+_NAMING = ("service", "host", "ticket", "class")
 
 
 @dataclass(frozen=True)
@@ -40,8 +40,11 @@ class IncidentView:
 
     @functools.cached_property
     def names(self) -> frozenset[tuple[str, str]]:
-        """The specific services, hosts and tickets the card's lines name (``named``)."""
-        return frozenset(named("\n".join(line.text for line in self.lines)))
+        """The specific services, hosts, tickets and classes the card's lines name (``named``), and the raw line of
+        its incident that printed the question's message, when one did: a thread dump's health check names the
+        monitor's class where the card kept only the diagnosis."""
+        said = self.lines + ((self.printed,) if self.printed else ())
+        return frozenset(named("\n".join(line.text for line in said)))
 
     def of(self, role: str) -> list[IncidentLine]:
         return [line for line in self.lines if line.role == role]
@@ -98,7 +101,7 @@ def _words(text: str) -> list[str]:
 
 def named(text: str) -> dict[tuple[str, str], float]:
     """The specific things ``text`` names that say which incident it is about: services (a pod's suffix dropped),
-    hosts and tickets, by their linking weight (``poimen.incidents.entities``; generic names left out)."""
+    hosts, tickets and the program's own classes, by their linking weight (``poimen.incidents.entities``; generic names left out)."""
     from poimen.incidents.entities import entities
 
     return {(e.kind, e.value): e.weight for e in entities(text) if e.kind in _NAMING and e.weight >= 0.5}

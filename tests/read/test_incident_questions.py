@@ -97,6 +97,46 @@ def test_of_two_cards_with_one_error_the_one_naming_what_the_error_names_ranks_f
     assert [v.title for _, v in ranked] == ["a", "b"]
 
 
+
+def test_the_raw_line_an_incident_printed_names_its_class_for_the_card():
+    """Two incidents of one health check: each card kept the diagnosis, not the class; the raw line each incident
+    printed ("BLOCKED on com.x.PartnerTokenCache@…") names the monitor, and the question names one of them."""
+    import numpy as np
+
+    from poimen.read.card_rank import rank_cards
+    from poimen.read.context_lines import Origin
+    from poimen.read.incidents import IncidentLine, IncidentView
+    from poimen.read.incident_view import named
+
+    check = 'STUCK_THREAD: Stuck Thread: "http-listener(1)" id={} BLOCKED on com.acme.claims.{}@{} owned by id={}'
+
+    def card(sha: str, owner: str) -> IncidentView:
+        origin = Origin("memory", "L1", sha * 64, "s.txt", 0, 1)
+        return IncidentView(sha * 64, sha, "", "s.txt", "", "", (
+            IncidentLine("symptom", f"the portal hung: every request thread waited ({sha})", origin),
+            IncidentLine("action", f"moved the slow call out of the lock ({sha})", origin)),
+            members=((sha * 64, 0, 20),)), check.format(131, owner, "6e2d91f0", 103)
+
+    class Engine:  # every line the same score, and each card's incident printed the check once
+        def __init__(self, views, printed):
+            self.texts = [line.text for v in views for line in v.lines] + printed
+            self.candidate = {text: i for i, text in enumerate(self.texts)}
+            self.origins = [[] for _ in self.texts[:-len(printed)]] + [
+                [Origin("chunk", "L0", v.sha, "s.txt", 0, 9)] for v in views]
+
+        def scores(self, question):
+            return np.full(len(self.texts), 0.9)
+
+    (a, printed_a), (b, printed_b) = card("a", "PartnerTokenCache"), card("b", "ClaimNumberAllocator")
+    views = {v.sha: v for v in (a, b)}
+    asked = check.format(207, "ClaimNumberAllocator", "7a11c3e2", 88)
+    assert ("class", "ClaimNumberAllocator") in named(asked)
+    ranked = rank_cards(Engine(list(views.values()), [printed_a, printed_b]), asked, views)
+    assert [v.title for _, v in ranked] == ["b", "a"]
+    asked = check.format(207, "PartnerTokenCache", "7a11c3e2", 88)
+    ranked = rank_cards(Engine(list(views.values()), [printed_a, printed_b]), asked, views)
+    assert [v.title for _, v in ranked] == ["a", "b"]
+
 def _view(sha: str, role: str = "action"):
     from poimen.read.incidents import IncidentLine, IncidentView
 
