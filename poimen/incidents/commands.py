@@ -44,3 +44,17 @@ CHANGED_OBJECT = re.compile(r"^[a-z][\w.-]*/[\w.-]+\s+(?:created|configured|patc
                             r"rolled back|cordoned|drained|uncordoned|annotated|labeled|serverside-applied)\s*$"
                             # and terraform's "aws_eks_node_group.workers_v3_euw1a: Creation complete after 2m47s [id=…]"
                             r"|^[a-z][\w-]*\.[\w.\[\]\"-]+: (?:Creation|Modifications|Destruction) complete after\b")
+# A command told as what a thing does, not typed ("58.sql does CREATE INDEX CONCURRENTLY and …", "the nightly job runs
+# VACUUM FULL on events"; bench/incidents47): the mechanism a failure came from, not a change anyone made. The verb
+# right before the command says so; who does it (``roles._agentive``: "I ran ALTER TABLE …" is a change) decides, and
+# what a thing now does is a change made ("The job now runs REFRESH MATERIALIZED VIEW CONCURRENTLY …").
+_TOLD = re.compile(r"(?<!\bnow )\b(?:does|did|runs|ran|issues|issued|executes|executed|performs|performed|contains)\s+"
+                   r"(?:an?\s+|its\s+|the\s+)?$", re.I)
+
+
+def told_command(text: str, agentive) -> bool:
+    """Whether ``text`` names state-changing commands (``COMMAND``) only as what a thing does, each after a verb of
+    doing whose subject ``agentive(text, verb_at)`` says is no one."""
+    found = list(COMMAND.finditer(text))
+    told = [m for c in found if (m := _TOLD.search(text, 0, c.start()))]
+    return bool(found) and len(told) == len(found) and not any(agentive(text, m.start()) for m in told)

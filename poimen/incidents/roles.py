@@ -22,6 +22,7 @@ from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SE
                                    PR_DOES,
                                    OTHER_PROBLEM, RECEDING, RULED_OUT, SETTING, SO, SOFT, SYMPTOM, TODO_SECTION,
                                    VALUE, VERIFY, ineffective, is_label, is_part_line, names_part, says_more)
+from poimen.incidents.commands import told_command
 from poimen.incidents.lines import Line
 from poimen.incidents.toollines import FIELD_CHANGE, FIELD_ROW, about_post
 from poimen.inputs.readers.shell import PROMPT
@@ -165,7 +166,7 @@ def _action(text: str) -> float:
     if READS.search(text) and not COMMAND.search(text):
         return 0.0
     score, not_done = 0.0, False
-    if COMMAND.search(text):
+    if COMMAND.search(text) and not told_command(text, _agentive):
         score += 1.5
     done = [m for m in DONE.finditer(text) if not NEGATED.search(text[:m.start()])]
     negated = len(list(DONE.finditer(text))) - len(done)
@@ -326,7 +327,8 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
         # open a separate issue for the alert", nor "second problem …: rebuilt with numpy==1.26.4 pinned"
         return Scores(symptom=symptom)
     cause = 1.5 * min(2, _count(CAUSE, text) * says_more(CAUSE, text)) + \
-        0.8 * min(2, _count(MECHANISM, text) + bool(SO.search(text)) + _caused_by_change(text))
+        0.8 * min(2, _count(MECHANISM, text) + bool(SO.search(text)) + (_caused_by_change(text) or
+                                                                        told_command(text, _agentive)))
     receding = RECEDING.search(text) is not None  # "memory alarm cleared": the failure going away
     verification = 1.5 * min(2, _count(VERIFY, text) + receding)
     symptom *= 0.4 if receding else 1.0
