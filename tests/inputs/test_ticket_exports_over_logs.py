@@ -80,6 +80,33 @@ def test_a_pasted_log_under_a_hashed_heading_reads_line_by_line_with_its_time_an
     assert all(r.headings[-1] == "2024-10-16, claims-intake-6c4f8d7b9-r7t2n (5.8.0)" for r in logged)
 
 
+
+CAPTIONED = """HANDOVER - booking-web 7.0.x rollout
+
+Tariq: 58.sql failed on the first start, the pod log is below.
+
+--- booking-web-5f9c6d8b7-q2wzl, 2024-11-13 (7.0.1), first start ---
+2024-11-13 07:40:16,233 [INFO] from play.api.db.evolutions.DefaultEvolutionsApi in main - Applying evolution 58
+2024-11-13 07:40:16,262 [ERROR] from play.core.server.ProdServerStart in main - Oops, cannot start the server.
+play.api.db.evolutions.InconsistentDatabase: Database 'default' is in an inconsistent state! Please resolve it manually.
+\tat play.api.db.evolutions.DatabaseEvolutions.checkEvolutionsState(EvolutionsApi.scala:307)
+"""
+
+
+def test_a_pasted_log_under_a_caption_between_rules_reads_line_by_line(tmp_path):
+    """A caption set between two rules on its own line ("--- pod, day, first start ---") heads the log pasted under
+    it, as a "###" line does: each log line is a record with its time and level, and the exception under them is
+    what the log printed, read as the log reader reads it in a .log file, not a line of prose (where "resolve it
+    manually" read as a verification)."""
+    got = _records(tmp_path, CAPTIONED)
+    logged = [r for r in got if r.kind == "log"]
+    assert [r.level for r in logged] == ["INFO", "ERROR", ""]
+    assert logged[1].time.startswith("2024-11-13 07:40:16")
+    assert logged[2].text.startswith("play.api.db.evolutions.InconsistentDatabase") and "at play.api.db" in logged[2].text
+    assert all(r.headings[-1] == "booking-web-5f9c6d8b7-q2wzl, 2024-11-13 (7.0.1), first start" for r in logged)
+    as_log = _records(tmp_path, CAPTIONED.split("first start ---\n")[1], "pod.log")
+    assert [(r.kind, r.level, r.text.split()) for r in as_log] == [(r.kind, r.level, r.text.split()) for r in logged]
+
 def test_a_thread_dump_is_one_part_of_the_section_its_heading_opens(tmp_path):
     """What the JVM prints in a dump ("Threads class SMR info:", "Found one Java-level deadlock:" underlined) opens no
     section: the dump stays under its "###" heading, with the time printed over it."""
