@@ -171,3 +171,39 @@ def test_payaras_uniform_log_formatter_line_is_a_log_line():
             "_ThreadID=97;|token refresh failed|#]")
     assert is_log_line(line) and level_of(line) == "SEVERE" and time_of(line) == "2024-10-08T09:16:10.404"
     assert not is_log_line("[#] checked the queue at 10:00")
+
+
+BOT_SUMMARIES = """Acme - incident summaries, July 2025
+Source: the bot output, corrections below it.
+
+####################################
+#inc-3318-mobile-login
+####################################
+
+Helmsman  APP  14:52
+INC-3318 has been resolved. Summary: the CDN cache was purged.
+
+---- Human edits ----------------------------
+[Lena Brandt, 2025-07-16 10:05]
+Correcting the summary. The CDN had nothing to do with it.
+
+####################################
+#inc-3325-exports
+####################################
+
+Helmsman  APP  16:02
+INC-3325 has been resolved.
+
+---- Human edits ----------------------------
+[Arjun Mehta, 2025-07-18 09:00]
+The export job ran out of disk.
+"""
+
+
+def test_a_caption_is_a_part_of_the_section_it_stands_in(tmp_path):
+    """"---- Human edits ----" corrects the incident whose section it stands in: each correction stays under its own
+    incident's heading, not in one section of that name (where the two incidents' corrections read as one)."""
+    got = _records(tmp_path, BOT_SUMMARIES)
+    edits = [r for r in got if "Human edits" in r.headings]
+    assert [r.headings[1:] for r in edits] == [("#inc-3318-mobile-login", "Human edits"),
+                                               ("#inc-3325-exports", "Human edits")]

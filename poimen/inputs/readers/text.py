@@ -35,8 +35,8 @@ _NUMBERED = re.compile(r"^\s*(?:\d{1,2}[.)]|[IVX]{1,4}\.)\s+(?P<name>\S.*)$")
 # A Markdown heading in a plain-text file, two marks or more ("## Timeline", "### jcmd 1 Thread.print on …"): a
 # note's "# kubectl rollout undo …" with one mark is a comment, not a heading
 _HASHED = re.compile(r"^#{2,6}[ \t]+(?=\S)")
-# a caption between two rules on its own line, over what was pasted under it: "--- booking-web-5f9c6d8b7-q2wzl,
-# 2024-11-13 (7.0.1), first start ---" (bench/incidents47), "=== worker logs ==="
+# a caption between two rules on its own line, over what was pasted or written under it: "--- booking-web-5f9c6d8b7-q2wzl,
+# 2024-11-13 (7.0.1), first start ---" (bench/incidents47), "=== worker logs ===", "---- Human edits ----"
 _CAPTION = re.compile(r"^\s*([=\-~*#])\1{2,}[ \t]+(?P<name>\S(?:.*\S)?)[ \t]+\1{3,}\s*$")
 _FOR = re.compile(r"^For (?:the |problem |part |issue )?\S")
 _DATED = re.compile(r"^\s*\d{4}-\d{2}-\d{2}\b")
@@ -127,8 +127,9 @@ def _head(lines: list[str], first: bool, block_follows: bool, indent: int = 0) -
         return _heading(lines[0], TITLE_WORDS), True
     if _HASHED.match(lines[0]):  # "### 2024-10-16, claims-intake-6c4f8d7b9-r7t2n (5.8.0)" over the log it names
         return _heading(_HASHED.sub("", lines[0]), TITLE_WORDS, boxed=True), True
-    if (caption := _CAPTION.match(lines[0])):
-        return _heading(caption.group("name"), TITLE_WORDS, boxed=True), True
+    if (caption := _CAPTION.match(lines[0])):  # a part of the section it stands in: "---- Human edits ----" under
+        # "#inc-3318-mobile-login" between two rules corrects that incident's summary (bench/incidents35)
+        return _heading(caption.group("name"), TITLE_WORDS, boxed=True), False
     if len(lines) >= 3 and _UNDERLINE.match(lines[0]) and all(_FIELD.match(x) for x in lines[2:]):
         # a record of an export under the rule that sets it off, its title over its fields: "-----" / "PH-3318
         # Claims portal very slow, uploads end in 504" / "Request type: Report an incident | Priority: High"
