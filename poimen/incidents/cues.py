@@ -111,14 +111,16 @@ SYMPTOM = words(
     r"alarm(?:s|ing)?", r"threshold (?:crossed|breached)",  # CloudWatch's words for an alert (bench/incidents10)
     r"firing", r"fired", r"paged", r"degraded", r"latency", r"spik(?:e|es|ed|ing)", r"elevated", r"[45]xx",
     r"(?:returned|returning|returns|throwing|seeing|getting|got) (?:an? )?(?:http )?[45]\d\ds?", r"[45]\d\ds",
-    r"oom\w*", r"crash(?:ed|ing|es|loop\w*)?", r"aborts", r"aborted", r"aborting", r"hang(?:s|ing)?", r"stuck", r"slow(?:ness)?", r"broken", r"not working",
-    r"can't", r"cannot", r"unable to", r"complain(?:ts?|ing|ed)?",
+    r"oom\w*", r"crash(?:ed|ing|es|loop\w*)?", r"aborts", r"aborted", r"aborting", r"hang(?:s|ing)?(?! (?:out|with|around)\b)", r"stuck", r"slow(?:ness)?", r"broken", r"not working",
+    # not a chat's "can't wait", "Hanging with loved ones", "the red and blue" (LoCoMo's conversations made cards)
+    r"(?:can't|cannot)(?! (?:wait|agree|believe|thank|imagine|get enough)\b)", r"unable to", r"complain(?:ts?|ing|ed)?",
     r"(?:users?|customers?|merchants?) (?:are |were )?report(?:ed|ing|s)?",
     r"dropp(?:ed|ing)", r"backlog", r"lag(?:ging)?", r"evicted", r"panic", r"saturated",
     r"prematurely closed", r"(?:connection )?reset", r"rejected", r"denied", r"not allowed", r"exceeded",
     r"overflow", r"unauthori[sz]ed", r"forbidden", r"no space", r"killed", r"oomkilled", r"crashloopbackoff",
     r"\w*backoff", r"not ready", r"unhealthy", r"throttl(?:ed|ing)", r"stalled", r"deadlock(?:ed)?", r"corrupt(?:ed)?",
-    r"invalid", r"expired", r"missing", r"not found", r"red", r"flak(?:y|ing)",
+    r"invalid", r"expired", r"missing", r"not found", r"(?:is|was|are|were|been|be|went|go|goes|going|turned|turns|stays?|stayed|still|all) red(?! herring)",
+    r"flak(?:y|ing)",
     r"[a-z]+_(?:err|error|fail|failed|crit|critical)",  # a status word: HEALTH_ERR, STATUS_FAILED
     r"exceed(?:s|ing)?",
     # a router's message mnemonic naming a failure: FRR's "%MAXPFXEXCEED", IOS's "%SYS-2-MALLOCFAIL" (not "%UPDOWN")

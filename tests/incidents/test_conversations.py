@@ -119,3 +119,27 @@ def test_a_ticket_named_in_passing_in_the_channel_joins_no_two_stories():
     found = incidents({"channel.json": flow})
     assert len(found) == 2
     assert not any({1, 5} <= {r.line_start for ep in inc.episodes for r in ep.records} for inc in found)
+
+
+# Two friends catching up (LoCoMo's shape): excitement, company and a painting's colours, no failure. Each of these
+# lines was a "symptom" by a cue's word ("can't", "hang", "red"), and the chat made incident cards.
+CATCH_UP = (
+    _msg(0, "Melanie", "Hey Caroline, hope all's good! Hanging with my fam after we went camping was great.", 1),
+    _msg(2, "Caroline", "Yay! Next month I'm having an art show with my paintings - can't wait!", 2),
+    _msg(3, "Melanie", "Wow, that sounds awesome! Can't wait to see your art. Those lessons are great, can't agree more!", 3),
+    _msg(5, "Caroline", "Thanks! I made this painting to show my path. The red and blue are for the binary.", 4),
+    _msg(7, "Melanie", "Bye, Caroline! Can't wait to hear about it. Have fun and stay safe!", 5),
+)
+
+
+def test_a_chat_with_no_failure_makes_no_incident():
+    assert incidents({"chat.jsonl": list(CATCH_UP)}) == []
+
+
+def test_a_build_gone_red_a_hang_and_a_cannot_are_still_failures():
+    from poimen.incidents import score
+
+    for text in ("CI is red across the board since the merge", "checkout requests hang for 30 s, then 504",
+                 "the workers cannot reach redis-main:6379"):
+        assert score(text).symptom >= 1.0, text
+    assert score("the memory was a red herring").symptom == 0.0
