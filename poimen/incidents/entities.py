@@ -219,7 +219,10 @@ _BANNER = re.compile(r"^\s*(?:Welcome to |Last (?:failed )?login:|Linux \S+ \d+\
 _CLASS = re.compile(r"(?<![\w$.])((?:[A-Z][a-z0-9]+){3,6})(?![\w$]|\.java\b)"
                     r"|\(an? (?:[\w$]+\.)+((?:[A-Z][a-z0-9]+){3,6})\)"
                     r"|(?:[\w$]+\.)+((?:[A-Z][a-z0-9]+){3,6})@[0-9a-f]{4,}")
-_THROWN = re.compile(r"(?:Exception|Error|Throwable|Failure|Fault)$")
+_THROWN = re.compile(r"(?:Exception|Error|Throwable|Failure|Fault)$"
+                     # and Kubernetes' reasons, which every cluster prints ("CrashLoopBackOff", "NotTriggerScaleUp",
+                     # "FailedCreatePodSandBox", "NodeHasDiskPressure"): the platform's words, no class of the program
+                     r"|BackOff$|^(?:Failed|Successful|NotTrigger|Triggered|Scaling|NodeHas|NodeNot|Evicted|Killing)")
 # "[sync-worker-3]", "[http-nio-8080-exec-7]", Kafka's "[kafka-producer-network-thread | ledger-events]": a thread;
 # and the Kafka client's own prefix, "[Producer clientId=ledger-events]": which client of the process logged it
 _THREAD = re.compile(r"\[[A-Za-z][\w.-]*-\d+\]|\[[A-Za-z][\w.-]*-thread(?:-\d+)?(?:\s*\|\s*[^\]\s]+)?\]"

@@ -179,6 +179,19 @@ def test_a_programs_own_class_is_named_where_a_dump_prints_it_and_where_a_person
                    "StockClient failed", "class") == set()
 
 
+
+@pytest.mark.parametrize("line", [
+    "booking-web-7c5f9d8b4-2kqxn   0/1   CrashLoopBackOff   4 (38s ago)   5m",
+    "ledger-export-84c6f9d7b-w2kxr    0/1     ImagePullBackOff   0    2m",
+    "Normal   NotTriggerScaleUp  2m1s (x8 over 12m)  cluster-autoscaler  pod didn't trigger scale-up",
+    "Warning  FailedCreatePodSandBox  41s  kubelet  Failed to create pod sandbox",
+    "Warning  NodeHasDiskPressure  3m  kubelet  Node ip-10-0-3-17 status is now: NodeHasDiskPressure",
+])
+def test_a_kubernetes_reason_is_no_class_of_the_program(line):
+    """Every cluster prints these reasons, for every incident of every service: naming one says nothing of which
+    incident a line is about (a question naming CrashLoopBackOff ranked every crash-looping card up)."""
+    assert _values(line, "class") == set()
+
 def test_a_pod_named_in_full_is_where_it_ran_as_a_host_is():
     """"Thread dump from claims-intake-7d9c5b6f4-xk2lp is pasted under the export" and the dump's heading name one
     pod: that links them (a host); the service it belongs to stays a service."""
