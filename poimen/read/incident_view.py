@@ -101,7 +101,8 @@ def _words(text: str) -> list[str]:
 
 def named(text: str) -> dict[tuple[str, str], float]:
     """The specific things ``text`` names that say which incident it is about: services (a pod's suffix dropped),
-    hosts, tickets and the program's own classes, by their linking weight (``poimen.incidents.entities``; generic names left out)."""
+    hosts, tickets and the program's own classes, by their linking weight (``poimen.incidents.entities``; generic
+    names left out)."""
     from poimen.incidents.entities import entities
 
     return {(e.kind, e.value): e.weight for e in entities(text) if e.kind in _NAMING and e.weight >= 0.5}
