@@ -18,6 +18,7 @@ from poimen.relevance.units import split_units
 VERBATIM_KINDS = frozenset({"log", "output", "command", "code", "table_row"})  # lines as written, never re-cut
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 _WORD = re.compile(r"[A-Za-z]{4,}")
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
 _MONTHS = frozenset("jan feb mar apr may jun jul aug sep oct nov dec".split())
 _REPLY = re.compile(r"(?:(?:re|aw|sv|vs|fw|fwd|tr|wg)\s*(?:\[\d+\])?:\s*)+", re.I)  # "RE: ", "AW: ", "Fwd: "
 _BOLD = re.compile(r"^(?:\*\*|__)(.+?)(?:\*\*|__)\s*:?\s*$")
@@ -62,7 +63,7 @@ class Line:
             # ("Subject: RE: [connect] crm-contacts-sink failed again + crm-archive-s3 tasks dying" on every mail of
             # a thread that tells of two problems, bench/incidents29)
             return field.group("key").lower() != "subject" or bool(_REPLY.match(field.group("value")))
-        if self.offset != 0 or self.record.kind != "comment" or not author or author not in self.text:
+        if self.offset != 0 or not _headed(self.record, self.text):
             return False
         words = [w for w in _WORD.findall(self.text.replace(author, " ")) if w.lower()[:3] not in _MONTHS]
         said = speaker(self.text)  # (a tracker's three words around the time the reader read: "Updated by", "#note")
@@ -76,6 +77,17 @@ class Line:
         begin = text.rfind("\n", 0, self.start) + 1
         lead = text[begin:self.start]
         return len(lead.expandtabs(4)) if not lead.strip() else 0
+
+
+def _headed(record: Record, head: str) -> bool:
+    """Whether ``head``, a record's first line, may be a header line naming its author: a ticket comment's, or a chat
+    message's copied as text, the author and a clock alone ("Leah Marsh  07:52" over what she wrote; not a chat
+    log's "[10:05] tobiasv: found it", the words on the header's line)."""
+    author = record.author
+    if not author or author not in head:
+        return False
+    rest = head.replace(author, " ").split()
+    return record.kind == "comment" or (record.kind == "message" and len(rest) <= 2 and bool(_CLOCK.search(head)))
 
 
 def _physical(record: Record) -> list[tuple[str, int, int]]:
@@ -101,7 +113,7 @@ def record_lines(record: Record, stream: str = "") -> tuple[Line, ...]:
         text, at = record.text, 0
         head = text.split("\n", 1)[0]
         spans = []
-        if record.kind == "comment" and record.author and record.author in head and "\n" in text:
+        if _headed(record, head) and "\n" in text:
             # a comment's header line ("Sunniva Holt added a comment - 02/Mar/24 12:31 PM") is never the first line
             # of a wrapped sentence, whatever case the comment's first word has
             spans, at = [(head.strip(), len(head) - len(head.lstrip()), len(head.rstrip()))], len(head) + 1

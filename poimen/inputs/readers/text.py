@@ -14,7 +14,9 @@ them: a wiki page with "===" under each incident and "---" under its "Resolution
 part's headings (from bench/incidents10). A paragraph indented by ``CODE_INDENT`` blanks or more is a code block
 (kind ``code``), as Markdown reads it: "Marked it out:" over "           ceph osd out osd.17"; unless a line
 of it ends a sentence (a timeline entry's indented second paragraph is prose). A form's fields written with leader
-dots ("State ................ Closed - Permanent Fix Applied") are "key: value" rows, one a line.
+dots ("State ................ Closed - Permanent Fix Applied") are "key: value" rows, one a line. A chat copied
+into the document, a day alone on its line over messages headed by their author and a clock, is a chat's messages
+(``Chat``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from poimen.inputs.readers.log import log_records
+from poimen.inputs.readers.speakers import speaker
+from poimen.inputs.readers.zones import heading_day, on_day, written_year
 from poimen.inputs.records import Record
 from poimen.inputs.stream import Piece, pieces
 from poimen.text.log_lines import is_log_line, level_of
@@ -45,6 +49,7 @@ _FIELD = re.compile(r"^\s*(?:[A-Z][\w /()-]{0,30}:\s+\S|\s{2,}\S)")  # "Incident
 # records; bench/incidents35): each a "key: value" row
 _LEADER = re.compile(r"^\s*(?P<key>[A-Za-z][\w /()&-]{0,40}?)\s?\.{3,}[ \t]+(?P<value>\S.*)$")
 _LIST_OR_TIME = re.compile(r"^\s*(?:[-*•>|]|\d{1,2}:\d{2}\b|\d{4}-\d{2}-\d{2}|\[)")
+_POSTER = re.compile(r"^([A-Z][\w.-]{1,30})\s{2,}(\d{1,2}:\d{2}(?: ?[AaPp][Mm])?)\s*$")
 TITLE_WORDS = 16  # a document's title line
 HEADING_WORDS = 6  # a section heading line
 PART_WORDS = 8  # ... a line over an indented body: "What we tried that did not help" over "  - Rolling restart …"
@@ -168,10 +173,16 @@ def read_pieces(stream: Iterator[Piece], title: str | None = None) -> Iterator[R
     rules: list[str] = []  # the underline characters in the order first seen: the first opens sections
     dump = False  # within a JVM's thread dump pasted into the document
     heads: tuple[str, ...] = (title,) if title else ()  # (title, section, part) without the ones not seen
+    chat = Chat(title)
     p = next(stream, None)
     while p is not None:
         nxt = next(stream, None)
         lines = p.text.split("\n")
+        if (said := chat.message(p, nxt)) is not None:
+            yield Record(p.text, p.line_start, p.line_end, kind=said[0], time=said[1], author=said[2],
+                         headings=heads if said[0] == "paragraph" else ())
+            p, first = nxt, False
+            continue
         table = bool(_COLUMN_RULE.search(p.text))  # a table aligned in columns: its header row heads nothing
         name, opens = (None, False) if table else _head(lines, first, nxt is not None and nxt.indent > 0, p.indent)
         if dump and not (_HASHED.match(lines[0]) or _UNDERLINE.match(lines[0])):
@@ -223,6 +234,53 @@ def _pasted_log(lines: list[str], headed: bool) -> int | None:
     if len(body) < 2 or not _levelled(body[0]):  # (asked first: most paragraphs are one line, or prose)
         return None
     return start if any(_levelled(x) for x in body[1:]) else None
+
+
+class Chat:
+    """A chat copied from its app into a document: a day alone on its line ("Tuesday, 12 November"), then each
+    message under a header line of its author and a clock ("Leah Marsh  07:52"; Microsoft Teams, Slack, Zulip copied
+    from the window; bench/incidents47). Each message is a chat message (kind ``message``) stamped with that day and
+    clock, and no heading's part: the messages are the channel's flow, cut where its incidents begin as a chat
+    export's are; a paragraph under a message is more of it. The year is the one the document dates itself by
+    (its title's "12-13 Nov 2024", ``written_year``) when the day heading leaves it out."""
+
+    def __init__(self, title: str | None) -> None:
+        self.year = written_year(title or "")
+        self.day = ""
+        self.last: tuple[str, str] | None = None  # (time, author) of the message just read
+
+    def message(self, p: Piece, nxt: Piece | None) -> tuple[str, str, str] | None:
+        """(kind, time, author) of a paragraph of the chat: a message, or the day heading over the messages
+        (a paragraph standing in no section); None for a paragraph of the document around it."""
+        lines = p.text.split("\n")
+        day = heading_day(lines[0], self.year) if len(lines) == 1 else ""
+        if day and nxt is not None and self._header(nxt.text.split("\n")[0], day):
+            self.day, self.year, self.last = day, day[:4], None
+            return "paragraph", "", ""
+        if self.day and (said := self._header(lines[0], self.day)):
+            self.last = said
+            return ("message",) + said
+        if self.last and p.indent == 0 and not _heading(lines[0], HEADING_WORDS) and not _UNDERLINE.match(lines[0]) \
+                and not _CAPTION.match(lines[0]) and not is_log_line(lines[0]):
+            return ("message",) + self.last
+        self.year = self.year or written_year(p.text)
+        self.last = None
+        if _UNDERLINE.match(lines[0]) or _CAPTION.match(lines[0]) or _HASHED.match(lines[0]):
+            self.day = ""  # (the document goes on under a rule: the chat ended)
+        return None
+
+    @staticmethod
+    def _header(line: str, day: str) -> tuple[str, str] | None:
+        said = speaker(line) or _poster(line)
+        when = on_day(said[0], day) if said else ""
+        return (when, said[1]) if said and when != said[0] else None
+
+
+def _poster(line: str) -> tuple[str, str] | None:
+    """(clock, name) of a chat message's header line under a day heading, a bot's one word too ("Workflows  08:02",
+    Teams' Workflows app over an alert it posts); None for a log's line ("ERROR  08:02")."""
+    m = _POSTER.match(line)
+    return (m.group(2), m.group(1)) if m and not level_of(m.group(1)) else None
 
 
 def _levelled(line: str) -> bool:

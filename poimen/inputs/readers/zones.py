@@ -110,3 +110,49 @@ def on_day(when: str, day: str) -> str:
     hour, half = int(m.group(1)), (m.group(3) or "").lower()
     hour = hour % 12 + (12 if half == "p" else 0) if half else hour
     return f"{day} {hour:02d}:{m.group(2)}"
+
+
+# A chat copied from the browser or a desktop app heads each day's messages with the day alone on its line: Teams'
+# "Tuesday, 12 November", Slack's "Tuesday, November 12th", Discord's and Rocket.Chat's "November 12, 2024", between
+# rules or not (bench/incidents47). The year, when not written, is the document's (``written_year``) or, with a weekday
+# named, the year next to it in which that day is that weekday (a chat across New Year).
+_DAY_HEAD = re.compile(r"^[\s=\-~*#_]*(?:(?P<wd>Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*\.?,?\s+)?"
+                       r"(?:(?P<d1>\d{1,2})(?:st|nd|rd|th)?\s+(?P<m1>[A-Z][a-z]{2,8})\.?"
+                       r"|(?P<m2>[A-Z][a-z]{2,8})\.?\s+(?P<d2>\d{1,2})(?:st|nd|rd|th)?)"
+                       r",?(?:\s+(?P<y>\d{4}))?[\s=\-~*#_]*$")
+_MONTH_NAMES = "january february march april may june july august september october november december".split()
+_WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+# a year as a date writes it: "2024-11-12", "13/11/2024", "Nov 2024", "12-13 Nov 2024", "12 November, 2024"; not "from 2019"
+_DATED_YEAR = re.compile(r"(?<![\d.-])((?:19|20)\d{2})-\d{2}-\d{2}\b|\b\d{1,2}[/.]\d{1,2}[/.]((?:19|20)\d{2})\b"
+                         r"|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?"
+                         r"((?:19|20)\d{2})\b")
+
+
+def written_year(text: str) -> str:
+    """The year of the first date ``text`` writes with one ("HANDOVER … 12-13 Nov 2024" → "2024"); "" for none."""
+    m = _DATED_YEAR.search(text)
+    return next((g for g in m.groups() if g), "") if m else ""
+
+
+def heading_day(line: str, year: str) -> str:
+    """The day a line alone names, as a chat's day heading ("Tuesday, 12 November" in ``year`` 2024:
+    "2024-11-12"); "" for any other line, or a day with no year written or known."""
+    m = _DAY_HEAD.match(line)
+    if not m:
+        return ""
+    name = (m.group("m1") or m.group("m2")).lower()
+    month = next((i + 1 for i, full in enumerate(_MONTH_NAMES) if full.startswith(name)), None)
+    if not month or not (m.group("y") or year):
+        return ""
+    day = int(m.group("d1") or m.group("d2"))
+    years = [int(m.group("y") or year)]
+    if m.group("wd") and not m.group("y"):  # the year nearest the document's in which the day is that weekday
+        years = [years[0], years[0] + 1, years[0] - 1]
+    for y in years:
+        try:
+            on = datetime(y, month, day)
+        except ValueError:
+            return ""
+        if not m.group("wd") or on.weekday() == _WEEKDAYS.index(m.group("wd").lower()):
+            return on.strftime("%Y-%m-%d")
+    return ""
