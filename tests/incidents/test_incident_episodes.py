@@ -108,6 +108,21 @@ def test_a_note_that_asks_about_another_service_stays_in_the_investigation():
     assert [len(ep.records) for ep in episodes(session)] == [3, 1]
 
 
+def test_a_suspect_asked_about_is_not_what_the_story_is_about():
+    # a chat copied into a handover (bench/incidents47's shape): the question names the database as a suspect; the
+    # answer that names the app the story was about all along goes on with it
+    said = ("4.2.1 going out", "crashloop again, the pods won't start",
+            "DB team said pgdb-main had a failover overnight? maybe it's that",
+            "DBA here: no failover overnight, that was staging. ledger-web talks to the primary",
+            "found it: migration 31 builds its index CONCURRENTLY inside a transaction")
+    chat = (rec("Handover, copied from the chat", 1),) + tuple(
+        rec(text, 3 + 2 * i, "message", time=f"2025-03-04 08:0{i}", author="Ines") for i, text in enumerate(said))
+    assert [len(ep.records) for ep in episodes(chat)] == [6]
+    told = chat[:3] + (rec("DB team said pgdb-main had a failover overnight", 7, "message",
+                           time="2025-03-04 08:02", author="Ines"),) + chat[4:]
+    assert [len(ep.records) for ep in episodes(told)] == [4, 2]  # (said, not asked: the story had named it)
+
+
 def test_a_commands_output_stays_with_its_command_whatever_it_names():
     session = _session(("note", "$ # search-indexer pods crashing"), ("command", "$ kubectl -n search describe pod x"),
                        ("output", "Warning  Failed  default-scheduler  0/7 nodes are available: Error"))
