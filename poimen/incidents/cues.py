@@ -172,6 +172,10 @@ FIX_WORDS = words(r"workaround", r"fix:", r"stop-?gap:",  # ("Stopgap: promo-eng
 INCIDENT_ADMIN = re.compile(r"\b(?:incident|severity|sev|priority)\b[^.;]{0,20}?\b(?:upgraded|downgraded|raised|escalated|"
                             r"lowered|changed|bumped)\b|\b(?:upgraded|downgraded|raised|escalated|lowered|bumped)\b[^.;]{0,15}?"
                             r"\bto (?:P|SEV-?|sev-?)[0-5]\b"
+                            # help asked of others ("Raised with Northgate Assist", "opened a case with AWS support")
+                            r"|\b(?:raised|escalated|logged|filed|opened)\s+(?:it\s+|this\s+|(?:an?|the)\s+(?:ticket|case|"
+                            r"call|issue|bug|P[1-4]|sev-?[1-4])\s+)?(?:with|to)\s+(?:the\s+|our\s+|their\s+)?(?:[A-Z][\w&.-]*"
+                            r"|vendor|supplier|support|provider|upstream|(?:\w+ )?team)\b"
                             r"|\balarms?\s+(?:was\s+|is\s+)?(?:set|cleared|raised)\b"  # an alarm's state
                             r"|\bstatus ?page\b[^.;]{0,40}|\b(?:updated|posted|opened|closed|closing|resolved)\b[^.;]{0,20}?"
                             r"\bstatus ?page\b[^.;]{0,20}", re.I)
@@ -243,7 +247,7 @@ IMPERATIVE = re.compile(r"^\W*(?:(?:you|we) (?:can|could|should|need to|must) (?
 VALUE = re.compile(r"(?<!\d)[=:]\s*[\"']?[\w.-]+|\bto\s+[\d\"']", re.I)  # not a clock's "11:21"
 VERIFY = words(
     r"confirmed", r"resolved", r"recover(?:ed|ing|y)", r"back to normal", r"back up", r"back online",
-    r"error rate (?:is )?(?:back|down) to", r"no more", r"no (?:new|further) (?:errors?|alerts?|occurrences?)",
+    r"error rate (?:is )?(?:back|down) to", r"no more", r"no \w+ left (?:over|behind)", r"no (?:new|further) (?:errors?|alerts?|occurrences?)",
     r"stable", r"stabili[sz]ed", r"healthy", r"green", r"all good", r"looks good", r"working again",
     r"works again", r"(?:is|are) fixed", r"(?:logins?|sign-?ins?|requests?|jobs?|builds?) (?:are |is )?working",
     r"(?:works|worked|did the trick|did it)[,!.]? (?:thanks|thank you|ty)\b",

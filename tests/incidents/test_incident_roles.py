@@ -43,6 +43,13 @@ from poimen.incidents.roles import line_scores, pick
     ("Maria ran VACUUM FULL events at 03:10 and the bloat went away", "action"),
     ("psql: CREATE INDEX CONCURRENTLY IF NOT EXISTS appointments_idx ON appointments (clinic_id);", "action"),
     ("The job now runs REFRESH MATERIALIZED VIEW CONCURRENTLY cart_totals_mv; the export went through.", "action"),
+    # help asked of someone else changes nothing; a limit raised does
+    ("Raised with Northgate Assist (their ref NA-77310).", "none"),
+    ("raised a ticket with the network team (NET-4410)", "none"),
+    ("Raised the pool limit to 80 (PR #233)", "action"),
+    # a check after the fix that finds nothing left of the failure
+    ("for the record I see no locks left over from the failed attempt", "verification"),
+    ("no space left on device", "symptom"),
 ])
 def test_each_role_from_its_cues(text, role):
     assert pick(score(text)) == role
