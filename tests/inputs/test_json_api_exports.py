@@ -190,3 +190,41 @@ def test_an_issue_with_no_id_field_is_one_thread_with_its_comments(tmp_path):
     recs = list(read_records(f))
     assert [r.kind for r in recs] == ["ticket", "comment", "ticket", "comment"]
     assert recs[0].thread == recs[1].thread != recs[2].thread == recs[3].thread
+
+
+def test_an_array_of_api_answers_reads_the_records_they_hold(tmp_path):
+    """Bugzilla's REST answers saved together, ``jq -s . bugs.json comments.json`` (bench/incidents39): the bugs in
+    the first, their comments in the second, filed per bug ({"bugs": {"20452": {"comments": […]}}}) and naming it by
+    "bug_id". Each bug is read with its own comments in its thread, by their "creation_time", not as two records of
+    raw JSON."""
+    def bug(id_, summary):
+        return {"id": id_, "summary": summary, "creation_time": "2025-04-22T05:47:33Z", "status": "RESOLVED",
+                "cc": ["noc@example.org"], "flags": [], "creator_detail": {"id": 12, "real_name": "Radek Holub"}}
+
+    def comment(bug_id, n, when, text):
+        return {"id": 1000 + n, "bug_id": bug_id, "count": n, "creator": "r.holub@example.org",
+                "creation_time": when, "is_private": False, "text": text}
+    answers = [{"bugs": [bug(20417, "klogship 3.4.0 fails to start on EL8"),
+                         bug(20452, "Standby rebuild of pg-cust-07b fails at end of base backup")], "faults": []},
+               {"bugs": {"20417": {"comments": [comment(20417, 0, "2025-04-14T06:52:10Z", "The agent does not start.")]},
+                         "20452": {"comments": [
+                             comment(20452, 0, "2025-04-22T05:47:33Z", "pg_basebackup dies at the very end of the copy."),
+                             comment(20452, 1, "2025-04-22T11:31:08Z", "Third run streamed the WAL: up and streaming.")]}},
+                "comments": {}}]
+    recs = list(read_records(_write(tmp_path, "bugzilla-rest.json", answers)))
+    said = [(r.kind, r.thread, r.time, r.text.split("] ", 1)[-1]) for r in recs]
+    assert said[1:3] == [("comment", said[0][1], "2025-04-14T06:52:10Z", "The agent does not start."),
+                         ("record", said[2][1], "2025-04-22T05:47:33Z",
+                          "Standby rebuild of pg-cust-07b fails at end of base backup")]
+    assert said[0][3] == "klogship 3.4.0 fails to start on EL8" and said[0][1] != said[2][1]
+    assert [s[1] for s in said[3:]] == [said[2][1]] * 2 and said[-1][3] == "Third run streamed the WAL: up and streaming."
+    # pages of one list saved together are one list; a record that holds its entries is still that record
+    pages = [{"messages": [{"ts": "1.0", "user": "ana", "text": "the pods are crash looping again"}], "has_more": True},
+             {"messages": [{"ts": "2.0", "user": "bo", "text": "rolled back to 4.2, they are up"}], "has_more": False}]
+    assert [r.text for r in read_records(_write(tmp_path, "pages.json", pages))] == [
+        "[1.0] ana: the pods are crash looping again", "[2.0] bo: rolled back to 4.2, they are up"]
+    held = [{"incident": {"id": "Q1", "title": "ClickHouse inserts rejected", "created_at": "2025-05-13T02:17:44Z"},
+             "notes": [{"content": "Raised parts_to_throw_insert to 600 on the events tables.",
+                        "created_at": "2025-05-13T03:02:00Z", "user": {"summary": "Ines"}}]}]
+    recs = list(read_records(_write(tmp_path, "pd.json", held)))
+    assert "ClickHouse inserts rejected" in recs[0].text and recs[1].kind == "comment"

@@ -20,7 +20,8 @@ TEXT_KEYS = ("text", "message", "msg", "body", "content", "description", "desc",
 TITLE_KEYS = ("title", "summary", "subject")
 DESCRIBED = ("description", "desc", "notes")  # a record described so is an item, and its "name" its title (a card)
 TIME_KEYS = ("ts", "time", "timestamp", "@timestamp", "date", "datetime", "created_at", "created", "create_at",
-             "createdAt", "createdDateTime", "origin_server_ts", "time_iso8601", "when", "updated_at")
+             "createdAt", "createdDateTime", "origin_server_ts", "time_iso8601", "when", "updated_at",
+             "created_on", "creation_time", "createdDate", "created_date")  # (Redmine's, Bugzilla's, Azure DevOps')
 AUTHOR_KEYS = ("speaker", "user_name", "username", "author.login", "user.login", "author.name", "user.name",
                "author", "user", "sender", "from", "owner")
 # ... else a name under who posted it, however deep ("from.user.displayName" in Microsoft Graph, "memberCreator.

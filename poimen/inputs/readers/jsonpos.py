@@ -120,24 +120,73 @@ def _top(doc: JsonText) -> Located:
 
 def lists(doc: JsonText) -> list[tuple[str, list[Located]]]:
     """The record lists under a top-level object's keys, in file order: each array (or map) of objects, with the
-    key it stands under ({"issues": […], "comments": […]}, Mattermost's {"order": …, "posts": {id: post}}), and a
-    map of arrays read as one list ({"comments": {"241": […], "238": […]}})."""
+    key it stands under ({"issues": […], "comments": […]}, Mattermost's {"order": …, "posts": {id: post}}), a map of
+    arrays read as one list ({"comments": {"241": […], "238": […]}}), and a map of objects that each hold one list
+    read as that list (Bugzilla's comments, {"bugs": {"20417": {"comments": […]}}}: "bugs.comments"). A top-level
+    array of API answers (``wrappers``: pages saved with ``jq -s``, or the bugs and then their comments) holds the
+    lists of each, a list that several pages hold read as one."""
+    out: dict[str, list[Located]] = {}
+    for holder in wrappers(doc):
+        for key, inner in _lists_of(doc, holder):
+            out.setdefault(key, []).extend(inner)
+    return list(out.items())
+
+
+def _lists_of(doc: JsonText, holder: Located) -> Iterator[tuple[str, list[Located]]]:
+    for key, v in doc.members(holder.start):
+        if not (isinstance(v.value, (list, dict)) and v.value):
+            continue
+        held = _held_lists(v.value) if isinstance(v.value, dict) else None
+        inner = [m for _, m in doc.members(v.start) if isinstance(m.value, dict)]
+        if held:
+            yield f"{key}.{held}", [m for _, g in doc.members(v.start) for k, x in doc.members(g.start) if k == held
+                                    for _, m in doc.members(x.start) if isinstance(m.value, dict)]
+        elif inner and len(inner) * 2 > len(v.value):
+            yield key or "", inner
+        elif isinstance(v.value, dict) and all(isinstance(x, list) for x in v.value.values()):
+            # a map of lists: comments fetched per issue, {"241": [comment, …], "238": […]}
+            grouped = [m for _, g in doc.members(v.start) for _, m in doc.members(g.start)
+                       if isinstance(m.value, dict)]
+            if grouped:
+                yield key or "", grouped
+
+
+def _held_lists(value: dict) -> str | None:
+    """The one key under which every value of a map holds a list of objects and nothing that speaks: {"20417":
+    {"comments": […]}, "20452": {"comments": […]}} gives "comments"; None for any other map."""
+    keys = set()
+    for x in value.values():
+        if not isinstance(x, dict) or not _wraps(x):
+            return None
+        keys |= {k for k, v in x.items() if isinstance(v, list) and v and all(isinstance(c, dict) for c in v)}
+    return keys.pop() if len(keys) == 1 else None
+
+
+def _speaks(value: dict) -> bool:
+    """Whether an object says something: a text with a blank in it (a next page's URL, a cursor, "ok": true are no
+    words)."""
+    return any(isinstance(v, str) and any(c.isspace() for c in v.strip()) for v in value.values())
+
+
+def _wraps(value: dict) -> bool:
+    """Whether an object is an API's answer around records rather than a record: it says nothing, nor does an object
+    it holds as one record (PagerDuty's {"incident": {…}, "log_entries": […]} is that incident, its entries under it),
+    and it holds a list or map of objects."""
+    if _speaks(value) or any(isinstance(v, dict) and _speaks(v) for v in value.values()):
+        return False
+    return any(isinstance(v, (list, dict)) and v and any(isinstance(c, dict) for c in
+                                                       (v if isinstance(v, list) else v.values())) for v in value.values())
+
+
+def wrappers(doc: JsonText) -> list[Located]:
+    """The objects a document's record lists stand in: the top-level object, or each object of a top-level array
+    whose objects all wrap records (``_wraps``); [] for an array of records."""
     top = _top(doc)
-    if not isinstance(top.value, dict):
-        return []
-    out = []
-    for key, v in doc.members(top.start):
-        if isinstance(v.value, (list, dict)) and v.value:
-            inner = [m for _, m in doc.members(v.start) if isinstance(m.value, dict)]
-            if inner and len(inner) * 2 > len(v.value):
-                out.append((key or "", inner))
-            elif isinstance(v.value, dict) and all(isinstance(x, list) for x in v.value.values()):
-                # a map of lists: comments fetched per issue, {"241": [comment, …], "238": […]}
-                grouped = [m for _, g in doc.members(v.start) for _, m in doc.members(g.start)
-                           if isinstance(m.value, dict)]
-                if grouped:
-                    out.append((key or "", grouped))
-    return out
+    if isinstance(top.value, dict):
+        return [top]
+    if not top.value or not all(isinstance(v, dict) and _wraps(v) for v in top.value):  # (asked of the values: an
+        return []  # array of records fails on its first)
+    return [v for _, v in doc.members(top.start)]
 
 
 NESTED = 5  # the levels of objects an API's answer wraps its records in
@@ -150,7 +199,9 @@ def records(doc: JsonText) -> list[Located]:
     """
     top = _top(doc)
     if isinstance(top.value, list):
-        return [v for _, v in doc.members(top.start) if isinstance(v.value, dict)]
+        pages = lists(doc)  # (an array of API answers: the longest list they hold)
+        return max((inner for _, inner in pages), key=len) if pages else \
+            [v for _, v in doc.members(top.start) if isinstance(v.value, dict)]
     best: list[Located] = []
     for _, inner in lists(doc):
         if len(inner) > len(best):

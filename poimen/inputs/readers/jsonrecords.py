@@ -206,10 +206,11 @@ def read_json_text(path: Path, text: str, options) -> Iterator[Record]:
     for n, item in enumerate(located):
         value = item.value
         rec = render(value, f, doc.text[item.start:item.end], item.line_start, item.line_end, thread=threads.get(n, ""))
+        mine = linked.get(links[0].parent_key(item)) if links else None
         if rec is None:  # (its replies still say something, under its line)
             rec = Record("", item.line_start, item.line_end, thread=threads.get(n, ""))
-        else:
-            yield _heading_thread(rec, value)
+        else:  # (a record its linked comments name is in their thread: a Bugzilla bug, known by its "id" alone)
+            yield replace(rec, thread=f"line {rec.line_start}") if mine and not rec.thread else _heading_thread(rec, value)
 
         def children(key: str, item=item) -> list[tuple[dict, int, int]]:
             at = item.start
