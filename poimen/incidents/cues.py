@@ -178,7 +178,7 @@ INCIDENT_ADMIN = re.compile(r"\b(?:incident|severity|sev|priority)\b[^.;]{0,20}?
                             r"|vendor|supplier|support|provider|upstream|(?:\w+ )?team)\b"
                             r"|\balarms?\s+(?:was\s+|is\s+)?(?:set|cleared|raised)\b"  # an alarm's state
                             r"|\bstatus ?page\b[^.;]{0,40}|\b(?:updated|posted|opened|closed|closing|resolved)\b[^.;]{0,20}?"
-                            r"\bstatus ?page\b[^.;]{0,20}", re.I)
+                            r"\bstatus ?page\b[^.;]{0,20}|\bmarked as a duplicate\b", re.I)  # (a tracker's own note)
 # Talk about the incident process, not the system ("reminder: retro for last week's search outage is thursday",
 # "postmortem draft for INC-2231 is up"; bench/incidents11): no failure reported, nothing changed
 MEETING = re.compile(r"\b(?:retro|retrospective|post-?mortem|incident review)\b[^.;:]{0,50}?\b(?:is|are|doc|draft|"
@@ -187,7 +187,7 @@ MEETING = re.compile(r"\b(?:retro|retrospective|post-?mortem|incident review)\b[
 NOW_DOES = re.compile(r"\bnow (?:also |only |always |correctly )?(?:uses|sets|sorts|deletes|retries|reads|loads|ships|"
                       r"defaults|raises|caps|limits|batches|checks|skips|handles|validates|falls back|pins|points|"
                       r"routes|waits|writes|has|keeps|closes|releases|reuses|refreshes|renews|rotates|trusts|sends|drops|"
-                      r"compiles|caches|resolves|wraps|streams|uploads|runs with|runs as)\b", re.I)
+                      r"compiles|caches|resolves|wraps|streams|uploads|passes|runs with|runs as)\b", re.I)
 # The parts of an incident's write-up (the sections of the Google SRE and PagerDuty postmortem templates): a line
 # that only names one ("5. RESOLUTION") is a heading, and a section under one is part of the write-up above it.
 PART_HEADINGS = (
