@@ -51,6 +51,7 @@ _LEADER = re.compile(r"^\s*(?P<key>[A-Za-z][\w /()&-]{0,40}?)\s?\.{3,}[ \t]+(?P<
 _LIST_OR_TIME = re.compile(r"^\s*(?:[-*•>|]|\d{1,2}:\d{2}\b|\d{4}-\d{2}-\d{2}|\[)")
 _POSTER = re.compile(r"^([A-Z][\w.-]{1,30})\s{2,}(\d{1,2}:\d{2}(?: ?[AaPp][Mm])?)\s*$")
 TITLE_WORDS = 16  # a document's title line
+YEAR_PARAGRAPHS = 5  # the paragraphs at a document's top that may date it
 HEADING_WORDS = 6  # a section heading line
 PART_WORDS = 8  # ... a line over an indented body: "What we tried that did not help" over "  - Rolling restart …"
 CODE_INDENT = 4  # a paragraph set off by four blanks is a block of code, config or a command, as in Markdown
@@ -242,12 +243,14 @@ class Chat:
     from the window; bench/incidents47). Each message is a chat message (kind ``message``) stamped with that day and
     clock, and no heading's part: the messages are the channel's flow, cut where its incidents begin as a chat
     export's are; a paragraph under a message is more of it. The year is the one the document dates itself by
-    (its title's "12-13 Nov 2024", ``written_year``) when the day heading leaves it out."""
+    (its title's "12-13 Nov 2024", ``written_year``, or a line of its first ``YEAR_PARAGRAPHS``) when the day heading
+    leaves it out."""
 
     def __init__(self, title: str | None) -> None:
         self.year = written_year(title or "")
         self.day = ""
         self.last: tuple[str, str] | None = None  # (time, author) of the message just read
+        self.read = 0  # the paragraphs asked for the year
 
     def message(self, p: Piece, nxt: Piece | None) -> tuple[str, str, str] | None:
         """(kind, time, author) of a paragraph of the chat: a message, or the day heading over the messages
@@ -263,7 +266,8 @@ class Chat:
         if self.last and p.indent == 0 and not _heading(lines[0], HEADING_WORDS) and not _UNDERLINE.match(lines[0]) \
                 and not _CAPTION.match(lines[0]) and not is_log_line(lines[0]):
             return ("message",) + self.last
-        self.year = self.year or written_year(p.text)
+        if not self.year and self.read < YEAR_PARAGRAPHS:  # (a document dates itself at its top)
+            self.year, self.read = written_year(p.text), self.read + 1
         self.last = None
         if _UNDERLINE.match(lines[0]) or _CAPTION.match(lines[0]) or _HASHED.match(lines[0]):
             self.day = ""  # (the document goes on under a rule: the chat ended)
