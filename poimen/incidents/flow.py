@@ -384,8 +384,7 @@ def cut(flow: Sequence[Record], gap_seconds: float, topics: bool = True) -> list
                 and current[-2].kind == "command":
             done.pop()  # "Error: UPGRADE FAILED" under the helm upgrade: the command changed nothing
         # A quiet log line ("Starting run sources=[…]") sets no topic, nor does a question or a guess: "failover on
-        # pg-bw-prod last night? maybe it's on the replica" names a suspect, not what the story is about
-        # (bench/incidents47)
+        # pg-bw-prod last night? maybe it's on the replica" names a suspect (bench/incidents47)
         if failure or (record.kind not in QUIET_KINDS and not _wonders(record)):
             named |= mine
         ever |= mine
