@@ -109,6 +109,10 @@ _NOT_TICKET = frozenset({"UTF", "SHA", "ISO", "RFC", "CVE", "GHSA", "HTTP", "TLS
                          "SEV", "SEVERITY", "PRIO", "PRIORITY", "PRI", "TIER", "STEP", "PHASE", "PART",
                          "TCP", "UDP", "IPV", "EC2", "S3"})
 _GITHUB = re.compile(r"(?:\b(?:PR|MR|pr|mr)\s*#?\s*|\bpull/|(?<![\w&])[#!])(\d{2,6})\b")
+# ... but a number a program counts its own things by is no ticket: Camel's "thread #41 - carrierPool", "worker #12",
+# "line #88", "attempt #3" (every burst of a pool's log names a few of them; bench/incidents34)
+_COUNTED = re.compile(r"\b(?:thread|worker|executor|core|cpu|slot|shard|partition|line|row|column|attempt|retry|try|"
+                      r"step|frame|page|item|entry|round|no\.?)\s*$", re.I)
 _SERVICE = re.compile(r"(?<![\w./@:-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-]|\.[a-z0-9])")
 _RESOURCE = re.compile(r"\b(?:deploy(?:ment)?s?|svc|services?|sts|statefulsets?|ds|daemonsets?|pods?|"
                        r"jobs?|cronjobs?|app)(?:\.apps)?/([a-z0-9][a-z0-9-]*)", re.I)
@@ -259,6 +263,8 @@ def entities(text: str) -> tuple[Entity, ...]:
             _add(found, "ticket", f"{m.group(1)}-{int(m.group(2))}")
             taken.append(m.span())
     for m in _GITHUB.finditer(text):
+        if m.group(0)[0] == "#" and _COUNTED.search(text, max(0, m.start() - 12), m.start()):
+            continue
         _add(found, "ticket", f"#{int(m.group(1))}")
         taken.append(m.span())
     for m in _FLAG.finditer(text):

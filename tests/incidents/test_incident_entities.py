@@ -36,6 +36,15 @@ def test_ticket_and_pr_ids_normalise():
     assert found == {"INC-4101", "OPS-12", "#1234", "#88", "#89", "#90"}
 
 
+def test_a_number_a_program_counts_its_threads_by_is_no_ticket():
+    """Camel names its pool's threads "thread #41": every burst of that pool's log names a few, and two bursts of
+    two incidents would share them as a ticket; "issue #41" stays one."""
+    line = "2024-03-13 12:59:06,412 ERROR [Camel (edi-bridge) thread #41 - carrierPool] DefaultErrorHandler - Failed"
+    assert _values(line, "ticket") == set()
+    assert _values("worker #12 died on retry #33", "ticket") == set()
+    assert _values("the same as issue #41, fixed in #4512", "ticket") == {"#41", "#4512"}
+
+
 def test_hosts():
     found = _values("timeouts from db-1.prod.internal (10.0.3.4) and ip-10-0-1-2, config in app.yaml", "host")
     assert found == {"db-1.prod.internal", "10.0.3.4", "ip-10-0-1-2"}
