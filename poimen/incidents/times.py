@@ -24,9 +24,9 @@ _JIRA = re.compile(r"\b(\d{1,2})[/-]([A-Z][a-z]{2})[/-](\d{2}|\d{4})\s+(\d{1,2})
 # "04 Jun 2024 03:31", "4 June 2024, 3:31 PM", and "Sep 3, 2024 1:55 PM", "June 3 2024 13:55": a day, a month by
 # name and a year, then a time of day with its AM/PM.
 _DAY_MONTH = re.compile(r"\b(\d{1,2})\s+([A-Z][a-z]{2})[a-z]*\.?,?\s+(\d{4}),?\s+(?:at\s+)?(\d{1,2}):(\d{2})(?::(\d{2}))?"
-                        r"(?:\s*([AaPp][Mm]))?(?:\s+([+-]\d{2}:?\d{2}))?")  # an e-mail's "Thu, 17 Apr 2025 16:48:02 +0200"
+                        r"(?:[.,]\d{1,9})?(?:\s*([AaPp][Mm]))?(?:\s+([+-]\d{2}:?\d{2}))?")  # an e-mail's "Thu, 17 Apr 2025 16:48:02 +0200"
 _MONTH_DAY = re.compile(r"\b([A-Z][a-z]{2})[a-z]*\.?\s+(\d{1,2}),?\s+(\d{4}),?\s+(?:at\s+)?(\d{1,2}):(\d{2})(?::(\d{2}))?"
-                        r"(?:\s*([AaPp][Mm]))?")
+                        r"(?:[.,]\d{1,9})?(?:\s*([AaPp][Mm]))?")
 # WebSphere's and Open Liberty's "[3/11/25, 9:14:02:113 UTC]": month, day, year (a day over 12 comes first), a time
 _SLASHED = re.compile(r"^\[?(\d{1,2})/(\d{1,2})/(\d{4}|\d{2}),?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?(?:[:.,]\d{1,3})?"
                       r"(?:\s*([AaPp][Mm]))?(?:\s+(?:UTC|GMT|Z)\b)?")

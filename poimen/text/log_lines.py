@@ -33,7 +33,12 @@ _RUBY = r"[DIWEFA], \[\d{4}-\d{2}-\d{2}T"
 # ... or GlassFish's and Payara's Uniform Log Formatter: "[#|2024-10-08T09:16:10.404+0000|SEVERE|Payara Micro 6…|logger|
 # _ThreadID=97;…|message|#]" (bench/incidents47)
 _ULF = r"\[#\|"
-LOG_START = re.compile(rf"^{_RUBY}|^{_ULF}{TIMESTAMP}|^(?:(?![A-Za-z]+[,:;]?\s)\S+\s+)??(?:{TIMESTAMP}|\[?{LEVELS}\b|\d{{5,}}\s)|{_JSON_TIME.pattern}"
+# ... or WebLogic's server log: "####<May 13, 2025 7:39:21,904 AM UTC> <Error> <WebLogicServer> <wlpa-01> …", its
+# level the second field, in title case (bench/incidents36)
+_WLS = re.compile(r"^####<(?P<time>[^<>]{8,40})> <(?P<level>[A-Z][a-z]+)>")
+_WLS_LEVELS = {"Trace": "TRACE", "Debug": "DEBUG", "Info": "INFO", "Notice": "NOTICE", "Warning": "WARN",
+               "Error": "ERROR", "Critical": "CRITICAL", "Alert": "ALERT", "Emergency": "EMERG"}
+LOG_START = re.compile(rf"^{_RUBY}|^(?:{_ULF}|####<){TIMESTAMP}|^(?:(?![A-Za-z]+[,:;]?\s)\S+\s+)??(?:{TIMESTAMP}|\[?{LEVELS}\b|\d{{5,}}\s)|{_JSON_TIME.pattern}"
                        rf"|^[a-z][\w.-]{{1,20}}:{LEVELS}\s|^(?:{STERN}|{MUX}\s*)(?:{TIMESTAMP}|{LEVELS}\b|{_JSON_TIME.pattern[1:]})")
 _MUX = re.compile(MUX)
 _LEVEL = re.compile(rf"(?<![\w.-]){LEVELS}(?![\w-])")
@@ -49,13 +54,15 @@ def is_log_line(line: str) -> bool:
 
 def level_of(line: str) -> str:
     """The first level word among a log line's first tokens (its level field), '' when none."""
+    if (wls := _WLS.match(line)) and wls.group("level") in _WLS_LEVELS:
+        return _WLS_LEVELS[wls.group("level")]
     m = _LEVEL.search(line[:200])
     return ("WARN" if m.group(0) == "WARNING" else m.group(0)) if m else ""
 
 
 def time_of(line: str) -> str:
     line = line[m.end():].lstrip() if (m := _STERN.match(line) or _MUX.match(line)) and LOG_START.match(line) else line
-    if m := _JSON_TIME.match(line):
+    if m := _JSON_TIME.match(line) or _WLS.match(line):
         return m.group(1)
     line = line[3:] if line.startswith("[#|") else line
     m = re.match(rf"^(?:\S+\s+)??({TIMESTAMP})", line)

@@ -134,6 +134,13 @@ def test_a_section_of_comments_is_placed_by_the_stamps_of_its_comments(tmp_path)
     # Freshdesk's, the weekday first
     ("Dafydd Morgan added a private note · Tue, 5 Nov 2024 at 8:44 AM", ("Tue, 5 Nov 2024 at 8:44 AM", "Dafydd Morgan")),
     ("Lina Osei replied · Tue, 5 Nov 2024 at 9:58 AM", ("Tue, 5 Nov 2024 at 9:58 AM", "Lina Osei")),
+    # Request Tracker's printed history
+    ("Thu May 22 10:06:20 2025  dkovac - Comments added", ("Thu May 22 10:06:20 2025", "dkovac")),
+    (" Tue May 13 08:52:41 2025  RT_System - Status changed from 'new' to 'open'", ("Tue May 13 08:52:41 2025", "RT_System")),
+    # Freshservice's printed ticket, a double dash before the time
+    ("Priya Venkatesh added a private note -- Mon, 11 Mar 2024 10:41 AM", ("Mon, 11 Mar 2024 10:41 AM", "Priya Venkatesh")),
+    ("Oskar Brenne reported via email -- Mon, 11 Mar 2024 10:02 AM", ("Mon, 11 Mar 2024 10:02 AM", "Oskar Brenne")),
+    ("Workflow Automator -- Fri, 15 Mar 2024 05:00 PM", ("Fri, 15 Mar 2024 05:00 PM", "Workflow Automator")),
     # FogBugz's case events
     ("Opened by Ffion Parry 8/6/2024 (Tue) 9:02 AM", ("8/6/2024 9:02 AM", "Ffion Parry")),
     ("Assigned to Marek Novak by Ffion Parry 8/6/2024 (Tue) 9:05 AM", ("8/6/2024 9:05 AM", "Ffion Parry")),
@@ -151,6 +158,7 @@ def test_comment_headers_of_these_trackers(line, expected):
     "---- the log of the day before ----------",
     "---- restarted the pod at 09:10, no change",
     "Closed the ticket by mistake 8/6/2024, reopened",
+    "X-Forwarded-For: 10.20.31.77",  # a request header an error pasted: an address, no dotted date
 ])
 def test_rules_and_prose_are_no_comment_header(line):
     assert speaker(line) is None
@@ -207,3 +215,14 @@ def test_a_caption_is_a_part_of_the_section_it_stands_in(tmp_path):
     edits = [r for r in got if "Human edits" in r.headings]
     assert [r.headings[1:] for r in edits] == [("#inc-3318-mobile-login", "Human edits"),
                                                ("#inc-3325-exports", "Human edits")]
+
+
+def test_weblogics_server_log_line_is_a_log_line_with_its_level_and_its_afternoon():
+    """WebLogic writes "####<May 22, 2025 8:14:52,880 PM UTC> <Error> <…>": a log line, its level the second field in
+    title case, its time with the half of the day it names."""
+    line = ("####<May 22, 2025 8:14:52,880 PM UTC> <Error> <com.merrow.pa.web.PolicySearchAction> <wlpa-02> <pa_ms2> "
+            "<[ACTIVE] ExecuteThread: '12' for queue: 'weblogic.kernel.Default (self-tuning)'> <policy search failed")
+    assert is_log_line(line) and level_of(line) == "ERROR"
+    assert seconds(time_of(line)) == seconds("2025-05-22T20:14:52Z")
+    assert level_of("####<May 22, 2025 8:09:27,552 AM UTC> <Warning> <JTA> <wlpa-02>") == "WARN"
+    assert not is_log_line("#### Notes from the call")

@@ -121,8 +121,10 @@ _ZAMMAD = re.compile(rf"^(?P<who>{_PERSON}) · (?:via [\w -]{{2,20}}|internal no
 # ... and Basecamp's, with no year: "Fenna Ruiz · May 12 at 8:09am (edited)" (bench/incidents40)
 # ... and Jira Service Management's queue exported as text, the post's kind after the time: "Nadia Farrell ·
 # 08/Oct/24 10:34 AM · Internal note", "… · Reply to customer" (bench/incidents47)
-# ... and Freshdesk's, the weekday first: "Dafydd Morgan added a private note · Tue, 5 Nov 2024 at 8:44 AM"
-_DOTTED = re.compile(rf"^(?P<who>{_NAME})(?: [a-z][\w-]*\b[^·]*?)?(?: · [^·]{{1,40}})? · (?P<time>(?:[A-Z][a-z]{{2}}, )?(?:[A-Z][a-z]{{2,8}} \d{{1,2}}|"
+# ... and Freshdesk's, the weekday first: "Dafydd Morgan added a private note · Tue, 5 Nov 2024 at 8:44 AM", and
+# Freshservice's printed ticket, a double dash before it: "Priya Venkatesh added a private note -- Mon, 11 Mar 2024
+# 10:41 AM", "Workflow Automator -- Fri, 15 Mar 2024 05:00 PM" (bench/incidents34)
+_DOTTED = re.compile(rf"^(?P<who>{_NAME})(?: [a-z][\w-]*\b[^·]*?)?(?: · [^·]{{1,40}})? (?:·|--|—) (?P<time>(?:[A-Z][a-z]{{2}}, )?(?:[A-Z][a-z]{{2,8}} \d{{1,2}}|"
                      r"\d{1,2} [A-Z][a-z]{2,8})(?:,? \d{4})?,? (?:at )?\d{1,2}:\d{2}(?: ?[AaPp][Mm])?"
                      r"|\d{1,2}/[A-Z][a-z]{2}/\d{2,4} \d{1,2}:\d{2}(?: ?[AaPp][Mm])?)(?:\s*\((?:edited|updated)\))?"
                      r"(?: · [A-Z][a-z]+(?: [a-z]+){0,3})?$")
@@ -145,6 +147,10 @@ _CHAT_COPY = re.compile(rf"^(?P<who>{_PERSON}|{_HANDLE})\s{{2,}}(?:@[\w.-]+|BOT|
 # assigned to X by Y …", the event's words under it, indented (bench/incidents47)
 _FOGBUGZ = re.compile(rf"^(?:[A-Z][a-z]+(?: \([A-Za-z ]{{1,30}}\))?(?: and assigned to [^\n]{{1,40}}?| to [^\n]{{1,40}}?)?) by (?P<who>{_NAME}) "
                       r"(?P<date>\d{1,2}/\d{1,2}/\d{4}) \([A-Z][a-z]{2}\) (?P<clock>\d{1,2}:\d{2} ?[AP]M)$")
+# Request Tracker's ticket history, printed: "Thu May 22 10:06:20 2025  dkovac - Comments added", "… RT_System -
+# Outgoing email recorded" over the entry's words, indented (a C clock's date, then who, then what happened)
+_RT = re.compile(r"^\s*(?P<time>(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2} \d{4})\s{2,}"
+                 r"(?P<who>[^\s]{1,60}) - [A-Z][a-z]+(?: [\w#'-]+){0,6}$")
 _REDMINE = re.compile(rf"^(?:#note-\d+\s+)?Updated by (?P<who>{_NAME})\s+(?P<time>{_WHEN})$")
 # An e-mail's quote header, "On Tue, 4 Mar 2025 at 08:12, Arjen de Wit <…> wrote:": what follows it is quoted
 _WROTE = re.compile(r"^On .{5,120}\bwrote:\s*$")
@@ -165,6 +171,7 @@ _SPACED = re.compile(rf"^(?P<who>{_CAPITALISED}(?: {_CAPITALISED}){{0,3}})(?: [a
                      r"(?P<time>[^()]*\d[^()]*?)(?:\s*\([^()]{1,30}\))?\s*$")
 
 
+_ADDRESS = re.compile(r"\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b")
 _CLOCK_ONLY = re.compile(r"^\d{1,2}:\d{2}(?: ?[AaPp][Mm])?\s*$")
 # A header's date as trackers print it, not as logs do: "Mon, 8 Jul 2024 at 09:38 AM"
 _DATE = re.compile(r"(?:\b\d{1,2}\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?,?|"
@@ -231,7 +238,7 @@ def speaker(line: str) -> tuple[str, str] | None:
     m = (_GITLAB.match(line) or _REDMINE.match(line) or _GH_CLI.match(line) or _NUMBERED_BY.match(line)
          or _ACTIVITY.match(line) or _TRAC.match(line)
          or _ZAMMAD.match(line) or _DOTTED.match(line) or _PHABRICATOR.match(line) or _CHAT_COPY.match(line)
-         or _IRC.match(line) or _POSTED.match(line))
+         or _IRC.match(line) or _POSTED.match(line) or _RT.match(line))
     if m and not level_of(line[:m.end("who")]):
         return m.group("time").strip(), m.group("who")
     if m := _FOGBUGZ.match(line):
@@ -245,7 +252,8 @@ def speaker(line: str) -> tuple[str, str] | None:
                                                                                      m.group("who"))
     m = _NAME_TIME.match(line)  # (a letter alone is Ruby Logger's level: "I, [2025-05-14T10:22:30.004112 #12] …")
     if m and (time_of(m.group("time")) or _DATE.search(m.group("time"))) and not level_of(m.group("who")) \
-            and len(m.group("who")) > 1:
+            and len(m.group("who")) > 1 and not _ADDRESS.search(m.group("time")):  # (a header's "X-Forwarded-For:
+        # 10.20.31.77" is no one speaking at a dotted date)
         return m.group("time").strip(), m.group("who")
     m = _SPACED.match(line)
     if m and (_DATE.search(m.group("time")) or (_CLOCK_ONLY.match(m.group("time")) and " " in m.group("who"))) \
