@@ -203,7 +203,7 @@ PART_HEADINGS = (
     "why", "what we did", "what was done", "what we saw", "what caused it", "how it was fixed", "the cause",
     "what fixed it", "what people saw", "what users saw", "what customers saw", "what we tried",
     "what did not help", "what didn't help", "what we tried that did not help", "what we tried that didn't help",
-    "activity", "comments", "conversation",  # an issue page's thread under its description (bench/incidents21)
+    "activity", "comments", "conversation", "history",  # an issue page's thread under its description (bench/incidents21)
 )
 # The parts that say why or what fixed it, which only an incident's own section has (not "Summary", "Timeline").
 WRITE_UP_PARTS = (
@@ -268,9 +268,9 @@ PR_DOES = re.compile(r"^\W*(?:PR\s*|MR\s*)?[#!]\d+\s+(?:also\s+|now\s+)?(?:resto
 IN_RELEASE = re.compile(r"^(?:\[[^\]]{1,40}\]\s*)?(?:[\w.-]{1,40}:\s+)?\W*"
                         r"(?:in|since|as of|starting (?:with|in)|from)\s+(?:version\s+|release\s+|v)?\d+\.\d+"
                         r"(?:\.\d+)*(?:[-+][\w.]+)?\b,?\s+(?:the\s+)?[`\w]"
-                        # ... or the release that heads the line: "3.14.1: stock.client.keep-alive-timeout-seconds: 1
-                        # in config/prod.yaml, so …", "promo-engine 3.2.0: single-use codes are now …" (incidents47)
-                        r"|^\W*(?:[a-z][\w.-]{1,40}\s+)?v?\d+\.\d+\.\d+(?:[-+][\w.]+)?:\s+[`\w]", re.I)
+                        # ... or the release that heads the line: "3.14.1: stock.client.keep-alive-timeout-seconds: 1 …",
+                        # "promo-engine 3.2.0: single-use codes are now …" (incidents47), "pa 7.15.0 (MR !1203): …" (36)
+                        r"|^\W*(?:[a-z][\w.-]{1,40}\s+)?v?\d+\.\d+\.\d+(?:[-+][\w.]+)?(?:\s+\([^()]{1,30}\))?:\s+[`\w]", re.I)
 # An aside that rules out what it goes on to say, not an earlier line: "FWIW we saw the cron crash as well.
 # Unrelated, but on Python 3.12 2.4.0 also prints `DeprecationWarning: …`" (bench/incidents19).
 OFF_TOPIC = re.compile(r"(?:^|[.;!?]\s+|\b(?:fwiw|btw)[,:]?\s+)(?:unrelated|not related|side ?note|off[- ]topic)\s*(?:[,:;(\u2014-]|but\b)",

@@ -38,10 +38,22 @@ FIELD_CHANGE = re.compile(r"^(?:[*-]\s+)?(?:(?:Status|Assignee|Priority|% Done|T
 # Start date:   03/03/2025"): a form, not anyone's claim
 # (a short value, then three blanks or more: two after a stop are a typist's sentence space, "Cause: disk full.  Fix:
 # rotated the logs")
-FIELD_ROW = re.compile(r"^[A-Z][\w %/.-]{0,24}:\s+[^.\s][^.]{0,29}?\s{3,}[A-Z][\w %/.-]{0,24}:(?:\s|$)")
+# ... or between bars, as a help desk prints a ticket's head: "Category: Applications > EDI | Created: Sat, 30 Mar …"
+FIELD_ROW = re.compile(r"^[A-Z][\w %/.-]{0,24}:\s+[^.\s](?:[^.]{0,29}?\s{3,}|[^.|]{0,59}?\s*\|\s*)[A-Z][\w %/.-]{0,24}:(?:\s|$)")
+
+
+# A help desk's automator on its ticket, however long: "Ticket assigned to group Integration Platform. First response
+# due by Mon, 11 Mar 2024 11:02 AM.", "Ticket closed automatically 72 hours after resolution." (Freshservice)
+# ... and Request Tracker's history of a ticket, printed, each event alone on its line: "Thu May 22 10:06:20 2025
+# dkovac - Comments added" over the comment, "… RT_System - Status changed from 'new' to 'open'", "… pnair - Taken"
+AUTOMATOR = re.compile(r"^(?:Ticket|Case|Request) (?:(?:re)?assigned to (?:group|agent|team)|closed automatically)\b"
+                       r"|^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2} \d{4}\s{2,}\S{1,60} - "
+                       r"(?:(?:Comments?|Correspondence) added|Outgoing email recorded|Ticket created|Taken"
+                       r"|(?:Status|Priority|Owner|Queue) changed from \S.* to \S+)$")
 
 
 def about_post(text: str) -> bool:
     """Whether a line is a tracker's own line about a post ("Jana Novák added a comment - 02/Apr/24 2:14 PM", "Issue
     #7731 has been updated by …"): short, and shaped as ``TRACKER_META``; what a post says runs longer."""
-    return bool(TRACKER_META.search(text) or TOOL_ACTIVITY.search(text)) and len(text.split()) <= 12
+    return bool(TRACKER_META.search(text) or TOOL_ACTIVITY.search(text)) and len(text.split()) <= 12 \
+        or bool(AUTOMATOR.match(text))

@@ -13,6 +13,8 @@ from poimen.incidents.roles import pick
     "3.14.1: stock.client.keep-alive-timeout-seconds: 1 in config/prod.yaml, so the stock WebClient drops idle "
     "connections before haproxy does.",
     "promo-engine 3.2.0: single-use codes are now looked up in Redis instead of being held in the rule index.",
+    "policyadmin 7.15.0 (MR !1203): weblogic-ejb-jar.xml puts EndorsementImportMDB on work manager EndorseImportWM "
+    "with max-threads-constraint EndorseImportMax = 4, so at most 4 files import at a time per server.",
     "Stopgap: promo-engine resources.limits.memory 768Mi -> 2Gi in deploy/values-prod.yaml (and -Xmx1536m), rolled "
     "out 15:50. No restarts since.",
 ])

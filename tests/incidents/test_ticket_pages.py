@@ -11,6 +11,7 @@ from incident_fixtures import stored_lines
 from poimen import incidents as inc
 from poimen.incidents.card import build_card
 from poimen.incidents.roles import score
+from poimen.incidents.toollines import about_post
 from poimen.inputs.chunking import records
 from poimen.text.log_lines import is_log_line
 
@@ -295,3 +296,96 @@ def test_a_change_a_note_announces_over_its_configuration_is_the_fix(tmp_path):
         recs = _records(tmp_path, "gateway.log", text)
         card = build_card(inc.incidents({"gateway.log": recs})[0])
         assert connector in [line.text for line in card.actions]
+
+
+PRINTED = """2025-02-03 06:10:12,004 ERROR [Camel (relay) thread #7 - sftp://relay@sftp.tarnby.example:22/in] SftpConsumer - Cannot connect to sftp://relay@sftp.tarnby.example:22
+2025-02-03 06:15:12,009 ERROR [Camel (relay) thread #7 - sftp://relay@sftp.tarnby.example:22/in] SftpConsumer - Cannot connect to sftp://relay@sftp.tarnby.example:22
+
+==========================================================================================
+Freshservice | Ops Service Desk | printed 2025-02-06
+==========================================================================================
+
+INC-4410  No bookings from Tarnby since this morning
+Status: Resolved | Priority: High | Urgency: High | Impact: Medium | Source: Email
+Category: Applications > Partner integrations | Created: Mon, 3 Feb 2025 07:02 AM
+
+Ola Berg reported via email -- Mon, 3 Feb 2025 07:02 AM
+  No Tarnby bookings in the planner since early this morning. Can someone check?
+
+Workflow Automator -- Mon, 3 Feb 2025 07:02 AM
+  Ticket assigned to group Integration Platform. First response due by Mon, 3 Feb 2025 08:02 AM.
+
+Ines Vik added a private note -- Mon, 3 Feb 2025 09:40 AM
+  Tarnby moved to a new gateway on Sunday that refuses the SHA-1 signatures our old jsch client makes.
+
+Ines Vik added a private note -- Mon, 3 Feb 2025 02:10 PM
+  Swapped com.jcraft:jsch for com.github.mwiede:jsch 0.2.17 in the pom and deployed 1.8.2; the queued files came in.
+"""
+
+
+def test_a_help_desks_printed_ticket_dates_its_posts_and_its_automator_and_form_claim_nothing(tmp_path):
+    """Freshservice prints each post under "Name added a private note -- Mon, 3 Feb 2025 09:40 AM": the post keeps
+    its author and time. The ticket's head between bars ("Status: Closed | Priority: High") and its automator's
+    "Ticket assigned to group …" are the tool's, never the card's cause or verification."""
+    path = tmp_path / "relay.log"
+    path.write_text(PRINTED)
+    got = list(records(path))
+    notes = [r for r in got if "Tarnby moved" in r.text]
+    assert notes and notes[0].author == "Ines Vik" and notes[0].time == "Mon, 3 Feb 2025 09:40 AM"
+    assert score("Status: Resolved | Priority: High | Urgency: High", "ticket") == score("", "ticket")
+    assert about_post("Ticket assigned to group Integration Platform. First response due by Mon, 3 Feb 2025 08:02 AM.")
+    assert not about_post("ticket assigned to me; the gateway refuses SHA-1 signatures since the move on Sunday")
+    assert score("Category: Applications > Partner integrations | Created: Mon, 3 Feb 2025 07:02 AM",
+                 "ticket") == score("", "ticket")
+    [card] = [build_card(i) for i in inc.incidents({"relay.log": got})]
+    told = [line.text for line in card.causes + card.verifications]
+    assert not any(t.startswith(("Ticket assigned", "Status:", "Category:")) for t in told), told
+    assert any("mwiede:jsch" in line.text for line in card.actions)
+
+
+RT_PRINT = """Request Tracker -- ticket display, printed by ops 2025-05-23
+
+#4101: Quote screen hangs, then 503 from the web tier
+
+ History
+ -------
+ Tue May 13 08:47:02 2025  servicedesk@example.org - Ticket created
+     Rating a quote spins for minutes and then shows 503 Service Unavailable.
+
+ Tue May 13 10:11:02 2025  dkovac - Comments added
+     The rating port has no read timeout, so each hanging call pins an execute thread.
+
+ Thu May 15 07:05:33 2025  dkovac - Comments added
+     Deployed 7.14.2: it sets com.sun.xml.ws.request.timeout=15000 on the rating port.
+
+#4139: Policy search fails every morning with pool exhausted
+
+ History
+ -------
+ Thu May 22 09:31:57 2025  servicedesk@example.org - Ticket created
+     Policy search fails with "No resources currently available in pool PolicyDS" every morning.
+
+ Thu May 22 09:40:12 2025  RT_System - Status changed from 'new' to 'open'
+
+ Wed May 28 16:02:41 2025  ghale - Comments added
+     Released 7.15.0: the import bean runs on its own work manager with max-threads-constraint 4.
+"""
+
+
+def test_each_ticket_of_a_printed_tracker_is_its_own_section_and_its_history_lines_claim_nothing(tmp_path):
+    """Request Tracker prints each ticket under its "#4101: title" line, each with a "History" underlined: the
+    title opens the ticket's section and "History" is a part of it, so two tickets are two sections, not one
+    "History" of both. Its history lines ("… dkovac - Comments added", "… Status changed from 'new' to 'open'")
+    date the entries and are no action."""
+    path = tmp_path / "rt.txt"
+    path.write_text(RT_PRINT)
+    got = list(records(path))
+    where = {r.text.split("\n")[-1].strip()[:12]: ep.key for ep in inc.episodes(got, "rt.txt") for r in ep.records}
+    assert "#4101" in where["Deployed 7.1"] and "#4139" in where["Released 7.1"], where
+    for line in ("Thu May 22 09:40:12 2025  RT_System - Status changed from 'new' to 'open'",
+                 "Tue May 13 10:11:02 2025  dkovac - Comments added"):
+        assert about_post(line) and score(line, "paragraph") == score("", "paragraph")
+    cards = [build_card(i) for i in inc.incidents({"rt.txt": got})]
+    fixes = {c.title: " ".join(line.text for line in c.actions) for c in cards}
+    held = [c for c in cards if "request.timeout=15000" in " ".join(line.text for line in c.actions)]
+    assert held and all("max-threads-constraint" not in line.text for c in held for line in c.actions), fixes

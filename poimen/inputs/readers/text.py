@@ -42,6 +42,10 @@ _HASHED = re.compile(r"^#{2,6}[ \t]+(?=\S)")
 # a caption between two rules on its own line, over what was pasted or written under it: "--- booking-web-5f9c6d8b7-q2wzl,
 # 2024-11-13 (7.0.1), first start ---" (bench/incidents47), "=== worker logs ===", "---- Human edits ----"
 _CAPTION = re.compile(r"^\s*([=\-~*#])\1{2,}[ \t]+(?P<name>\S(?:.*\S)?)[ \t]+\1{3,}\s*$")
+# A ticket's own title, alone as a paragraph: Request Tracker's printed "#118204: Policy admin quote screen hangs, then
+# \"503 Service Unavailable\"", "OPS-7: checkout slow" (bench/incidents36). It opens the ticket's section, and a
+# heading underlined under it ("History", "Comments") is a part of that ticket, not a section beside it.
+_TICKET_TITLE = re.compile(r"^(?:#\d{2,9}|[A-Z][A-Z0-9]{1,9}-\d{1,7}):[ \t]+\S")
 _FOR = re.compile(r"^For (?:the |problem |part |issue )?\S")
 _DATED = re.compile(r"^\s*\d{4}-\d{2}-\d{2}\b")
 _FIELD = re.compile(r"^\s*(?:[A-Z][\w /()-]{0,30}:\s+\S|\s{2,}\S)")  # "Incident ID: INC-2291", or its continuation
@@ -131,6 +135,8 @@ def _head(lines: list[str], first: bool, block_follows: bool, indent: int = 0) -
         return _heading(lines[0], TITLE_WORDS, boxed=True), True
     if first and (len(lines) <= 2 or all(_FIELD.match(x) for x in lines[1:])):  # a title over its fields
         return _heading(lines[0], TITLE_WORDS), True
+    if len(lines) == 1 and _TICKET_TITLE.match(lines[0]):
+        return _heading(lines[0], TITLE_WORDS, boxed=True), True
     if _HASHED.match(lines[0]):  # "### 2024-10-16, claims-intake-6c4f8d7b9-r7t2n (5.8.0)" over the log it names
         return _heading(_HASHED.sub("", lines[0]), TITLE_WORDS, boxed=True), True
     if (caption := _CAPTION.match(lines[0])):  # a part of the section it stands in: "---- Human edits ----" under
@@ -170,6 +176,7 @@ def read_pieces(stream: Iterator[Piece], title: str | None = None) -> Iterator[R
     section: str | None = None  # the section a paragraph stands in, and a part of it (a weak heading under it)
     part: str | None = None
     strong = False  # whether ``section`` was opened by a section heading, so a weak one is a part of it
+    ticketed = False  # whether ``section`` is a ticket's, opened by its title (``_TICKET_TITLE``)
     first = title is None
     rules: list[str] = []  # the underline characters in the order first seen: the first opens sections
     dump = False  # within a JVM's thread dump pasted into the document
@@ -192,13 +199,15 @@ def read_pieces(stream: Iterator[Piece], title: str | None = None) -> Iterator[R
         underline = rule(lines) if name else ""
         if underline and underline not in rules:
             rules.append(underline)
-        if underline and rules.index(underline) > 0 and section and strong:
-            opens = False  # a second underline style heads the parts of a section (setext's "---" under "===")
+        if underline and section and strong and (rules.index(underline) > 0 or ticketed) and not _box(lines):
+            opens = False  # a second underline style heads the parts of a section (setext's "---" under "==="), and
+            # any underline the parts of a ticket's
         if name:
             if first:
                 title = name
             elif opens or not strong:
                 section, part, strong = name, None, opens
+                ticketed = opens and len(lines) == 1 and bool(_TICKET_TITLE.match(lines[0]))
             else:
                 part = name
             heads = tuple(h for h in (title, section, part) if h)
