@@ -203,7 +203,7 @@ PART_HEADINGS = (
     "why", "what we did", "what was done", "what we saw", "what caused it", "how it was fixed", "the cause",
     "what fixed it", "what people saw", "what users saw", "what customers saw", "what we tried",
     "what did not help", "what didn't help", "what we tried that did not help", "what we tried that didn't help",
-    "activity", "comments", "conversation", "history",  # an issue page's thread under its description (bench/incidents21)
+    "activity", "comments", "conversation", "history",  # an issue's thread under its description (incidents21, 36)
 )
 # The parts that say why or what fixed it, which only an incident's own section has (not "Summary", "Timeline").
 WRITE_UP_PARTS = (

@@ -18,7 +18,9 @@ the lines below it:
   "Jonas Feddersen  @jonas.f  03:41" (Rocket.Chat or Mattermost copied, under a day between rules);
 - "Jana Novak - 2024-06-02 13:20:" (a name, then the time, as plain-text exports and e-mails write a header), and
   after the post's kind: "[Private note] Hamid Serrano - Mon, 8 Jul 2024 at 09:38 AM" (Freshdesk, Zendesk), or
-  after two spaces: "Tomás Ferreira  Feb 13, 2025, 09:41 GMT  (internal note)" (a help desk's export);
+  after two spaces: "Tomás Ferreira  Feb 13, 2025, 09:41 GMT  (internal note)" (a help desk's export); a help
+  desk's printed ticket, "Priya Venkatesh added a private note -- Mon, 11 Mar 2024 10:41 AM" (Freshservice), and
+  Request Tracker's printed history, "Thu May 22 10:06:20 2025  dkovac - Comments added";
 - any of these drawn between rules: "--- comment by Dami Okafor (2024-07-21 09:21) ---";
 - an issue tracker's page copied as text: "Priya Raman @praman · 2 weeks ago" (GitLab; its system notes, "… @mnovak
   closed 1 week ago", too), "#note-4  Updated by Ingrid Solberg about 1 month ago" (Redmine), and a help desk's

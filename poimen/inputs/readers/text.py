@@ -3,9 +3,10 @@
 A plain-text document has headings too, written the ways people write them without Markdown: a title on the first
 lines of the file, a line underlined with ``===`` or ``---``, a short line in capitals ("ROOT CAUSE"), a short
 title-case line heading the paragraph under it ("Detection" over "The promo started at 18:00 …"), a numbered
-one ("2. Timeline"), a label ending in a colon ("Resolution:"), or a line that opens a problem of its own
+one ("2. Timeline"), a label ending in a colon ("Resolution:"), a line that opens a problem of its own
 ("Incident 2: search results empty after the reindex", ``poimen.text.headings``), which opens a section however
-long it runs. A record keeps its text as written and carries
+long it runs, or a ticket's title alone as a paragraph ("#118204: Quote screen hangs"), whose underlined headings
+("History") are parts of that ticket. A record keeps its text as written and carries
 the headings it stands under (the title, then its section, then the part of the section a weaker heading opens:
 "REMEDIATION" / "For the crash:"), as a Markdown paragraph does, so a postmortem's "Root cause" and "Remediation"
 sections read as parts of one document. The first underline character a document uses opens sections and a second
