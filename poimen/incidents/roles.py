@@ -17,12 +17,11 @@ from poimen import signatures
 from poimen.incidents.entities import SPEAKER, entities
 from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, CHANGED_OBJECT, COMMAND,
                                    DECIDED_AGAINST, DONE, EDITED, FENCE, FIX_SECTION, FIX_WORDS, FRAME, HEDGE,
-                                   IMPERATIVE,
-                                   INCIDENT_ADMIN, IN_RELEASE, MECHANISM, MEETING, NEGATED, NOW_DOES, NOW_IS, PLANNED,
-                                   PR_DOES,
-                                   OTHER_PROBLEM, RECEDING, RULED_OUT, SETTING, SO, SOFT, SYMPTOM, TODO_SECTION,
+                                   IMPERATIVE, INCIDENT_ADMIN, IN_RELEASE, MECHANISM, MEETING, NEGATED, NOW_DOES,
+                                   NOW_IS, PLANNED, PR_DOES, OTHER_PROBLEM, RECEDING, RULED_OUT, SETTING, SO, SOFT, SYMPTOM, TODO_SECTION,
                                    VALUE, VERIFY, ineffective, is_label, is_part_line, names_part, says_more)
 from poimen.incidents.commands import told_command
+from poimen.incidents.knobs import changed_setting
 from poimen.incidents.lines import Line
 from poimen.incidents.toollines import FIELD_CHANGE, FIELD_ROW, about_post
 from poimen.inputs.readers.shell import PROMPT
@@ -173,7 +172,7 @@ def _action(text: str) -> float:
     if done and not (_by_doing(text) or FIX_WORDS.search(text) or COMMAND.search(text) or NOW_DOES.search(text)) \
             and not any(_agentive(text, m.start()) for m in done):
         return 0.0  # a thing changed something: what broke, not what fixed it (``_caused_by_change``)
-    if done or _by_doing(text) or FIX_WORDS.search(text):
+    if done or _by_doing(text) or FIX_WORDS.search(text) or changed_setting(text):  # or "-Xmx2g -> -Xmx4g"
         score += 1.5
     elif negated and not score:
         not_done = True
