@@ -103,12 +103,12 @@ def bench_size(n: int, rng: np.random.Generator, workdir: Path) -> dict:
     return row
 
 
-def run(out_path: Path = Path("bench/out/lookup.json")) -> dict:
-    """Run the benchmark, write JSON to ``out_path``, and return the result."""
+def run(out_path: Path = Path("bench/out/lookup.json"), sizes: tuple[int, ...] = SIZES) -> dict:
+    """Run the benchmark at ``sizes`` vectors, write JSON to ``out_path``, and return the result."""
     rng = np.random.default_rng(20261113)
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
-        rows = [bench_size(n, rng, Path(tmp)) for n in SIZES]
+        rows = [bench_size(n, rng, Path(tmp)) for n in sizes]
     result = {"benchmark": "lookup top-10 latency (vector path)", "machine": platform.machine(),
               "python": platform.python_version(), "numpy": np.__version__, "duckdb": duckdb.__version__,
               "goals": "p95 <= 1.5x numpy and <= 20 ms at 100k",
