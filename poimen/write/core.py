@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,6 +17,7 @@ from poimen.inputs.chunking import source_id, sources_root
 from poimen.inputs.reading import DETECT, Reading, remember_reading
 from poimen.write.incidents import run_incidents, stream_plans
 from poimen.write.runner import RunPlan, execute, l2_stream, open_sources
+from poimen.write.scratch import chunk_folder
 from poimen.inputs.source_lines import remember_root
 from poimen.settings import ModelConfig
 
@@ -102,9 +102,10 @@ def run_loops(
     client = client or client_for(replace(req.model, cache_dir=cache))
     cfg = LoopConfig(memory_budget=req.memory_budget, use_exit_gate=req.use_exit_gate)
     # writers of other runs may write beside us; each run is claimed alone. The chunks files last as long as the runs
-    # that read them: a derivative of this command's sources, not of the log, so none is left in the log's folder.
-    with log.writer(shared=True), tempfile.TemporaryDirectory(prefix="poimen-chunks-") as chunk_dir:
-        plans, errors = plan_runs(req, log, Path(chunk_dir))
+    # that read them: a derivative of this command's sources, not of the log, so none is left in the log's folder
+    # (and one a killed run left is swept by the next: ``poimen.write.scratch``).
+    with log.writer(shared=True), chunk_folder() as chunk_dir:
+        plans, errors = plan_runs(req, log, chunk_dir)
         if on_start:
             on_start(sum(len(p.stream.chunk_shas) for p in plans))
         outcomes = asyncio.run(execute(log, plans, client, cfg, req.concurrency, req.resume, on_turn))
