@@ -1,7 +1,7 @@
 """Measure everything in one run and write the report.
 
     python -m bench            # full run: writes bench/REPORT.md and bench/report_assets/
-    python -m bench --quick    # a smaller run (<= 10 minutes): writes bench/out/REPORT.md
+    python -m bench --quick    # few items of every section (~11 min cold): writes bench/out/REPORT.md
     python -m bench --model openai/gpt-4o-mini --api-base http://localhost:8000/v1
     python -m bench --only hotpot --model openai/SmolLM2-135M-Instruct.Q4_1 --api-base http://127.0.0.1:8080/v1 \
         --constrain llamacpp --items 2 --lengths 7000 --chunk-tokens 2000 --out /tmp/bench-smollm2
@@ -34,7 +34,7 @@ from poimen.settings import offline_defaults
 offline_defaults()
 
 REPO = Path(__file__).resolve().parents[1]
-QUICK_DEV_SUITES = 3  # the newest dev incident suites a quick run reads (with the first and the blind ones)
+QUICK_DEV_SUITES = 1  # the newest dev incident suites a quick run reads (with the first and the blind ones)
 SECTIONS = ("hotpot", "locomo", "incidents", "tools", "speed", "reliability", "scale")
 
 

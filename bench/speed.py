@@ -17,7 +17,7 @@ from pathlib import Path
 
 
 def run(out_dir: Path, progress: Callable[[str], None] = print, quick: bool = False) -> dict:
-    """Every speed figure; ``quick`` (CI's run on every push, kept well under its time limit) reads a 100k-token
+    """Every speed figure; ``quick`` (CI's run on every push, kept well under its time limit) reads a 40k-token
     source for the peak RSS, not a million, times lookups at 10k vectors only and each ``mem`` command once (the
     rows name the sizes and counts they read)."""
     from bench import cli_speed, clients, lookup, pipeline
@@ -28,7 +28,7 @@ def run(out_dir: Path, progress: Callable[[str], None] = print, quick: bool = Fa
     progress("  speed: lookup latency next to numpy")
     out["lookup"] = lookup.run(Path(out_dir) / "lookup.json", **({"sizes": (10_000,)} if quick else {}))
     progress("  speed: pipeline build, rebuild, peak RSS")
-    out["pipeline"] = pipeline.run(Path(out_dir) / "pipeline.json", rss_tokens=100_000 if quick else 1_000_000)
+    out["pipeline"] = pipeline.run(Path(out_dir) / "pipeline.json", rss_tokens=40_000 if quick else 1_000_000)
     out["litellm"] = clients.litellm_overhead()
     progress("  speed: mem --help, lookup and ask as processes, cold and warm")
     out["cli"] = cli_speed.run(Path(out_dir) / "cli_speed.json", repeats=1 if quick else 3)

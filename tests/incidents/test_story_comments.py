@@ -17,6 +17,7 @@ from poimen.incidents.roles import pick
     "with max-threads-constraint EndorseImportMax = 4, so at most 4 files import at a time per server.",
     "Stopgap: promo-engine resources.limits.memory 768Mi -> 2Gi in deploy/values-prod.yaml (and -Xmx1536m), rolled "
     "out 15:50. No restarts since.",
+    "Stopgap agreed with DBA: PolicyDS MaxCapacity 40 -> 60 on both servers (online, no restart).",
 ])
 def test_what_a_release_or_a_stopgap_changed_is_the_fix(text):
     assert pick(score(text, kind="comment")) == "action"
