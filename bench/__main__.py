@@ -34,7 +34,7 @@ from poimen.settings import offline_defaults
 offline_defaults()
 
 REPO = Path(__file__).resolve().parents[1]
-QUICK_DEV_SUITES = 1  # the newest dev incident suites a quick run reads (with the first and the blind ones)
+QUICK_DEV_SUITES = 1  # how many of the newest dev incident suites a quick run reads (with the first and the blind)
 SECTIONS = ("hotpot", "locomo", "incidents", "tools", "speed", "reliability", "scale")
 
 
@@ -54,7 +54,7 @@ class Config:
     locomo_conversations: int | None = None  # None: all ten
     locomo_questions: int | None = None  # the first this many questions of each conversation (None: all; quick 40)
     locomo_chunk_tokens: int = 1000
-    # Questions per conversation for the per-question variant (one L1 run each): 0 picks 30 (quick: 10), None all.
+    # Questions per conversation for the per-question variant (one L1 run each): 0 picks 30 (quick: 4), None all.
     locomo_per_question: int | None = 0
     only: tuple[str, ...] = SECTIONS
     # Test hooks: a tiny HotpotQA builder, a LoCoMo slice, an embedder.

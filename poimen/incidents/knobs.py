@@ -4,10 +4,9 @@ Change logs, ticket fields and terse chat state a fix as a key and its old and n
 says it was done, so the line scored as no action. The same shape tells of a failure growing ("p99 latency 120ms ->
 4s", "heap usage 61% -> 98%"), so the line counts as a change made only when the words before the old value name a
 knob (a config key, a flag, a camelCase key, or a noun such as limit, replicas, timeout or pool size) and no measure
-(usage, rate, latency, depth, count, …). Chosen on the dev suites (bench/incidents36, bench/incidents47 wrote their
-fixes so; bench/incidents19
-wrote one it did not make, "not raising max_connections 200->400"); the rows of ``tests/incidents/test_knobs.py``
-hold both ways.
+(usage, rate, latency, depth, count, …), and no negation. Chosen on the dev suites: bench/incidents36, 42 and 47
+write their fixes so, and bench/incidents19 writes one it did not make ("not raising max_connections 200->400"). The
+rows of ``tests/incidents/test_knobs.py`` hold both ways.
 """
 
 from __future__ import annotations
