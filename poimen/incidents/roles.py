@@ -18,8 +18,9 @@ from poimen.incidents.entities import SPEAKER, entities
 from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, CHANGED_OBJECT, COMMAND,
                                    DECIDED_AGAINST, DONE, EDITED, FENCE, FIX_SECTION, FIX_WORDS, FRAME, HEDGE,
                                    IMPERATIVE, INCIDENT_ADMIN, IN_RELEASE, MECHANISM, MEETING, NEGATED, NOW_DOES,
-                                   NOW_IS, PLANNED, PR_DOES, OTHER_PROBLEM, RECEDING, RULED_OUT, SETTING, SO, SOFT, SYMPTOM, TODO_SECTION,
-                                   VALUE, VERIFY, ineffective, is_label, is_part_line, names_part, says_more)
+                                   NOW_IS, PLANNED, PR_DOES, OTHER_PROBLEM, RECEDING, RULED_OUT, SETTING, SO, SOFT,
+                                   SYMPTOM, TODO_SECTION, VALUE, VERIFY, ineffective, is_label, is_part_line,
+                                   names_part, says_more)
 from poimen.incidents.commands import told_command
 from poimen.incidents.knobs import changed_setting
 from poimen.incidents.lines import Line
