@@ -45,7 +45,7 @@ from poimen.inputs.readers.speakers import FIELD_LINE
 from poimen.incidents.roles import THRESHOLD, Role, body, hedge_factor, is_planned, said_in_row
 from poimen.incidents.times import seconds
 from poimen.signatures.masking import template
-from poimen.text.log_lines import is_log_line
+from poimen.text.log_lines import is_log_line, message_of
 
 LIMITS = {"symptom": 3, "cause": 2, "action": 4, "verification": 2}
 SAID = 2  # what people said they saw, kept beside the errors machines printed
@@ -234,7 +234,7 @@ def choose(lines: Sequence[Line]) -> list[tuple[int, CardLine]]:
 def clause(text: str) -> str:
     """A copied line made fit to stand inside a sentence: its stamp, speaker, level and markup in front dropped; a
     table row's longest cell."""
-    text = body(text)
+    text = message_of(body(text))
     text = said_in_row(text)
     text = re.sub(r"\s+", " ", _PREFIX.sub("", text)).strip().removesuffix("]]").rstrip(".;")
     plain = re.fullmatch(r"[A-Z][a-z]+", text.split(" ", 1)[0].rstrip(",:")) is not None  # not "HikariPool-1"

@@ -67,3 +67,38 @@ def time_of(line: str) -> str:
     line = line[3:] if line.startswith("[#|") else line
     m = re.match(rf"^(?:\S+\s+)??({TIMESTAMP})", line)
     return m.group(1).lstrip("[") if m else ""
+
+
+# What a log line says after its header: a JSON line's or logfmt's message field, WebLogic's last field, ULF's sixth, klog's text
+# after "file.go:149]", else the text after the level in its first 100 characters, without the thread, logger and
+# request fields that follow it ("[http-nio-8080-exec-7] org.apache.catalina.core.StandardWrapperValve.invoke ").
+_FENCE = re.compile(r"^`+\s*")
+_JSON_MSG = re.compile(r'"(?:msg|message)"\s*:\s*"((?:[^"\\]|\\.)+)')
+_LOGFMT_MSG = re.compile(r'(?:^|\s)msg=(?:"((?:[^"\\]|\\.)+)|(\S+))')
+_LOGFMT_KEY = re.compile(r"(?:^|\s)(?:level|lvl|ts|time|t)=\S")
+_KLOG = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w./-]+:\d+\]\s*")
+_HEAD_LEVEL = re.compile(rf"(?<![\w.=\"-]){LEVELS}(?![\w=\"-])(?::\d+|/[\w-]+)?\]?")
+_AFTER_LEVEL = re.compile(r"^(?:\[\[\s*|\[[^\]]*\]\s*|\]\s*|\([^)]*\)\s*|[\w./-]+\.\w+:\d+\]?\s*|(?:[a-z][\w$]*\.){2,}[\w$.\[\]/]*\s+|"
+                          r"(?:[a-z][\w$]*\.)+[\w$.\[\]/]*\s+[:-]\s+|-+\s*:?\s*|[:|>]\s*|\d+\s+---\s+)+")
+
+
+def message_of(line: str) -> str:
+    """The message of a log ``line`` (see above); ``line`` itself when it is no log line or its header is all."""
+    text = _FENCE.sub("", line)
+    if text.startswith("{") and (m := _JSON_MSG.search(text)):
+        return m.group(1)
+    if (m := _LOGFMT_MSG.search(text)) and _LOGFMT_KEY.search(text[:m.start() + 1]):
+        return m.group(1) or m.group(2)
+    if (m := _WLS.match(text)) and "> <" in text:
+        return text.rsplit("> <", 1)[1].removesuffix(">").strip() or line
+    if text.startswith("[#|") and text.count("|") >= 6:  # GlassFish/Payara's ULF: time|level|product|logger|ids|text
+        return text.split("|", 6)[6].removesuffix("|#]").strip() or line
+    if m := _KLOG.match(text):
+        return text[m.end():] or line
+    if not is_log_line(text) and not is_log_line(text.split("] ", 1)[-1]):
+        return line
+    level = _HEAD_LEVEL.search(text[:100])
+    if level is None:
+        return line
+    rest = _AFTER_LEVEL.sub("", text[level.end():].lstrip(" :"))
+    return rest if len(re.findall(r"[A-Za-z]", rest)) >= 3 else line

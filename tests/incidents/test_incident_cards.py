@@ -103,7 +103,32 @@ def test_a_write_up_part_that_tells_its_failure_as_a_cause_still_says_what_was_s
     ("2024/11/08 01:37:41 [crit] 2415#2415: *1904417 connect() to 10.20.4.17:8080 failed (99: Cannot assign "
      "requested address)", "connect() to 10.20.4.17:8080 failed (99: Cannot assign requested address)"),
     ("org.apache.kafka.common.errors.RecordTooLargeException: The message is 1458221 bytes",
-     "org.apache.kafka.common.errors.RecordTooLargeException: The message is 1458221 bytes")])
+     "org.apache.kafka.common.errors.RecordTooLargeException: The message is 1458221 bytes"),
+    # WebLogic's message is its last <field>; klog's follows "file.go:149]"; a JSON line's and logfmt's, their msg
+    ("####<May 22, 2025 8:14:52,880 AM UTC> <Error> <com.merrow.pa.web.PolicySearchAction> <wlpa-02> <pa_ms2> "
+     "<[ACTIVE] ExecuteThread: '31' for queue: 'weblogic.kernel.Default (self-tuning)'> <a.whitlock> <> <b3f90e12> "
+     "<1747901692880> <[severity-value: 8] [rid: 0:1] [partition-id: 0] [partition-name: DOMAIN] > <BEA-000000> "
+     "<policy search failed (q=surname:Okonjo postcode:LS6)>", "policy search failed (q=surname:Okonjo postcode:LS6)"),
+    ('E0117 11:49:02.441821       1 scraper.go:149] "Failed to scrape node" err="context deadline exceeded"',
+     '"Failed to scrape node" err="context deadline exceeded"'),
+    ('{"level":"error","ts":"2024-12-03T09:52:33.006Z","caller":"store/redis.go:88","msg":"redis ping failed",'
+     '"error":"dial tcp 10.1.4.7:6379: i/o timeout"}', "redis ping failed"),
+    ('time=2024-03-05T08:30:02Z level=error msg="upstream dial failed" host=vault-0 err="x509: certificate has expired"',
+     "upstream dial failed"),
+    # Tomcat's, Payara's ULF, Celery's, Elasticsearch's and PostgreSQL's headers
+    ("20-May-2024 10:41:20.712 SEVERE [http-nio-8080-exec-7] org.apache.catalina.core.StandardWrapperValve.invoke "
+     "Servlet.service() for servlet [dispatcher] threw exception",
+     "Servlet.service() for servlet [dispatcher] threw exception"),
+    ("[#|2024-10-16T14:12:30.336+0000|WARNING|Payara Micro 6.2024.9|com.acme.claims.OutboxFlusher|_ThreadID=77;"
+     "_ThreadName=flusher;_LevelValue=900;|outbox backlog 412 events, oldest 00:06:01|#]",
+     "outbox backlog 412 events, oldest 00:06:01"),
+    ("[2024-06-03 02:14:07,551: ERROR/MainProcess] Received unregistered task of type 'reports.tasks.build_statement'.",
+     "received unregistered task of type 'reports.tasks.build_statement'"),
+    ("[2025-02-19T07:41:55,007][WARN ][o.e.x.m.MonitoringService] [es-master-1] monitoring execution failed",
+     "monitoring execution failed"),
+    ('2025-04-03 08:04:51.220 UTC [1187] PANIC:  could not write to file "pg_wal/xlogtemp.1187": No space left',
+     'could not write to file "pg_wal/xlogtemp.1187": No space left'),
+    ("Checkout is failing for every customer since the deploy", "checkout is failing for every customer since the deploy")])
 def test_a_title_says_what_a_log_line_says_not_its_pid_thread_or_logger(line, said):
     from poimen.incidents.card import clause
 
@@ -170,11 +195,12 @@ def test_a_work_notes_header_says_nothing_and_the_finding_under_it_is_the_cause(
 
 
 def test_a_title_drops_a_log_lines_clock_with_its_milliseconds():
-    """WildFly's "01:14:22,130 ERROR [category] (thread) …": the title says what failed, not ",130 ERROR"."""
+    """WildFly's "01:14:22,130 ERROR [category] (thread) …": the title says what failed, not ",130 ERROR" nor the
+    thread."""
     from poimen.incidents.card import clause
 
     assert clause("01:14:22,130 ERROR [org.jboss.as.ejb3.invocation] (EJB default - 37) batch 021 failed") == \
-        "(EJB default - 37) batch 021 failed"
+        "batch 021 failed"
 
 
 @pytest.mark.parametrize("noise", ["* % Done changed from 0 to 100 on route-redis", "Issue #7731 has been updated by Piotr.",
