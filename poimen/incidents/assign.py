@@ -90,7 +90,7 @@ def _settings_put_to_work(lines: Sequence[Line], roles: list[str], scored: list[
     headers) between them."""
     for i, line in enumerate(lines):
         if roles[i] != "none" or line.record.kind in MACHINE_KINDS or not _SETTING_LINE.match(line.text) \
-                or len(line.text.split()) > 3:
+                or len(line.text.split()) > 3 or line.is_frame:  # (not a comment's "Title: mitigation")
             continue
         for k in range(i + 1, min(len(lines), i + 1 + PUT_TO_WORK)):
             if roles[k] == "action" and COMMAND.search(lines[k].text) and lines[k].record.author == line.record.author:

@@ -232,9 +232,10 @@ def choose(lines: Sequence[Line]) -> list[tuple[int, CardLine]]:
 
 
 def clause(text: str) -> str:
-    """A copied line made fit to stand inside a sentence: its stamp, speaker, level and markup in front dropped; a
-    table row's longest cell."""
+    """A copied line made fit to stand inside a sentence: its stamp, speaker, level, field name and markup in front
+    dropped; a table row's longest cell."""
     text = message_of(body(text))
+    text = field.group("value") if (field := FIELD_LINE.match(text)) else text  # "Subject: …": what it says
     text = said_in_row(text)
     text = re.sub(r"\s+", " ", _PREFIX.sub("", text)).strip().removesuffix("]]").rstrip(".;")
     plain = re.fullmatch(r"[A-Z][a-z]+", text.split(" ", 1)[0].rstrip(",:")) is not None  # not "HikariPool-1"

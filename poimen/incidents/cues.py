@@ -155,7 +155,7 @@ DONE = words(*(s + r"(?:ed|d|t)" for s in STEMS if s != r"rebuil"), r"rebuilt", 
                r"made (?:[\w-]+ ){0,3}(?:stick|permanent|persist(?:ent)?)")  # "made the redis fix stick: vm.… = 1 in …"
 BY_DOING = re.compile(r"\b(?:by|after|with|via)\s+(?:" + "|".join(STEMS) + r")\w*ing\b|\b(?:by|after) "
                        r"(?:rolling back|turning (?:off|on)|failing over|setting)\b", re.I)
-FIX_WORDS = words(r"workaround", r"fix:", r"stop-?gap:",  # ("Stopgap: promo-engine … 768Mi -> 2Gi …"; incidents47)
+FIX_WORDS = words(r"workaround", r"fix:", r"^done:", r"stop-?gap:",  # "Stopgap: … 768Mi -> 2Gi" (bench/incidents47)
                   # a setting put back as it was: "Connection URL set back to ldaps://ad…:636" (bench/incidents42)
                   r"(?:set|changed|switched|put|reverted|restored) back to",
                   r"the fix (?:was|is)", r"fixed (?:by|with|in|via)", r"what fixed it",

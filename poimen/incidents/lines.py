@@ -21,6 +21,9 @@ _WORD = re.compile(r"[A-Za-z]{4,}")
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
 _MONTHS = frozenset("jan feb mar apr may jun jul aug sep oct nov dec".split())
 _REPLY = re.compile(r"(?:(?:re|aw|sv|vs|fw|fwd|tr|wg)\s*(?:\[\d+\])?:\s*)+", re.I)  # "RE: ", "AW: ", "Fwd: "
+# A comment's title field under its header (osTicket's internal notes: "Title: found it", "Title: mitigation"): the
+# author's label for the note, which its lines then say in full (bench/incidents42)
+_POST_TITLE = re.compile(r"^Title\s*:\s*\S")
 _BOLD = re.compile(r"^(?:\*\*|__)(.+?)(?:\*\*|__)\s*:?\s*$")
 
 
@@ -53,11 +56,13 @@ class Line:
     @property
     def is_frame(self) -> bool:
         """A comment's header line: its author and time, and a word or two of the tracker's ("2024-03-02 11:52:10 -
-        Jane Doe (Work notes)", "#note-2  Updated by Ben Ode 19 days ago"). It says nothing; what the author wrote is
-        the lines under it."""
+        Jane Doe (Work notes)", "#note-2  Updated by Ben Ode 19 days ago"), and the title field under it. It says
+        nothing; what the author wrote is the lines under it."""
         author = self.record.author
         if self.offset == 0 and self.record.kind == "paragraph" and "\n" not in self.record.text.strip():
             return speaker(self.text) is not None  # a thread pasted as Markdown: the header, a paragraph alone
+        if self.record.kind == "comment" and self.offset == 1 and _POST_TITLE.match(self.text):
+            return True
         if self.record.kind == "comment" and (field := FIELD_LINE.match(self.text)):
             # an e-mail's From:, To:, Date:; its Subject: says what, unless it is a reply's, the thread's subject again
             # ("Subject: RE: [connect] crm-contacts-sink failed again + crm-archive-s3 tasks dying" on every mail of

@@ -20,7 +20,8 @@ TOOL_ACTIVITY = re.compile(r"^(?:alert|incident) (?:count increased to \d+|is as
                            r"|^Sent \[?[\w ]+\]? notification to\b|^\[?Escalation\b[^.]*\b(?:started|notified)\b"
                            r"|\badded (?:a )?note\b|^Responder .{1,60} added by\b|^Priority changed from\b"
                            # ... and what it says another tool did: "PagerDuty: PD-88214 resolved by Oskar Brandt"
-                           r"|^(?:\w+: )?(?:[A-Z][A-Z0-9]+-\d+ )?(?:resolved|acknowledged|triggered|escalated) by "
+                           # (or "PagerDuty #4471 resolved by Maya Okafor.", bench/incidents31)
+                           r"|^(?:\w+:? )?(?:(?:[A-Z][A-Z0-9]+-|#)\d+ )?(?:resolved|acknowledged|triggered|escalated) by "
                            r"(?-i:[A-Z])[\w.' -]{0,40}$", re.I)
 
 
@@ -43,10 +44,12 @@ FIELD_ROW = re.compile(r"^[A-Z][\w %/.-]{0,24}:\s+[^.\s](?:[^.]{0,29}?\s{3,}|[^.
 
 
 # A help desk's automator on its ticket, however long: "Ticket assigned to group Integration Platform. First response
-# due by Mon, 11 Mar 2024 11:02 AM.", "Ticket closed automatically 72 hours after resolution." (Freshservice)
+# due by Mon, 11 Mar 2024 11:02 AM.", "Ticket closed automatically 72 hours after resolution." (Freshservice), "Assigned
+# to Digital Banking Ops by Help Topic "Online Banking / Loans". SLA plan P2 applied." (osTicket)
 # ... and Request Tracker's history of a ticket, printed, each event alone on its line: "Thu May 22 10:06:20 2025
 # dkovac - Comments added" over the comment, "… RT_System - Status changed from 'new' to 'open'", "… pnair - Taken"
 AUTOMATOR = re.compile(r"^(?:Ticket|Case|Request) (?:(?:re)?assigned to (?:group|agent|team)|closed automatically)\b"
+                       r"|^(?:Ticket )?(?i:(?:re)?assigned) to [^.]{1,80}\.\s+SLA (?:plan )?\S+ applied\b"  # osTicket's event
                        r"|^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2} \d{4}\s{2,}\S{1,60} - "
                        r"(?:(?:Comments?|Correspondence) added|Outgoing email recorded|Ticket created|Taken"
                        r"|(?:Status|Priority|Owner|Queue) changed from \S.* to \S+)$")

@@ -128,7 +128,10 @@ def test_a_write_up_part_that_tells_its_failure_as_a_cause_still_says_what_was_s
      "monitoring execution failed"),
     ('2025-04-03 08:04:51.220 UTC [1187] PANIC:  could not write to file "pg_wal/xlogtemp.1187": No space left',
      'could not write to file "pg_wal/xlogtemp.1187": No space left'),
-    ("Checkout is failing for every customer since the deploy", "checkout is failing for every customer since the deploy")])
+    ("Checkout is failing for every customer since the deploy", "checkout is failing for every customer since the deploy"),
+    # a mail's or a help desk post's field: what it says, without the field's name
+    ('Subject:       Online loan application - members stuck on "Income & Employment" step',
+     'online loan application - members stuck on "Income & Employment" step')])
 def test_a_title_says_what_a_log_line_says_not_its_pid_thread_or_logger(line, said):
     from poimen.incidents.card import clause
 
