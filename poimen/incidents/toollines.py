@@ -49,7 +49,7 @@ FIELD_ROW = re.compile(r"^[A-Z][\w %/.-]{0,24}:\s+[^.\s](?:[^.]{0,29}?\s{3,}|[^.
 # ... and Request Tracker's history of a ticket, printed, each event alone on its line: "Thu May 22 10:06:20 2025
 # dkovac - Comments added" over the comment, "… RT_System - Status changed from 'new' to 'open'", "… pnair - Taken"
 AUTOMATOR = re.compile(r"^(?:Ticket|Case|Request) (?:(?:re)?assigned to (?:group|agent|team)|closed automatically)\b"
-                       r"|^(?:Ticket )?(?i:(?:re)?assigned) to [^.]{1,80}\.\s+SLA (?:plan )?\S+ applied\b"  # osTicket's event
+                       r"|^(?:Ticket )?(?i:(?:re)?assigned) to [^.]{1,80}\.\s+SLA (?:plan )?\S+ applied\b"  # osTicket
                        r"|^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2} \d{4}\s{2,}\S{1,60} - "
                        r"(?:(?:Comments?|Correspondence) added|Outgoing email recorded|Ticket created|Taken"
                        r"|(?:Status|Priority|Owner|Queue) changed from \S.* to \S+)$")

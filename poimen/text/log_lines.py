@@ -69,16 +69,18 @@ def time_of(line: str) -> str:
     return m.group(1).lstrip("[") if m else ""
 
 
-# What a log line says after its header: a JSON line's or logfmt's message field, WebLogic's last field, ULF's sixth, klog's text
-# after "file.go:149]", else the text after the level in its first 100 characters, without the thread, logger and
-# request fields that follow it ("[http-nio-8080-exec-7] org.apache.catalina.core.StandardWrapperValve.invoke ").
+# What a log line says after its header: a JSON line's or logfmt's message field, WebLogic's last field, ULF's text
+# field, klog's text after "file.go:149]", else the text after the level in its first 100 characters, without the
+# thread, logger and request fields that follow it (Tomcat's "[http-nio-8080-exec-7]
+# org.apache.catalina.core.StandardWrapperValve.invoke ").
 _FENCE = re.compile(r"^`+\s*")
 _JSON_MSG = re.compile(r'"(?:msg|message)"\s*:\s*"((?:[^"\\]|\\.)+)')
 _LOGFMT_MSG = re.compile(r'(?:^|\s)msg=(?:"((?:[^"\\]|\\.)+)|(\S+))')
 _LOGFMT_KEY = re.compile(r"(?:^|\s)(?:level|lvl|ts|time|t)=\S")
 _KLOG = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w./-]+:\d+\]\s*")
 _HEAD_LEVEL = re.compile(rf"(?<![\w.=\"-]){LEVELS}(?![\w=\"-])(?::\d+|/[\w-]+)?\]?")
-_AFTER_LEVEL = re.compile(r"^(?:\[\[\s*|\[[^\]]*\]\s*|\]\s*|\([^)]*\)\s*|[\w./-]+\.\w+:\d+\]?\s*|(?:[a-z][\w$]*\.){2,}[\w$.\[\]/]*\s+|"
+_AFTER_LEVEL = re.compile(r"^(?:\[\[\s*|\[[^\]]*\]\s*|\]\s*|\([^)]*\)\s*|[\w./-]+\.\w+:\d+\]?\s*|"
+                          r"(?:[a-z][\w$]*\.){2,}[\w$.\[\]/]*\s+|"
                           r"(?:[a-z][\w$]*\.)+[\w$.\[\]/]*\s+[:-]\s+|-+\s*:?\s*|[:|>]\s*|\d+\s+---\s+)+")
 
 
