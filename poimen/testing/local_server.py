@@ -47,13 +47,17 @@ class LocalServer:
         """Anything to do once the server answers (S3: create the bucket)."""
 
     def __exit__(self, *exc) -> None:
-        if self.process and self.process.poll() is None:
+        if not self.process:
+            return
+        if self.process.poll() is None:
             self.process.terminate()
             try:
                 self.process.wait(10)
             except subprocess.TimeoutExpired:  # deaf to SIGTERM (see ``serving``): a test server holds nothing to save
                 self.process.kill()
                 self.process.wait(10)
+        if self.process.stdout:  # the pipe its URL came through; left open, it leaks a descriptor per server
+            self.process.stdout.close()
 
 
 def serving() -> None:

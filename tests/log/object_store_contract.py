@@ -430,6 +430,11 @@ class ObjectStoreContract:
             signal.signal(signal.SIGTERM, before)
         assert s.process.returncode == -signal.SIGTERM  # stopped by terminate, not killed after its 10 s grace
 
+    def test_a_local_server_closes_the_pipe_it_said_its_url_on(self):
+        with self.server_type() as s:
+            assert not s.process.stdout.closed
+        assert s.process.stdout.closed  # an open pipe per server was a ResourceWarning (an unclosed descriptor)
+
     def test_a_run_in_flight_when_a_forget_commits_is_dropped_not_sealed(self, cloud, tmp_path):
         """The forget fence. Another machine's writer began its session and journaled a turn of a run over incident-00;
         then a forget of incident-00 committed (dropping that journal); then the writer seals. An object store has no
