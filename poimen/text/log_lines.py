@@ -80,8 +80,12 @@ _LOGFMT_KEY = re.compile(r"(?:^|\s)(?:level|lvl|ts|time|t)=\S")
 _KLOG = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w./-]+:\d+\]\s*")
 _HEAD_LEVEL = re.compile(rf"(?<![\w.=\"-]){LEVELS}(?![\w=\"-])(?::\d+|/[\w-]+)?\]?")
 _AFTER_LEVEL = re.compile(r"^(?:\[\[\s*|\[[^\]]*\]\s*|\]\s*|\([^)]*\)\s*|[\w./-]+\.\w+:\d+\]?\s*|"
-                          r"(?:[a-z][\w$]*\.){2,}[\w$.\[\]/]*\s+|"
-                          r"(?:[a-z][\w$]*\.)+[\w$.\[\]/]*\s+[:-]\s+|-+\s*:?\s*|[:|>]\s*|\d+\s+---\s+)+")
+                          r"(?:[\w$]+\.)*[\w$]+#\w+:\s+|"  # Jenkins' "hudson.security.csrf.CrumbFilter#doFilter: "
+                          r"(?:[a-z][\w$]*\.){2,}(?=[\w$.]*[A-Z])[\w$.\[\]/]*\s+(?:[a-z]\w*\s+-\s+)?|"  # JUL's "c.f.ExportJob runBatch - "
+                          r"(?:[a-z][\w$]*\.)+[\w$.\[\]/]*\s+[:-]\s+|-+\s*:?\s*|[:|>]\s*|\d+\s+---\s+|"
+                          r"[a-z]\w{0,15}=[^\s\"'\[]+\s+)+")  # the context a logger puts first: "req=9f3c6b20 "
+# Karaf's and Pax Logging's columns: "2025-05-13T09:37:02,447 | ERROR | thread | logger | bundle | message"
+_COLUMNS = re.compile(rf"^{TIMESTAMP}\S*\s*\|\s*{LEVELS}\s*\|")
 
 
 def message_of(line: str) -> str:
@@ -97,10 +101,12 @@ def message_of(line: str) -> str:
         return text.split("|", 6)[6].removesuffix("|#]").strip() or line
     if m := _KLOG.match(text):
         return text[m.end():] or line
+    if _COLUMNS.match(text) and text.count("|") >= 5:
+        return text.split("|", 5)[5].strip() or line
     if not is_log_line(text) and not is_log_line(text.split("] ", 1)[-1]):
         return line
     level = _HEAD_LEVEL.search(text[:100])
     if level is None:
         return line
-    rest = _AFTER_LEVEL.sub("", text[level.end():].lstrip(" :"))
+    rest = _AFTER_LEVEL.sub("", text[level.end():].lstrip(" \t:"))
     return rest if len(re.findall(r"[A-Za-z]", rest)) >= 3 else line

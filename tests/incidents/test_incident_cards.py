@@ -128,6 +128,22 @@ def test_a_write_up_part_that_tells_its_failure_as_a_cause_still_says_what_was_s
      "monitoring execution failed"),
     ('2025-04-03 08:04:51.220 UTC [1187] PANIC:  could not write to file "pg_wal/xlogtemp.1187": No space left',
      'could not write to file "pg_wal/xlogtemp.1187": No space left'),
+    # Karaf's columns, Jenkins' "Class#method:", JUL's "logger method -", and a logger's context fields first
+    ("2025-05-13T09:37:02,447 | ERROR | tp1839168128-212 | AddressVerifyProcessor           | 187 - "
+     "com.tallisrooke.orders.intake - 2.9.1 | addrcheck verify failed for SO-5581230 after 10002 ms",
+     "addrcheck verify failed for SO-5581230 after 10002 ms"),
+    ("2025-09-02 07:03:44.770+0000 [id=58851]\tWARNING\thudson.security.csrf.CrumbFilter#doFilter: No valid crumb was "
+     "included in request", "no valid crumb was included in request"),
+    ("2025-08-19 01:31:02.118 SEVERE  com.fenwright.settle.ExportJob runBatch - batch 7 (merchant group EU-3) failed",
+     "batch 7 (merchant group EU-3) failed"),
+    ("2025-08-18 02:11:02.006 WARNING com.fenwright.settle.sftp.Uploader connect - sftp.orsaye.example offered host "
+     "key algorithm ssh-rsa", "sftp.orsaye.example offered host key algorithm ssh-rsa"),  # a host is no logger
+    ("2025-04-08 14:58:09.877 [JettyServerThreadPool-33] ERROR c.b.loanbook.web.ErrorMapper - req=2d19e4f1 POST "
+     "/api/v2/applications -> 503 LB-DB-UNAVAILABLE", "POST /api/v2/applications -> 503 LB-DB-UNAVAILABLE"),
+    ("2025-04-15 07:02:15.448 [scheduler-1] ERROR c.b.loanbook.jobs.DraftReminderJob - req=- reminder batch failed",
+     "reminder batch failed"),
+    ("2025-06-03 14:12:30.118 ERROR [pool-1] c.g.media.upload.UploadService - upload failed listing=L-2232015 "
+     "bytes=88790455", "upload failed listing=L-2232015 bytes=88790455"),
     ("Checkout is failing for every customer since the deploy", "checkout is failing for every customer since the deploy"),
     # a mail's or a help desk post's field: what it says, without the field's name
     ('Subject:       Online loan application - members stuck on "Income & Employment" step',
