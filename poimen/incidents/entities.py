@@ -63,7 +63,7 @@ _HYPHENATED_WORDS = frozenset("""
     in-flight in-memory time-out log-in sign-in check-in set-up non-prod pre-prod non-zero end-to-end
     per-request per-user so-called well-known third-party open-source real-time run-time x-ray p-value
     ad-hoc one-off day-to-day back-end front-end rate-limit rate-limited rate-limiting high-cpu low-memory
-    hot-fix post-mortem pre-existing cross-region multi-region
+    hot-fix post-mortem pre-existing cross-region multi-region short-term long-term near-term mid-term
     exit-code start-limit-hit core-dump oom-kill
     pending-upgrade pending-install pending-rollback oom-killed mid-upgrade
 """.split())  # (and helm's release states, from bench/incidents9: "revision 42 is stuck in pending-upgrade")
@@ -230,7 +230,9 @@ _THROWN = re.compile(r"(?:Exception|Error|Throwable|Failure|Fault)$"
 # "[sync-worker-3]", "[http-nio-8080-exec-7]", Kafka's "[kafka-producer-network-thread | ledger-events]": a thread;
 # and the Kafka client's own prefix, "[Producer clientId=ledger-events]": which client of the process logged it
 _THREAD = re.compile(r"\[[A-Za-z][\w.-]*-\d+\]|\[[A-Za-z][\w.-]*-thread(?:-\d+)?(?:\s*\|\s*[^\]\s]+)?\]"
-                     r"|\[(?:Producer|Consumer|AdminClient) clientId=[^\]]*\]")
+                     r"|\([A-Za-z][\w.-]*-thread-\d+\)"  # Quarkus' and WildFly's "(executor-thread-14)"
+                     r"|\[(?:Producer|Consumer|AdminClient) clientId=[^\]]*\]"
+                     r"|\[[a-z][\w-]*: [^\]]*\]")  # a field a log line labels, WebLogic's "[partition-name: DOMAIN]"
 _ARCHES = frozenset({"x86_64", "aarch64", "amd64", "arm64", "i686", "ppc64le", "s390x"})  # a machine, not a key
 
 

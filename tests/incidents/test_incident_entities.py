@@ -112,6 +112,16 @@ def test_thread_names_and_english_are_no_services():
     assert _values("[pool-3-thread-7] a follow-up on the read-only replica", "service") == set()
 
 
+def test_a_thread_in_parentheses_and_a_labelled_field_name_no_service():
+    """Quarkus (Keycloak) and WildFly put the thread in parentheses, WebLogic labels its fields in brackets: the cards
+    of a Keycloak log were all about "executor-thread", a WebLogic log's about "partition-name" (bench/incidents42,
+    incidents36). What the message says outside them still counts."""
+    assert _values("2025-07-08 06:38:57,330 WARN  [org.keycloak.services] (executor-thread-14) KC-SERVICES0013: "
+                   "Failed authentication on sso-keycloak", "service") == {"sso-keycloak"}
+    assert _values("<[severity-value: 8] [rid: 0:1] [partition-id: 0] [partition-name: DOMAIN] > <policy-search "
+                   "failed>", "service") == {"policy-search"}
+
+
 def test_empty_text_has_no_entities():
     assert entities("") == () and entities("   \n") == ()
 
