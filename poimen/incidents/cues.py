@@ -298,7 +298,7 @@ INEFFECTIVE = words(
     # outcome ("p99 unchanged after the restart"), not of what a change leaves alone ("skips unchanged items")
     r"still (?:failing|erroring|broken|down|happening|the same|seeing|getting|~?\d+|refused|refusing|fail(?:s|ed)|"
     r"crash(?:es|ed|ing|looping)|timing out|times out|unreachable|pending)",
-    r"same (?:[\w-]+ )?(?:errors?|problem|issue|rate|failures?)", r"same (?:[45]\d\ds?|(?-i:[A-Z]{4,}))\b", r"persist(?:s|ed|ing)?", r"not fixed", r"still there",
+    r"same (?:[\w-]+ )?(?:errors?|problem|issue|rate|failures?|message|result)", r"same (?:[45]\d\ds?|(?-i:[A-Z]{4,}))\b", r"persist(?:s|ed|ing)?", r"not fixed", r"still there",
     r"still (?:at|the same|there|happen\w*|occurr\w*|present|seeing|hitting|red)", r"did nothing", r"does nothing",
     r"changed nothing", r"nothing changed", r"nothing changes", r"still (?-i:[A-Z]{4,}\b)", r"no better", r"didn't work", r"did not work", r"dead end", r"still \w+ing after",
     r"(?:didn't|did not|doesn't|does not) (?:make|change) (?:a|any) difference", r"to no avail", r"in vain",

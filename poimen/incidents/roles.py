@@ -15,15 +15,15 @@ from dataclasses import dataclass
 
 from poimen import signatures
 from poimen.incidents.entities import SPEAKER, entities
-from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, CHANGED_OBJECT, COMMAND,
-                                   DECIDED_AGAINST, DONE, EDITED, FENCE, FIX_SECTION, FIX_WORDS, FRAME, HEDGE,
-                                   IMPERATIVE, INCIDENT_ADMIN, IN_RELEASE, MECHANISM, MEETING, NEGATED, NOW_DOES,
-                                   NOW_IS, PLANNED, PR_DOES, OTHER_PROBLEM, RECEDING, RULED_OUT, SETTING, SO, SOFT,
-                                   SYMPTOM, TODO_SECTION, VALUE, VERIFY, ineffective, is_label, is_part_line,
-                                   names_part, says_more)
+from poimen.incidents.cues import (ASIDE, BELIEF, BUT, BY_DOING, CAUSE, CAUSE_SECTION, CHANGED_OBJECT, COMMAND, DONE,
+                                   EDITED, FENCE, FIX_SECTION, FIX_WORDS, FRAME, HEDGE, IMPERATIVE, INCIDENT_ADMIN,
+                                   IN_RELEASE, MECHANISM, NEGATED, NOW_DOES, NOW_IS, PLANNED, PR_DOES, OTHER_PROBLEM,
+                                   RECEDING, RULED_OUT, SETTING, SO, SOFT, SYMPTOM, TODO_SECTION, VALUE, VERIFY,
+                                   ineffective, is_label, is_part_line, names_part, says_more)
 from poimen.incidents.commands import told_command
 from poimen.incidents.knobs import changed_setting
 from poimen.incidents.lines import Line
+from poimen.incidents.news import says_nothing
 from poimen.incidents.toollines import FIELD_CHANGE, FIELD_ROW, about_post
 from poimen.inputs.readers.shell import PROMPT
 from poimen.text.log_lines import is_log_line, level_of
@@ -303,7 +303,7 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
     # "reminder: retro for last week's outage is thursday", "decided not to raise X": no claim; of a line of several
     # sentences, what its other sentences say still stands ("Connection URL set back to ldaps://ad… at 09:51, logins
     # working. Decided NOT to ask for IP SANs on the DC certs"; bench/incidents42)
-    text = " ".join(x for x in _FULL_STOP.split(words) if not (MEETING.search(x) or DECIDED_AGAINST.search(x)))
+    text = " ".join(x for x in _FULL_STOP.split(words) if not says_nothing(x))
     if not text.strip():
         return Scores()
     symptom = max(_symptom(text, level), _quoted_error(text))

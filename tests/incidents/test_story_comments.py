@@ -44,10 +44,14 @@ def test_a_change_in_brackets_is_still_a_change():
     'Assigned to Digital Banking Ops by Help Topic "Online Banking / Loans". SLA plan P2 applied.',
     'Assigned to Digital Banking Ops. SLA plan P1 applied. On-call page sent (PagerDuty service "Digital Banking").',
     "[2025-06-03T08:16:04.870Z] corvina-ops-bot: PagerDuty #4471 resolved by Maya Okafor.",
+    'Workflow "Auto-close after 3 days" (Jul 12, 2025, 09:13 UTC) Status changed: Pending -> Closed',
+    'Workflow "Reopen on customer reply" (Jul 14, 2025, 11:35 UTC) Status changed: Closed -> Active.',
+    "Added tags: escalated, tier-2.",
 ])
 def test_a_help_desks_routing_event_is_no_fix(text):
     """osTicket's event on its ticket (bench/incidents42): "applied" there is the desk's SLA plan, not a change; a
-    bot's word that the page was resolved (bench/incidents31) is the pager's state, not what fixed anything."""
+    bot's word that the page was resolved (bench/incidents31) is the pager's state, not what fixed anything; Help
+    Scout's workflow moving a ticket's status (bench/incidents44) is the desk's own bookkeeping."""
     assert pick(score(text, kind="comment")) == "none"
 
 
@@ -84,3 +88,23 @@ def test_a_notes_title_field_is_no_cause_or_fix():
 def test_done_is_a_fix_only_as_the_lines_label(text):
     """"Done: …" opens an item finished (bench/incidents32, 42); an audit done or an item not done is no fix."""
     assert pick(score(text, kind="comment")) != "action"
+
+
+@pytest.mark.parametrize("text, role", [
+    ("Hi Priya, thanks for the quick report. We can see the errors and are working on it now. I'll update here every "
+     "30 minutes.", "none"),
+    ("Thanks for getting in touch and sorry about the trouble.", "none"),
+    # a thank-you that goes on to say more, and a "we are on it" that tells the failure, keep what they say
+    ("Thanks for the report, the disk filled because the WAL archive job was paused since Friday.", "cause"),
+    ("checkout-api is returning 502s for every customer, we are looking into it", "symptom"),
+    ("The site is down, we are looking into it", "symptom"),
+])
+def test_an_acknowledgement_to_the_reporter_is_no_symptom(text, role):
+    """A desk's reply to whoever reported (osTicket, bench/incidents42; Help Scout, bench/incidents44) repeats the
+    failure without a new fact: it scored as a symptom and took a symptom slot of the card beside the report."""
+    assert pick(score(text, kind="comment")) == role
+
+
+def test_the_same_message_after_a_try_is_no_fix():
+    """A customer's "Cleared cache, same message." (Help Scout, bench/incidents44): the try did not help."""
+    assert score("Cleared cache, same message. File attached.", kind="comment").ineffective
