@@ -43,6 +43,9 @@ from poimen.incidents.roles import line_scores, pick
     ("Maria ran VACUUM FULL events at 03:10 and the bloat went away", "action"),
     ("psql: CREATE INDEX CONCURRENTLY IF NOT EXISTS appointments_idx ON appointments (clinic_id);", "action"),
     ("The job now runs REFRESH MATERIALIZED VIEW CONCURRENTLY cart_totals_mv; the export went through.", "action"),
+    ("Ran FLUSH SSL on db-loan-01 at 08:29 as root (MariaDB reloads the server key/cert/CA without a restart).",
+     "action"),  # MySQL's and MariaDB's FLUSH reloads what the server serves (bench/incidents42)
+    ("The renewal job runs FLUSH SSL after it copies the files", "none"),
     # help asked of someone else changes nothing; a limit raised does
     ("Raised with Northgate Assist (their ref NA-77310).", "none"),
     ("raised a ticket with the network team (NET-4410)", "none"),
