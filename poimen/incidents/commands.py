@@ -30,7 +30,8 @@ COMMAND = re.compile(
     r"|\bpg_(?:drop|terminate|cancel|reload|create|promote)_\w+\s*\(|\bDROP\s+(?:TABLE|INDEX|DATABASE|ROLE|USER|SCHEMA|"
     r"SUBSCRIPTION|PUBLICATION)\b|\b(?-i:VACUUM|REINDEX)\b|\bCREATE\s+(?:UNIQUE\s+)?INDEX\b|\b(?:GRANT|REVOKE)\s+\w+"
     r"|\bSTOP\s+(?:SLAVE|REPLICA)\b|\bSTART\s+(?:SLAVE|REPLICA)\b|\bSET\s+(?:PERSIST|SESSION)\b"
-    r"|\b(?-i:FLUSH)\s+(?-i:SSL|PRIVILEGES|TABLES|HOSTS|(?:BINARY |ERROR |SLOW |ENGINE |RELAY )?LOGS|STATUS)\b"  # MySQL's
+    # MySQL's and MariaDB's FLUSH, upper case as the statement is written ("Ran FLUSH SSL on db-loan-01"; incidents42)
+    r"|\b(?-i:FLUSH)\s+(?-i:SSL|PRIVILEGES|TABLES|HOSTS|(?:BINARY |ERROR |SLOW |ENGINE |RELAY )?LOGS|STATUS)\b"
     r"|\bgcloud\s+.*\b(?:update|set|create|delete|resize)\b|\baz\s+.*\b(?:update|set|create|delete|restart)\b"
     r"|^\W*[a-z][\w-]*(?:\s+-{1,2}[\w-]+(?:[= ]\S+)?)*\s+config\s+set\b"
     # nftables' rule edits, tune2fs' feature and option changes (not its -l listing), and a router's configuration

@@ -53,10 +53,10 @@ AUTOMATOR = re.compile(r"^(?:Ticket|Case|Request) (?:(?:re)?assigned to (?:group
                        r"|^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2} \d{4}\s{2,}\S{1,60} - "
                        r"(?:(?:Comments?|Correspondence) added|Outgoing email recorded|Ticket created|Taken"
                        r"|(?:Status|Priority|Owner|Queue) changed from \S.* to \S+)$"
-                       # a help desk's workflow or field event: Help Scout's 'Workflow "Auto-close after 3 days" (Jul 12,
-                       # 2025, 09:13 UTC) Status changed: Pending -> Closed' (bench/incidents44)
-                       r"|^(?:Workflow \"[^\"]{1,80}\" (?:\([^)]{1,40}\) )?)?(?:Status|Priority|Assignee|Owner) changed:? "
-                       r"(?:from )?[\w -]{1,30} (?:->|→|to) [\w -]{1,30}\.?$"
+                       # a help desk's workflow or field event: Help Scout's 'Workflow "Auto-close after 3 days"
+                       # (Jul 12, 2025, 09:13 UTC) Status changed: Pending -> Closed' (bench/incidents44)
+                       r"|^(?:Workflow \"[^\"]{1,80}\" (?:\([^)]{1,40}\) )?)?"
+                       r"(?:Status|Priority|Assignee|Owner) changed:? (?:from )?[\w -]{1,30} (?:->|→|to) [\w -]{1,30}\.?$"
                        r"|^(?:(?:Added|Removed) tags?|Tags? (?:added|removed|changed)):\s")  # "Added tags: escalated"
 
 

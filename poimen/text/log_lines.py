@@ -70,9 +70,11 @@ def time_of(line: str) -> str:
 
 
 # What a log line says after its header: a JSON line's or logfmt's message field, WebLogic's last field, ULF's text
-# field, klog's text after "file.go:149]", else the text after the level in its first 100 characters, without the
-# thread, logger and request fields that follow it (Tomcat's "[http-nio-8080-exec-7]
-# org.apache.catalina.core.StandardWrapperValve.invoke ").
+# field, klog's text after "file.go:149]", Karaf's last column, else the text after the level in its first 100
+# characters, without the thread, logger and request fields that follow it (Tomcat's "[http-nio-8080-exec-7]
+# org.apache.catalina.core.StandardWrapperValve.invoke ", Jenkins' "hudson.security.csrf.CrumbFilter#doFilter: ", JUL's
+# "com.fenwright.settle.ExportJob runBatch - ", logback's "req=9f3c6b20 "). A dotted word is a logger only with a
+# capital in it, so a host after JUL's method stays ("sftp.orsaye.example offered host key …").
 _FENCE = re.compile(r"^`+\s*")
 _JSON_MSG = re.compile(r'"(?:msg|message)"\s*:\s*"((?:[^"\\]|\\.)+)')
 _LOGFMT_MSG = re.compile(r'(?:^|\s)msg=(?:"((?:[^"\\]|\\.)+)|(\S+))')
@@ -80,10 +82,10 @@ _LOGFMT_KEY = re.compile(r"(?:^|\s)(?:level|lvl|ts|time|t)=\S")
 _KLOG = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w./-]+:\d+\]\s*")
 _HEAD_LEVEL = re.compile(rf"(?<![\w.=\"-]){LEVELS}(?![\w=\"-])(?::\d+|/[\w-]+)?\]?")
 _AFTER_LEVEL = re.compile(r"^(?:\[\[\s*|\[[^\]]*\]\s*|\]\s*|\([^)]*\)\s*|[\w./-]+\.\w+:\d+\]?\s*|"
-                          r"(?:[\w$]+\.)*[\w$]+#\w+:\s+|"  # Jenkins' "hudson.security.csrf.CrumbFilter#doFilter: "
-                          r"(?:[a-z][\w$]*\.){2,}(?=[\w$.]*[A-Z])[\w$.\[\]/]*\s+(?:[a-z]\w*\s+-\s+)?|"  # JUL's "c.f.ExportJob runBatch - "
+                          r"(?:[\w$]+\.)*[\w$]+#\w+:\s+|"  # Jenkins' Class#method
+                          r"(?:[a-z][\w$]*\.){2,}(?=[\w$.]*[A-Z])[\w$.\[\]/]*\s+(?:[a-z]\w*\s+-\s+)?|"  # JUL's
                           r"(?:[a-z][\w$]*\.)+[\w$.\[\]/]*\s+[:-]\s+|-+\s*:?\s*|[:|>]\s*|\d+\s+---\s+|"
-                          r"[a-z]\w{0,15}=[^\s\"'\[]+\s+)+")  # the context a logger puts first: "req=9f3c6b20 "
+                          r"[a-z]\w{0,15}=[^\s\"'\[]+\s+)+")  # a logger's context fields, put first
 # Karaf's and Pax Logging's columns: "2025-05-13T09:37:02,447 | ERROR | thread | logger | bundle | message"
 _COLUMNS = re.compile(rf"^{TIMESTAMP}\S*\s*\|\s*{LEVELS}\s*\|")
 
