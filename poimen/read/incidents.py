@@ -202,14 +202,19 @@ def _core(key: str) -> str:
 
 def leading_cards(engine, question: str, views: dict[str, IncidentView]) -> list[tuple[float, IncidentView]]:
     """The cards a lookup shows first: the best card that says why or what was done when it reaches ``CARD_FLOOR``
-    and is no guess between two (``SURE``, ``CLOSE``; a card of symptoms alone still ranks with the other hits), then each other card that holds
+    and is no guess between two (``SURE``, ``CLOSE``; a card of symptoms alone still ranks with the other hits), nor
+    under ``CLOSE`` of a card of symptoms alone that names nothing it names (the pasted error is that other
+    incident's line, which says no fix: bench/incidents32 and 33 showed another incident's fix), then each other card that holds
     one of the question's failure signatures in a symptom line, as the lead does, and scores ``RECURRENCE`` of it
     or more (the same error in another stream, or again a week later: each incident with its own fix)."""
     from poimen.signatures import extract_signatures
 
-    ranked = [(s, v) for s, v in rank_cards(engine, question, views) if v.explains]
+    every = rank_cards(engine, question, views)
+    ranked = [(s, v) for s, v in every if v.explains]
     if not ranked or ranked[0][0] < CARD_FLOOR:
         return []
+    if ranked[0][0] < CLOSE * every[0][0] and not every[0][1].names & ranked[0][1].names:
+        return []  # a card of symptoms alone matches clearly better, and names nothing the lead names: another incident
     if ranked[0][0] < SURE and len(ranked) > 1 and ranked[1][0] >= CLOSE * ranked[0][0]:
         return []  # a guess between two incidents
     text = question if isinstance(question, str) else question.text

@@ -175,3 +175,29 @@ def test_an_ask_between_two_cards_that_tie_goes_to_the_one_whose_lines_match(mon
                                lambda: opened.append(1) or "engine")
     assert card.sha == picked
     assert bool(opened) == (second >= 0.0300 * (1 - module.CARD_TIE))  # the engine is opened only for a tie
+
+
+def _card(sha: str, roles: tuple[str, ...], names: str):
+    from poimen.read.incidents import IncidentLine, IncidentView
+
+    return IncidentView(sha, sha, "", "s", "", "", tuple(IncidentLine(r, f"{r} on {names}", None) for r in roles))
+
+
+@pytest.mark.parametrize("explaining, lead", [
+    # the pasted error is the line of a card that says no fix; the card that does names another service: it is
+    # another incident, and no card leads (the lookup ranks its hits, the exact line first)
+    (_card("b", ("symptom", "cause"), "lz4-java"), []),
+    # the card that says the fix names the host the other card's alert names: one incident told in two cards
+    (_card("b", ("symptom", "cause"), "docs.example.net"), ["b"]),
+])
+def test_a_card_of_symptoms_alone_that_matches_clearly_better_keeps_another_incidents_fix_from_leading(
+        monkeypatch, explaining, lead):
+    import poimen.read.incidents as module
+
+    views = {"a": _card("a", ("symptom",), "invalid-test-host and docs.example.net"), "b": explaining}
+    scores = {"a": 2.7, "b": 1.4}  # the explaining card scores under CLOSE of the other
+    monkeypatch.setattr(module, "rank_cards",
+                        lambda engine, q, vs: sorted(((scores[s], v) for s, v in vs.items()), key=lambda x: -x[0]))
+    assert [v.sha for _, v in module.leading_cards(None, "Tests run: 51, Failures: 2", views)] == lead
+    scores["b"] = 2.6  # close to the card of symptoms alone: it leads, whatever it names
+    assert [v.sha for _, v in module.leading_cards(None, "Tests run: 51, Failures: 2", views)] == ["b"]
