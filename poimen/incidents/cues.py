@@ -98,7 +98,7 @@ from __future__ import annotations
 
 import re
 
-from poimen.text.headings import HEADING_NOISE, names_problem, part_by_word  # noqa: F401  (names_problem: cues in one place)
+from poimen.text.headings import HEADING_NOISE, names_problem, part_by_word, titled_by  # noqa: F401  (cues in one place)
 
 
 def words(*phrases: str) -> re.Pattern:
@@ -235,7 +235,7 @@ def is_label(text: str, headings) -> bool:
 def names_part(heading: str, parts: tuple[str, ...] = PART_HEADINGS) -> bool:
     """Whether ``heading`` ("## 4. Root cause", "RESOLUTION:", "Root cause: the pool") names one of ``parts``."""
     name = HEADING_NOISE.sub("", heading.lower()).strip()
-    return any(name == part or name.startswith(part + " ") or name.startswith(part + ":") for part in parts) or (
+    return any(name == part or titled_by(name, part) or name.startswith(part + ":") for part in parts) or (
         part_by_word(name) if parts is PART_HEADINGS else (parts is WRITE_UP_PARTS and bool(re.search(r"\bwhys\b|\brestor(?:ed|ation|ing)\b", name))))
 # An instruction: an imperative, or one offered ("You can turn it off without a new build: run skiff with
 # GODEBUG=tlsmlkem=0", a maintainer's answer; bench/incidents11)

@@ -110,18 +110,24 @@ def section_path(headings: Sequence[str], write_ups: frozenset[tuple[str, ...]] 
 def write_ups(records: Sequence[Record]) -> frozenset[tuple[str, ...]]:
     """The sections that hold an incident's own cause or resolution part, as heading paths; and those whose parts
     are mostly a write-up's ("Description", "Activity log", "Notes" beside "Message" and "Extra properties": an
-    alert tool's page of one alert; bench/incidents45), whose other parts are parts of it too."""
+    alert tool's page of one alert; bench/incidents45), whose other parts are parts of it too. Not a page of more
+    than ``ENTRIES`` entries: one of them named like a part is an entry's title."""
     children: dict[tuple[str, ...], set[str]] = {}
     for r in records:
         for i in range(1, len(r.headings)):
             children.setdefault(tuple(r.headings[:i]), set()).add(r.headings[i])
     told = {path for path, names in children.items() if len(names) >= MOSTLY_PARTS
             and sum(is_part_heading(h) and not names_problem(h) for h in names) * 2 > len(names)}
-    return frozenset(tuple(r.headings[:i]) for r in records for i, h in enumerate(r.headings)
-                     if i and names_part(h, WRITE_UP_PARTS)) | told
+    entries = {path for path, names in children.items() if sum(not is_part_heading(h) for h in names) > ENTRIES}
+    return frozenset(path for r in records for i, h in enumerate(r.headings)
+                     if i and names_part(h, WRITE_UP_PARTS) and (path := tuple(r.headings[:i])) not in entries) | told
 
 
 MOSTLY_PARTS = 3  # a section with this many parts or more, most of them named as a write-up's, is one write-up
+# A section with more sections than this under it that name no part is a list of entries (a ticket export's titles
+# under the page's title), not one write-up, whatever one entry is called ("Fix flaky test"): twice the most a dev
+# suite's write-up has (4: bench/incidents24's and incidents43's reviews)
+ENTRIES = 8
 
 
 _LABEL_WORD = re.compile(r"[a-z][a-z-]{3,}")

@@ -51,3 +51,11 @@ def part_by_word(name: str) -> bool:
     """Whether a heading (its numbering and markup stripped) names a part of a write-up by a part's word."""
     return len(name.split()) <= PART_WORD_MAX and bool(PART_WORD.search(name)) and not names_problem(name) and \
         not name.rstrip().endswith("?")  # (a question asked under "Incident questions" is no part of its own)
+
+
+def titled_by(name: str, part: str) -> bool:
+    """Whether a heading that begins with a part's name ("Resolution steps", "Root cause analysis", "Follow-up
+    OPS-4472: grep the fleet …") is that part: a short one, or one that labels its item with a colon. A longer one
+    is an entry's own title that begins with the word ("Fix Hadoop build on Debian 10", a ticket export's summary):
+    read as a "Fix" part, it made the page's title a write-up and every ticket under it one incident."""
+    return name.startswith(part + " ") and (len(name.split()) <= PART_WORD_MAX or ":" in name)

@@ -33,6 +33,26 @@ def test_two_incident_sections_of_one_file_stay_apart():
     assert [len(ep.records) for ep in episodes(records)] == [2, 1]
 
 
+def test_a_ticket_whose_title_begins_with_fix_is_no_part_of_the_page():
+    """A ticket export as Markdown: each ticket a section under one page title. A ticket called "Fix ..." is an
+    entry's title, not the page's "Fix" part: the page is no write-up, and every ticket stays its own incident."""
+    titles = ["Fix Hadoop build on Debian 10 after the libc6 upgrade", "Fix flaky TestNetUtils"]
+    titles += [f"NPE in component {n} on restart" for n in range(9)]
+    records = tuple(rec(f"{t}: the build failed", 3 + 2 * n, headings=("Hadoop bugs", t))
+                    for n, t in enumerate(titles))
+    assert [len(ep.records) for ep in episodes(records)] == [1] * len(titles)
+    assert section_path(("Hadoop bugs", titles[0])) == "Hadoop bugs / " + titles[0]
+
+
+def test_a_part_heading_may_say_a_little_more():
+    from poimen.incidents.cues import names_part
+
+    for heading in ("Fix for the pool", "Root cause analysis", "Timeline (UTC)", "Follow-up OPS-4472: grep the "
+                    "fleet for other debug drop-ins; salt should own journald.conf.d"):
+        assert names_part(heading), heading
+    assert not names_part("Fix Hadoop build on Debian 10 after the libc6 upgrade")
+
+
 def test_a_flow_splits_on_a_time_gap():
     logs = (rec("2024-04-09 03:14:02 ERROR export failed", 1, "log"),
             rec("2024-04-09 03:14:09 ERROR export failed again", 2, "log"),
