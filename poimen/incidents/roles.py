@@ -24,7 +24,7 @@ from poimen.incidents.commands import told_command
 from poimen.incidents.knobs import changed_setting
 from poimen.incidents.lines import Line
 from poimen.incidents.news import says_nothing
-from poimen.incidents.toollines import FIELD_CHANGE, FIELD_ROW, about_post
+from poimen.incidents.toollines import BUILD_STEP, FIELD_CHANGE, FIELD_ROW, about_post
 from poimen.inputs.readers.shell import PROMPT
 from poimen.text.log_lines import is_log_line, level_of
 from poimen.text.line_levels import first_failure_level, line_levels
@@ -313,7 +313,7 @@ def score(text: str, kind: str = "", level: str = "", headings: Sequence[str] = 
     # "WARN … You can address this … by reducing max.poll.records" advises, it is no fix; bench/incidents11)
     if kind == "output" and USAGE_ERROR.search(text):
         return Scores()  # the operator's typo, told by the command it was typed to: no failure of the system
-    if kind in ("log", "output") or (kind == "code" and is_log_line(text)) or \
+    if kind in ("log", "output") or (kind == "code" and is_log_line(text)) or BUILD_STEP.match(text) or \
             (kind == "paragraph" and is_log_line(text) and level_of(text)):
         return Scores(symptom=symptom, action=1.0 if kind == "output" and CHANGED_OBJECT.match(text) else 0.0)
     action = _action(text)

@@ -56,6 +56,11 @@ from poimen.incidents.roles import line_scores, pick
     # a tracker's own note changes nothing; what a script does since the fix is the change
     ("*** Bug 20419 has been marked as a duplicate of this bug. ***", "none"),
     ("dba-tools commit 9e0c4a2: rebuild-standby.sh now passes -X stream -C -S rebuild_<host> by default.", "action"),
+    # a build log pasted into a ticket: the steps the build ran are no fix, and their errors stay the failure
+    ("[2021-09-08T00:21:11.596Z] #13 [ 8/14] RUN apt-get -q update && apt-get -q install -y python3", "none"),
+    ("Step 8/14 : RUN pip install --no-cache-dir -r requirements.txt", "none"),
+    ("[2021-09-08T00:21:26.290Z] #13 14.42 dpkg: error processing package libc6:amd64 (--configure):", "symptom"),
+    ("ran apt-get install -y libcrypt1 in the image and the build went through", "action"),
 ])
 def test_each_role_from_its_cues(text, role):
     assert pick(score(text)) == role
