@@ -59,8 +59,8 @@ AUTOMATOR = re.compile(r"^(?:Ticket|Case|Request) (?:(?:re)?assigned to (?:group
                        r"(?:Status|Priority|Assignee|Owner) changed:? (?:from )?[\w -]{1,30} (?:->|→|to) [\w -]{1,30}\.?$"
                        r"|^(?:(?:Added|Removed) tags?|Tags? (?:added|removed|changed)):\s")  # "Added tags: escalated"
 
-# A build tool's line about its own steps, not anyone's change: BuildKit's "#13 [ 8/14] RUN apt-get -q update && …" and
-# its step's output "#13 14.42 dpkg: error processing package libc6", Docker's "Step 8/14 : RUN …", behind a CI
+# A build tool's line about its own steps, not anyone's change: BuildKit's "#13 [ 8/14] RUN apt-get -q update && …"
+# and its step's output "#13 14.42 dpkg: error processing package libc6", Docker's "Step 8/14 : RUN …", behind a CI
 # console's time stamp ("[2021-09-08T00:21:11.596Z] "): a build log pasted into a ticket is the failure, not its fix
 BUILD_STEP = re.compile(r"^(?:\[[\dT:.,Z+-]{8,40}\]\s*)?(?:#\d+ (?:\[[^\]]{0,40}\d+/\d+\] |\d+\.\d+ )|Step \d+/\d+ : )")
 

@@ -204,9 +204,10 @@ def leading_cards(engine, question: str, views: dict[str, IncidentView]) -> list
     """The cards a lookup shows first: the best card that says why or what was done when it reaches ``CARD_FLOOR``
     and is no guess between two (``SURE``, ``CLOSE``; a card of symptoms alone still ranks with the other hits), nor
     under ``CLOSE`` of a card of symptoms alone that names nothing it names (the pasted error is that other
-    incident's line, which says no fix: bench/incidents32 and 33 showed another incident's fix), then each other card that holds
-    one of the question's failure signatures in a symptom line, as the lead does, and scores ``RECURRENCE`` of it
-    or more (the same error in another stream, or again a week later: each incident with its own fix)."""
+    incident's line, which says no fix: bench/incidents32 and 33 showed another incident's fix); then each other
+    card that holds one of the question's failure signatures in a symptom line, as the lead does, and scores
+    ``RECURRENCE`` of it or more (the same error in another stream, or again a week later: each incident with its
+    own fix)."""
     from poimen.signatures import extract_signatures
 
     every = rank_cards(engine, question, views)
